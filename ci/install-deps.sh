@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages vkfd needs, only when one is missing.
+set -euo pipefail
+
+pkgs=(
+	meson ninja-build pkg-config gcc clang libc6-dev linux-libc-dev
+	libcmocka-dev libdrm-dev
+	# ROCm userspace the end-to-end tests run unmodified
+	rocminfo libhsa-runtime64-1 libhsa-runtime-dev libhsakmt1
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]})); then
+	echo "vkfd: installing ${missing[*]}"
+	sudo=""
+	if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vkfd host API: what a VMM-side renderer (virglrenderer's vkfd context type,
+ * or vkfd-server) calls. Shaped one-to-one after virglrenderer's
+ * struct virgl_context so that the adapter is a thin forwarder.
+ *
+ * Threading: every call may be made from the VMM thread; none of them waits
+ * for the GPU. Handlers run on a per-context executor thread.
+ */
+#ifndef VKFD_HOST_H
+#define VKFD_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VKFD_HOST_API_VERSION 1
+
+/* Capset id under which vkfd registers (provisional, see docs/protocol.md). */
+#define VKFD_CAPSET_ID 10
+
+struct vkfd_host_context;
+
+/* Fence retirement callback: called exactly once per submitted fence, in
+ * order per ring, from a library thread (ASYNC mode) or from
+ * vkfd_host_context_retire_fences() (POLL mode). */
+typedef void (*vkfd_fence_retire_fn)(void *cookie, uint32_t ctx_id,
+				     uint32_t ring_idx, uint64_t fence_id);
+
+enum vkfd_host_device {
+	VKFD_DEVICE_AUTO = 0, /* real /dev/kfd when usable, else kfdsim */
+	VKFD_DEVICE_REAL = 1,
+	VKFD_DEVICE_SIM = 2,
+};
+
+#define VKFD_HOST_FLAG_ASYNC_FENCES (1u << 0) /* retire from library threads */
+
+struct vkfd_host_quota {
+	uint64_t vram_bytes;   /* 0 = unlimited (device limit) */
+	uint64_t gtt_bytes;
+	uint32_t max_bos;
+	uint32_t max_queues;
+	uint32_t max_events;
+	uint32_t max_pending_waits;
+};
+
+struct vkfd_host_config {
+	uint32_t api_version; /* VKFD_HOST_API_VERSION */
+	uint32_t flags;       /* VKFD_HOST_FLAG_* */
+	enum vkfd_host_device device;
+	vkfd_fence_retire_fn retire_fence;
+	struct vkfd_host_quota quota; /* per context */
+	/* Optional: restrict the GPUs exposed to contexts (host node ids, 0 =
+	 * all). */
+	uint32_t gpu_mask;
+};
+
+/* Library lifetime. init returns 0 or -errno. */
+int vkfd_host_init(const struct vkfd_host_config *cfg);
+void vkfd_host_fini(void);
+/* Destroy every context, keep the configuration. */
+void vkfd_host_reset(void);
+
+/* Capset: callable before vkfd_host_init (VMMs query at realize time).
+ * Returns the capset size for `version`, 0 if unsupported. */
+size_t vkfd_host_capset_size(uint32_t version);
+/* Fill `buf` (size bytes) with the capset; returns bytes written or -errno. */
+int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size);
+
+/* Contexts. Returns 0 or -errno (-EBUSY: this process already holds a KFD
+ * context and the device offers no secondary processes). */
+int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name,
+			     void *cookie, struct vkfd_host_context **out);
+void vkfd_host_context_destroy(struct vkfd_host_context *ctx);
+
+/* Queue a command batch (docs/protocol.md). Checks framing and copies; the
+ * commands run later on the context's executor. 0 or -errno. */
+int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx,
+				 const void *buf, size_t size);
+
+enum vkfd_blob_fd_type {
+	VKFD_BLOB_FD_DMABUF = 1,
+	VKFD_BLOB_FD_OPAQUE = 2,
+	VKFD_BLOB_FD_SHM = 3,
+};
+enum vkfd_blob_map {
+	VKFD_BLOB_MAP_CACHED = 1,
+	VKFD_BLOB_MAP_UNCACHED = 2,
+	VKFD_BLOB_MAP_WC = 3,
+};
+/* Blob flags as virtio-gpu's: MAPPABLE 1, SHAREABLE 2, CROSS_DEVICE 4. */
+struct vkfd_blob {
+	int fd;                   /* owned by the caller after success */
+	enum vkfd_blob_fd_type fd_type;
+	enum vkfd_blob_map map_info;
+	uint64_t size;
+};
+/* Export blob `blob_id` (0 = the context's shared memory). Waits only until
+ * the submit that created blob_id has been executed. 0 or -errno. */
+int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32_t res_id,
+			       uint64_t blob_id, uint64_t size,
+			       uint32_t blob_flags, struct vkfd_blob *out);
+
+/* Resources of the VMM attached to / detached from the context; an attached
+ * resource may be imported by the guest (IMPORT command). fd < 0 when the
+ * resource has no exportable memory. The fd is duplicated. */
+int vkfd_host_context_attach_resource(struct vkfd_host_context *ctx,
+				      uint32_t res_id, int fd, uint64_t size);
+void vkfd_host_context_detach_resource(struct vkfd_host_context *ctx,
+				       uint32_t res_id);
+
+/* Fences. ring 0 retires once every submit before it has executed;
+ * rings 1..63 retire when the wait queued on that ring returns. */
+int vkfd_host_context_submit_fence(struct vkfd_host_context *ctx,
+				   uint32_t flags, uint32_t ring_idx,
+				   uint64_t fence_id);
+/* POLL mode: an eventfd readable when fences are ready to retire, and the
+ * call that retires them (invokes the callback on the caller's thread). */
+int vkfd_host_context_get_fencing_fd(struct vkfd_host_context *ctx);
+void vkfd_host_context_retire_fences(struct vkfd_host_context *ctx);
+
+/* Doorbell relay: an eventfd the VMM may wire to an ioeventfd on the
+ * context's shadow doorbell page; writing it wakes the relay at once. */
+int vkfd_host_context_get_doorbell_fd(struct vkfd_host_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

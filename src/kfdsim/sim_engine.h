@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Interface between kfdsim's UAPI model (processes, memory, events, queues)
+ * and its GPU engines (AQL compute, SDMA). The engines only reach memory and
+ * the interrupt path through struct sim_gpu_env, so they can be tested with
+ * a fake environment.
+ */
+#ifndef KFDSIM_SIM_ENGINE_H
+#define KFDSIM_SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the core gives an engine (one per process and GPU). */
+struct sim_gpu_env {
+	void *ctx;
+	/* Translate the GPU VA range [va, va+len) of this process on this GPU
+	 * to a host pointer. The whole range must lie inside one GPU mapping;
+	 * otherwise NULL (the engine then calls vm_fault). `write` asks for a
+	 * writable mapping. */
+	void *(*translate)(void *ctx, uint64_t va, uint64_t len, bool write);
+	/* The CP/SDMA raised an interrupt for (partial) event id `event_id`
+	 * after writing the event mailbox slot: the KFD interrupt handler
+	 * semantics (signal the events whose slots are set) apply. */
+	void (*interrupt)(void *ctx, uint32_t event_id);
+	/* An access to an unmapped or read-only GPU VA: raise the memory
+	 * exception the kernel would (and stop the queue). */
+	void (*vm_fault)(void *ctx, uint64_t va, bool write);
+	/* A queue hit an unrecoverable error (illegal packet / kernel):
+	 * raise the kernel's queue error / hw exception. */
+	void (*queue_error)(void *ctx, uint32_t queue_id, int reason);
+	/* GPU clock counter (ticks of gpu_clock_hz). */
+	uint64_t (*gpu_clock)(void *ctx);
+	uint64_t gpu_clock_hz;
+};
+
+enum sim_queue_type {
+	SIM_QUEUE_COMPUTE_AQL = 0,
+	SIM_QUEUE_SDMA = 1,
+};
+
+enum sim_queue_error_reason {
+	SIM_QERR_ILLEGAL_INSTRUCTION = 1,
+	SIM_QERR_INVALID_PACKET = 2,
+};
+
+/* Everything the engine needs from CREATE_QUEUE, already validated by the
+ * core. Addresses are GPU VAs of this process (GPU VA == CPU VA). */
+struct sim_queue_desc {
+	enum sim_queue_type type;
+	uint32_t queue_id;
+	uint64_t ring_va;
+	uint64_t ring_size;          /* bytes, power of two */
+	uint64_t rptr_va;            /* read pointer the engine writes */
+	uint64_t wptr_va;            /* write pointer user space writes */
+	/* Host pointer to this queue's 64-bit doorbell slot in the process's
+	 * doorbell page (user space stores the write pointer there). */
+	volatile uint64_t *doorbell;
+};
+
+struct sim_engine_queue;
+
+/* Start an engine for a queue: it runs on its own thread, watches the
+ * doorbell (adaptive polling) and executes packets. NULL + errno on error. */
+struct sim_engine_queue *sim_engine_queue_start(const struct sim_queue_desc *desc,
+						const struct sim_gpu_env *env);
+/* Kick the engine (a doorbell write is known to have happened). */
+void sim_engine_queue_kick(struct sim_engine_queue *q);
+/* Make the queue inactive (UPDATE_QUEUE to 0 % / size 0) or active again. */
+void sim_engine_queue_set_active(struct sim_engine_queue *q, bool active);
+/* Stop and join the engine thread; waits for the packet in flight. */
+void sim_engine_queue_stop(struct sim_engine_queue *q);
+
+#endif
