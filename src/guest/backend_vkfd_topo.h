@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest's KFD topology tree for the vkfd backend: a private temp
+ * directory laid out like sysfs. The host exports only GPU nodes; the CPU
+ * node is composed here from the guest's own CPUs and GPU nodes are
+ * renumbered to follow it. Included once, by backend_vkfd.c.
+ */
+#ifndef VKFD_BACKEND_VKFD_TOPO_H
+#define VKFD_BACKEND_VKFD_TOPO_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BK_TOPO_SUBDIR "/sys/devices/virtual/kfd/kfd/topology"
+#define BK_TOPO_MAX_PATH 512
+
+/* mkdir -p of the directory part of root/rel. 0 or -errno. */
+static int bk_topo_mkdirs(const char *root, const char *rel)
+{
+	char path[BK_TOPO_MAX_PATH + 64];
+	size_t rl = strlen(root);
+	int n = snprintf(path, sizeof(path), "%s/%s", root, rel);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	for (char *p = path + rl + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* A relative path from the host must stay inside the tree: no absolute
+ * paths, no "..", no empty components, printable ASCII only. */
+static bool bk_topo_rel_ok(const char *rel, size_t len)
+{
+	if (len == 0 || len >= BK_TOPO_MAX_PATH || rel[0] == '/')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)rel[i];
+
+		if (c <= 0x20 || c >= 0x7f)
+			return false;
+		if (c == '/' && (i + 1 == len || rel[i + 1] == '/'))
+			return false;
+		if (c == '.' && (i == 0 || rel[i - 1] == '/') &&
+		    (i + 1 == len || rel[i + 1] == '/' ||
+		     (rel[i + 1] == '.' &&
+		      (i + 2 == len || rel[i + 2] == '/'))))
+			return false;
+	}
+	return true;
+}
+
+static int bk_topo_write(const char *root, const char *rel, const void *data,
+			 size_t len)
+{
+	char path[BK_TOPO_MAX_PATH + 64];
+	int fd, r;
+	size_t done = 0;
+
+	r = bk_topo_mkdirs(root, rel);
+	if (r)
+		return r;
+	r = snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (r < 0 || (size_t)r >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t w = write(fd, (const char *)data + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r = w < 0 ? -errno : -EIO;
+			close(fd);
+			return r;
+		}
+		done += (size_t)w;
+	}
+	close(fd);
+	return 0;
+}
+
+static int bk_topo_writef(const char *root, const char *rel, const char *fmt,
+			  ...) __attribute__((format(printf, 3, 4)));
+static int bk_topo_writef(const char *root, const char *rel, const char *fmt,
+			  ...)
+{
+	char buf[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EOVERFLOW;
+	return bk_topo_write(root, rel, buf, (size_t)n);
+}
+
+/* Guest CPU facts for the composed CPU node. */
+struct bk_cpu_info {
+	unsigned int cores;
+	unsigned int mhz;
+	uint64_t mem_bytes;
+};
+
+static void bk_cpu_info_read(struct bk_cpu_info *ci)
+{
+	char line[256];
+	FILE *f;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long psz = sysconf(_SC_PAGESIZE);
+
+	memset(ci, 0, sizeof(*ci));
+	ci->cores = n > 0 ? (unsigned int)n : 1;
+	if (pages > 0 && psz > 0)
+		ci->mem_bytes = (uint64_t)pages * (uint64_t)psz;
+	f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		const char *c;
+
+		if (strncmp(line, "cpu MHz", 7))
+			continue;
+		c = strchr(line, ':');
+		if (c) {
+			double mhz = strtod(c + 1, NULL);
+
+			if (mhz > 0 && mhz < 1e6)
+				ci->mhz = (unsigned int)mhz;
+		}
+		break;
+	}
+	fclose(f);
+}
+
+/* CPU node `node` with io links to the GPU nodes first_gpu..first_gpu+n-1. */
+static int bk_topo_cpu_node(const char *root, unsigned int node,
+			    unsigned int first_gpu, unsigned int n_gpus)
+{
+	struct bk_cpu_info ci;
+	char rel[128];
+	int r;
+
+	bk_cpu_info_read(&ci);
+	snprintf(rel, sizeof(rel), "nodes/%u/gpu_id", node);
+	r = bk_topo_writef(root, rel, "0\n");
+	if (!r) {
+		snprintf(rel, sizeof(rel), "nodes/%u/name", node);
+		r = bk_topo_writef(root, rel, "\n");
+	}
+	if (!r) {
+		snprintf(rel, sizeof(rel), "nodes/%u/properties", node);
+		r = bk_topo_writef(root, rel,
+			"cpu_cores_count %u\nsimd_count 0\nmem_banks_count 1\n"
+			"caches_count 0\nio_links_count %u\np2p_links_count 0\n"
+			"cpu_core_id_base 0\nsimd_id_base 0\n"
+			"max_waves_per_simd 0\nlds_size_in_kb 0\n"
+			"gds_size_in_kb 0\nnum_gws 0\nwave_front_size 0\n"
+			"array_count 0\nsimd_arrays_per_engine 0\n"
+			"cu_per_simd_array 0\nsimd_per_cu 0\n"
+			"max_slots_scratch_cu 0\ngfx_target_version 0\n"
+			"vendor_id 0\ndevice_id 0\nlocation_id 0\ndomain 0\n"
+			"drm_render_minor 0\nhive_id 0\nnum_sdma_engines 0\n"
+			"num_sdma_xgmi_engines 0\n"
+			"num_sdma_queues_per_engine 0\nnum_cp_queues 0\n"
+			"max_engine_clk_ccompute %u\n",
+			ci.cores, n_gpus, ci.mhz);
+	}
+	if (!r) {
+		snprintf(rel, sizeof(rel), "nodes/%u/mem_banks/0/properties",
+			 node);
+		r = bk_topo_writef(root, rel,
+			"heap_type 0\nsize_in_bytes %llu\nflags 0\nwidth 64\n"
+			"mem_clk_max 0\n", (unsigned long long)ci.mem_bytes);
+	}
+	for (unsigned int i = 0; !r && i < n_gpus; i++) {
+		snprintf(rel, sizeof(rel), "nodes/%u/io_links/%u/properties",
+			 node, i);
+		/* type 2 = PCIe, like a CPU node's links to discrete GPUs */
+		r = bk_topo_writef(root, rel,
+			"type 2\nversion_major 0\nversion_minor 0\n"
+			"node_from %u\nnode_to %u\nweight 20\nmin_latency 0\n"
+			"max_latency 0\nmin_bandwidth 0\nmax_bandwidth 0\n"
+			"recommended_transfer_size 0\nflags 1\n",
+			node, first_gpu + i);
+	}
+	return r;
+}
+
+/* Rewrites "nodes/<n>/rest" to "nodes/<n+shift>/rest"; other paths are
+ * copied. Returns false if the result does not fit. */
+static bool bk_topo_renumber_path(const char *in, unsigned int shift,
+				  unsigned int *node_out, char *out,
+				  size_t out_size)
+{
+	unsigned long n;
+	char *end;
+	int r;
+
+	*node_out = UINT_MAX;
+	if (strncmp(in, "nodes/", 6) || in[6] < '0' || in[6] > '9') {
+		r = snprintf(out, out_size, "%s", in);
+		return r >= 0 && (size_t)r < out_size;
+	}
+	n = strtoul(in + 6, &end, 10);
+	if (n > 4096 || (*end && *end != '/'))
+		return false;
+	*node_out = (unsigned int)n;
+	r = snprintf(out, out_size, "nodes/%lu%s", n + shift, end);
+	return r >= 0 && (size_t)r < out_size;
+}
+
+/* In an io_links / p2p_links properties file, shift node_from and node_to
+ * that name exported GPU nodes (< n_gpus) by `shift`; a node_to the host
+ * marks as the CPU (>= n_gpus) becomes CPU node 0. Writes at most
+ * out_size-1 bytes; returns the new length or -EOVERFLOW. */
+static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
+				 unsigned int n_gpus, char *out,
+				 size_t out_size)
+{
+	size_t o = 0, i = 0;
+
+	while (i < len) {
+		size_t e = i;
+		char line[256];
+		int w;
+
+		while (e < len && in[e] != '\n')
+			e++;
+		if (e - i >= sizeof(line))
+			return -EOVERFLOW;
+		memcpy(line, in + i, e - i);
+		line[e - i] = '\0';
+		if (!strncmp(line, "node_from ", 10) ||
+		    !strncmp(line, "node_to ", 8)) {
+			char *sp = strchr(line, ' ');
+			unsigned long v = strtoul(sp + 1, NULL, 10);
+
+			*sp = '\0';
+			v = v < n_gpus ? v + shift : 0;
+			w = snprintf(out + o, out_size - o, "%s %lu\n", line,
+				     v);
+		} else {
+			w = snprintf(out + o, out_size - o, "%s\n", line);
+		}
+		if (w < 0 || (size_t)w >= out_size - o)
+			return -EOVERFLOW;
+		o += (size_t)w;
+		i = e + 1;
+	}
+	return (ssize_t)o;
+}
+
+/* rm -rf of our own private tree (paths we created; no symlinks inside). */
+static void bk_topo_remove(const char *dir)
+{
+	char cmdpath[BK_TOPO_MAX_PATH + 64];
+	struct stat st;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(cmdpath, sizeof(cmdpath), "%s/%s", dir, de->d_name);
+		if (lstat(cmdpath, &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			bk_topo_remove(cmdpath);
+		else
+			unlink(cmdpath);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+#endif
