@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SDMA packet processor for gfx9 (SDMA v4): a byte ring whose read and
+ * write pointers are 64-bit monotonic byte offsets (ROCr's BlitSdmaV4
+ * writes the same offset to the write pointer and the doorbell).
+ */
+#include "engine_internal.h"
+#include "engine_mem.h"
+#include "sdma_packets.h"
+
+/* Read `n` dwords of the ring starting at byte offset `off` (wrapping). */
+static enum engine_status ring_read(struct sim_engine_queue *q, uint64_t off, uint32_t *dw,
+				    unsigned n)
+{
+	const uint64_t mask = q->desc.ring_size - 1;
+
+	while (n) {
+		uint64_t at = off & mask;
+		uint64_t room = (q->desc.ring_size - at) / 4;
+		unsigned take = n < room ? n : (unsigned)room;
+		const uint32_t *p;
+
+		p = engine_mem_object(q, q->desc.ring_va + at, (uint64_t)take * 4, false);
+		if (!p)
+			return ENGINE_DEAD;
+		for (unsigned i = 0; i < take; i++)
+			dw[i] = __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+		dw += take;
+		n -= take;
+		off += (uint64_t)take * 4;
+	}
+	return ENGINE_OK;
+}
+
+/* Packet length in dwords from its header, 0 for an unknown packet. */
+static unsigned packet_dwords(uint32_t h)
+{
+	switch (sdma_hdr_op(h)) {
+	case SDMA_OP_NOP:
+		return 1 + sdma_nop_count(h);
+	case SDMA_OP_COPY:
+		return sdma_hdr_subop(h) == SDMA_SUBOP_COPY_LINEAR ? SDMA_COPY_LINEAR_DW : 0;
+	case SDMA_OP_FENCE:
+		return SDMA_FENCE_DW;
+	case SDMA_OP_TRAP:
+		return SDMA_TRAP_DW;
+	case SDMA_OP_POLL_REGMEM:
+		return SDMA_POLL_REGMEM_DW;
+	case SDMA_OP_ATOMIC:
+		return SDMA_ATOMIC_DW;
+	case SDMA_OP_CONST_FILL:
+		return SDMA_CONST_FILL_DW;
+	case SDMA_OP_TIMESTAMP:
+		return sdma_hdr_subop(h) <= SDMA_SUBOP_TIMESTAMP_GET_GLOBAL ? SDMA_TIMESTAMP_DW : 0;
+	default:
+		return 0;
+	}
+}
+
+static enum engine_status invalid(struct sim_engine_queue *q)
+{
+	engine_queue_error(q, SIM_QERR_INVALID_PACKET);
+	return ENGINE_DEAD;
+}
+
+static enum engine_status do_fill(struct sim_engine_queue *q, const uint32_t *p)
+{
+	uint64_t dst = sdma_addr(p[1], p[2]);
+	uint64_t count = (uint64_t)(p[4] & SDMA_COUNT_MASK) + 1;
+	uint32_t data = p[3];
+
+	switch (sdma_fill_size(p[0])) {
+	case 0:  /* bytes */
+		data = (data & 0xff) * 0x01010101u;
+		break;
+	case 2:  /* dwords: the byte count rounds up to whole dwords */
+		count = (count + 3) & ~3ull;
+		break;
+	default:
+		return invalid(q);
+	}
+	return engine_mem_fill32(q, dst, data, count);
+}
+
+static bool poll_compare(uint32_t func, uint32_t v, uint32_t ref)
+{
+	switch (func) {
+	case 0:
+		return true;
+	case 1:
+		return v < ref;
+	case 2:
+		return v <= ref;
+	case 3:
+		return v == ref;
+	case 4:
+		return v != ref;
+	case 5:
+		return v >= ref;
+	case 6:
+		return v > ref;
+	default:
+		return false;
+	}
+}
+
+/* ENGINE_RETRY while the condition does not hold. */
+static enum engine_status do_poll(struct sim_engine_queue *q, const uint32_t *p)
+{
+	uint32_t func = sdma_poll_func(p[0]), retry = sdma_poll_retry(p[5]);
+	const uint32_t *mem;
+	uint32_t v;
+
+	/* Register polls (ROCr's gfx9 HDP flush is one) and HDP flushes: no
+	 * registers are modelled and memory is coherent, so they pass. */
+	if (sdma_poll_hdp_flush(p[0]) || !sdma_poll_mem(p[0]))
+		return ENGINE_OK;
+	if (func == 7)
+		return invalid(q);
+	mem = engine_mem_object(q, sdma_addr(p[1], p[2]) & ~3ull, 4, false);
+	if (!mem)
+		return ENGINE_DEAD;
+	v = __atomic_load_n(mem, __ATOMIC_ACQUIRE);
+	if (poll_compare(func, v & p[4], p[3]))
+		return ENGINE_OK;
+	if (retry != SDMA_POLL_RETRY_FOREVER && q->poll_tries++ >= retry)
+		return ENGINE_OK;  /* finite retries exhausted: move on */
+	return ENGINE_RETRY;
+}
+
+static enum engine_status do_atomic(struct sim_engine_queue *q, const uint32_t *p)
+{
+	uint64_t *mem;
+
+	if (sdma_atomic_op(p[0]) != SDMA_ATOMIC_ADD64)
+		return invalid(q);
+	mem = engine_mem_object(q, sdma_addr(p[1], p[2]) & ~7ull, 8, true);
+	if (!mem)
+		return ENGINE_DEAD;
+	__atomic_fetch_add(mem, sdma_addr(p[3], p[4]), __ATOMIC_ACQ_REL);
+	return ENGINE_OK;
+}
+
+static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
+{
+	uint32_t *mem32;
+	uint64_t *mem64;
+
+	switch (sdma_hdr_op(p[0])) {
+	case SDMA_OP_NOP:
+		return ENGINE_OK;
+	case SDMA_OP_COPY:
+		return engine_mem_copy(q, sdma_addr(p[5], p[6]), sdma_addr(p[3], p[4]),
+				       (uint64_t)(p[1] & SDMA_COUNT_MASK) + 1);
+	case SDMA_OP_FENCE:
+		mem32 = engine_mem_object(q, sdma_addr(p[1], p[2]) & ~3ull, 4, true);
+		if (!mem32)
+			return ENGINE_DEAD;
+		__atomic_store_n(mem32, p[3], __ATOMIC_RELEASE);
+		return ENGINE_OK;
+	case SDMA_OP_TRAP:
+		return engine_raise_interrupt(q, p[1] & SDMA_TRAP_INT_CTX_MASK) ? ENGINE_OK
+										 : ENGINE_STOPPED;
+	case SDMA_OP_POLL_REGMEM:
+		return do_poll(q, p);
+	case SDMA_OP_ATOMIC:
+		return do_atomic(q, p);
+	case SDMA_OP_CONST_FILL:
+		return do_fill(q, p);
+	case SDMA_OP_TIMESTAMP:
+		if (sdma_hdr_subop(p[0]) == SDMA_SUBOP_TIMESTAMP_SET_LOCAL)
+			return ENGINE_OK;  /* no separate local counter modelled */
+		mem64 = engine_mem_object(q, sdma_addr(p[1], p[2]) & ~7ull, 8, true);
+		if (!mem64)
+			return ENGINE_DEAD;
+		__atomic_store_n(mem64, engine_gpu_clock(q), __ATOMIC_RELEASE);
+		return ENGINE_OK;
+	default:
+		return invalid(q);
+	}
+}
+
+enum engine_status sdma_process(struct sim_engine_queue *q)
+{
+	uint32_t p[SDMA_MAX_PACKET_DW];
+	const uint64_t *wptr;
+	uint64_t *rptr, w, avail;
+	enum engine_status st;
+	unsigned n;
+
+	wptr = engine_mem_object(q, q->desc.wptr_va, sizeof(*wptr), false);
+	if (!wptr)
+		return ENGINE_DEAD;
+	w = __atomic_load_n(wptr, __ATOMIC_ACQUIRE) & ~3ull;
+	avail = w - q->rptr;
+	if ((int64_t)avail <= 0)
+		return ENGINE_RETRY;
+
+	st = ring_read(q, q->rptr, p, 1);
+	if (st != ENGINE_OK)
+		return st;
+	n = packet_dwords(p[0]);
+	if (!n)
+		return invalid(q);
+	/* Wait for the rest of a packet whose tail is not submitted yet. */
+	if ((uint64_t)n * 4 > avail)
+		return ENGINE_RETRY;
+	if (sdma_hdr_op(p[0]) != SDMA_OP_NOP) {
+		st = ring_read(q, q->rptr + 4, p + 1, n - 1);
+		if (st != ENGINE_OK)
+			return st;
+	}
+	st = execute(q, p);
+	if (st != ENGINE_OK)
+		return st;
+
+	q->rptr += (uint64_t)n * 4;
+	q->poll_tries = 0;
+	rptr = engine_mem_object(q, q->desc.rptr_va, sizeof(*rptr), true);
+	if (!rptr)
+		return ENGINE_DEAD;
+	__atomic_store_n(rptr, q->rptr, __ATOMIC_RELEASE);
+	return ENGINE_OK;
+}
