@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Interposers on file descriptors: ioctl, mmap, munmap, close and the dup
+ * family. Calls on device fds go to the backend; everything else goes to
+ * the C library untouched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim_core.h"
+#include "shim_fdtable.h"
+#include "shim_real.h"
+
+static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg)
+{
+	const struct shim_backend *b;
+	int ret;
+
+	/* amdkfd refuses a KFD fd used by another process than its opener;
+	 * an inherited fd's device state no longer exists in this child. */
+	if (!shim_fd_current(f))
+		return -EBADF;
+	shim_enter();
+	b = shim_backend_get();
+	ret = b ? b->ioctl(f->backend_fd, request, arg) : -EBADF;
+	shim_leave();
+	shim_debug("ioctl(%d, dir %lu type '%c' nr 0x%02lx size %lu) -> %d", f->backend_fd,
+		   (unsigned long)_IOC_DIR(request), (int)_IOC_TYPE(request),
+		   (unsigned long)_IOC_NR(request), (unsigned long)_IOC_SIZE(request), ret);
+	return ret;
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	struct shim_devfile *f;
+	va_list ap;
+	void *arg;
+	int ret;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!shim_busy()) {
+		f = shim_fd_get(fd);
+		if (f) {
+			ret = device_ioctl(f, request, arg);
+			shim_fd_put(f);
+			if (ret < 0) {
+				errno = -ret;
+				return -1;
+			}
+			return ret;
+		}
+	}
+	return shim_real_get()->ioctl(fd, request, arg);
+}
+
+static void *device_mmap(struct shim_devfile *f, void *addr, size_t len, int prot, int flags,
+			 off_t off)
+{
+	const struct shim_backend *b;
+	void *p;
+	int err = 0;
+
+	if (!shim_fd_current(f)) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	shim_enter();
+	b = shim_backend_get();
+	if (b) {
+		p = b->mmap(addr, len, prot, flags, f->backend_fd, off);
+		err = errno;
+	} else {
+		p = MAP_FAILED;
+		err = ENODEV;
+	}
+	shim_leave();
+	shim_debug("mmap(%p, 0x%zx, prot %d, flags 0x%x, fd %d, off 0x%llx) -> %p", addr, len,
+		   prot, flags, f->backend_fd, (unsigned long long)off, p);
+	errno = err;
+	return p;
+}
+
+static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct shim_devfile *f;
+	void *p;
+
+	if (shim_busy() || (flags & MAP_ANONYMOUS) || fd < 0)
+		return NULL;
+	f = shim_fd_get(fd);
+	if (!f)
+		return NULL;
+	p = device_mmap(f, addr, len, prot, flags, off);
+	shim_fd_put(f);
+	return p;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = mmap_common(addr, len, prot, flags, fd, off);
+
+	return p ? p : shim_real_get()->mmap(addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	void *p = mmap_common(addr, len, prot, flags, fd, (off_t)off);
+
+	return p ? p : shim_real_get()->mmap64(addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	const struct shim_backend *b = shim_backend_peek();
+
+	if (b && b->munmap_notify && !shim_busy()) {
+		shim_enter();
+		b->munmap_notify(addr, len);
+		shim_leave();
+	}
+	return shim_real_get()->munmap(addr, len);
+}
+
+int close(int fd)
+{
+	struct shim_devfile *f;
+
+	if (shim_busy())
+		return shim_real_get()->close(fd);
+	f = shim_fd_remove(fd);
+	if (!f)
+		return shim_real_get()->close(fd);
+	/* The backend's own number stays open while other numbers (dups) or
+	 * calls in flight still use the device file. */
+	if (fd != f->backend_fd)
+		shim_real_get()->close(fd);
+	shim_fd_put(f);
+	return 0;
+}
+
+/* newfd is a fresh real duplicate of a device fd: track it too. */
+static int track_dup(struct shim_devfile *f, int newfd)
+{
+	int ret;
+
+	if (newfd < 0)
+		return newfd;
+	ret = shim_fd_register_dup(newfd, f);
+	if (ret) {
+		shim_real_get()->close(newfd);
+		errno = -ret;
+		return -1;
+	}
+	shim_debug("dup of device fd %d -> %d", f->backend_fd, newfd);
+	return newfd;
+}
+
+int dup(int fd)
+{
+	struct shim_devfile *f = shim_busy() ? NULL : shim_fd_get(fd);
+	int ret;
+
+	if (!f)
+		return shim_real_get()->dup(fd);
+	ret = track_dup(f, shim_real_get()->dup(fd));
+	shim_fd_put(f);
+	return ret;
+}
+
+/* dup2/dup3 silently close their target. A device file's own backend
+ * number cannot be replaced while other numbers still use it. */
+static int release_target(int fd2)
+{
+	struct shim_devfile *f = shim_fd_get(fd2);
+	int busy;
+
+	if (!f)
+		return 0;
+	busy = fd2 == f->backend_fd && f->refs > 2; /* table + our get */
+	shim_fd_put(f);
+	if (busy)
+		return -EBUSY;
+	f = shim_fd_remove(fd2);
+	if (f) {
+		if (fd2 != f->backend_fd)
+			shim_real_get()->close(fd2);
+		shim_fd_put(f);
+	}
+	return 0;
+}
+
+static int dup3_common(int fd, int fd2, int flags, bool is_dup2)
+{
+	const struct shim_real *real = shim_real_get();
+	struct shim_devfile *f;
+	int ret;
+
+	if (shim_busy() || fd == fd2)
+		return is_dup2 ? real->dup2(fd, fd2) : real->dup3(fd, fd2, flags);
+	f = shim_fd_get(fd);
+	if (fcntl(fd, F_GETFD) < 0) {
+		/* EBADF must leave fd2 alone, as the kernel does. */
+		if (f)
+			shim_fd_put(f);
+		return -1;
+	}
+	ret = release_target(fd2);
+	if (ret) {
+		if (f)
+			shim_fd_put(f);
+		errno = -ret;
+		return -1;
+	}
+	ret = is_dup2 ? real->dup2(fd, fd2) : real->dup3(fd, fd2, flags);
+	if (f) {
+		ret = track_dup(f, ret);
+		shim_fd_put(f);
+	}
+	return ret;
+}
+
+int dup2(int fd, int fd2)
+{
+	return dup3_common(fd, fd2, 0, true);
+}
+
+int dup3(int fd, int fd2, int flags)
+{
+	return dup3_common(fd, fd2, flags, false);
+}
+
+static int fcntl_common(int fd, int cmd, void *arg, int (*real_fcntl)(int, int, ...))
+{
+	struct shim_devfile *f;
+	int ret;
+
+	if (shim_busy() || (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC))
+		return real_fcntl(fd, cmd, arg);
+	f = shim_fd_get(fd);
+	if (!f)
+		return real_fcntl(fd, cmd, arg);
+	ret = track_dup(f, real_fcntl(fd, cmd, arg));
+	shim_fd_put(f);
+	return ret;
+}
+
+/* Like glibc, take the optional third argument as a pointer-sized value:
+ * int and pointer arguments share the same register on x86-64. */
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(fd, cmd, arg, shim_real_get()->fcntl);
+}
+
+int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(fd, cmd, arg, shim_real_get()->fcntl64);
+}
