@@ -25,10 +25,17 @@ extern "C" {
 
 #define VKFD_GUEST_API_VERSION 1
 
+/* The library is built with hidden visibility; these are its exports. */
+#if defined(__GNUC__)
+#define VKFD_GUEST_PUBLIC __attribute__((visibility("default")))
+#else
+#define VKFD_GUEST_PUBLIC
+#endif
+
 struct vkfd_guest;
 
 enum vkfd_transport {
-	VKFD_TRANSPORT_AUTO = 0,   /* VKFD_TRANSPORT env, else virtgpu, else vtest */
+	VKFD_TRANSPORT_AUTO = 0, /* VKFD_TRANSPORT env, else virtgpu, else vtest */
 	VKFD_TRANSPORT_VIRTGPU = 1,
 	VKFD_TRANSPORT_VTEST = 2,
 	VKFD_TRANSPORT_DIRECT = 3,
@@ -40,20 +47,20 @@ enum vkfd_transport {
  * Connecting reads the capset, negotiates the wire version (fails with
  * EPROTO when host and guest share none) and maps the shared memory.
  * Returns NULL and sets errno on failure. */
-struct vkfd_guest *vkfd_guest_connect(enum vkfd_transport transport,
-				      const char *target);
-void vkfd_guest_disconnect(struct vkfd_guest *g);
+VKFD_GUEST_PUBLIC struct vkfd_guest *vkfd_guest_connect(enum vkfd_transport transport,
+							const char *target);
+VKFD_GUEST_PUBLIC void vkfd_guest_disconnect(struct vkfd_guest *g);
 
 /* The transport actually in use (never AUTO) and its name. */
-enum vkfd_transport vkfd_guest_transport(const struct vkfd_guest *g);
-const char *vkfd_guest_transport_name(const struct vkfd_guest *g);
+VKFD_GUEST_PUBLIC enum vkfd_transport vkfd_guest_transport(const struct vkfd_guest *g);
+VKFD_GUEST_PUBLIC const char *vkfd_guest_transport_name(const struct vkfd_guest *g);
 
 /* The capset as the host sent it (layout: struct vkfd_capset in
  * vkfd_protocol.h). Copies min(size, capset size) bytes; returns the capset
  * size or -errno. */
-int vkfd_guest_capset(struct vkfd_guest *g, void *buf, size_t size);
+VKFD_GUEST_PUBLIC int vkfd_guest_capset(struct vkfd_guest *g, void *buf, size_t size);
 /* Negotiated wire protocol version. */
-uint32_t vkfd_guest_wire_version(const struct vkfd_guest *g);
+VKFD_GUEST_PUBLIC uint32_t vkfd_guest_wire_version(const struct vkfd_guest *g);
 
 /* Synchronous call: flushes pending asynchronous requests and `req` in one
  * submit, waits until the host has processed it and copies up to rsp_len
@@ -61,27 +68,26 @@ uint32_t vkfd_guest_wire_version(const struct vkfd_guest *g);
  * Returns 0 or -errno for transport failures (-EPIPE: host gone, -EIO:
  * context lost, -EMSGSIZE: request or response too large, -EINVAL: not a
  * well-formed request). The command's own result is in the response. */
-int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len,
-		    void *rsp, size_t rsp_len);
+VKFD_GUEST_PUBLIC int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len,
+				      void *rsp, size_t rsp_len);
 
 /* Asynchronous request (no response): queued and sent with the next
  * synchronous call, when the queue exceeds a size bound, or at the latest
  * about 1 ms after it was queued. 0 or -errno. */
-int vkfd_guest_call_async(struct vkfd_guest *g, const void *req,
-			  size_t req_len);
+VKFD_GUEST_PUBLIC int vkfd_guest_call_async(struct vkfd_guest *g, const void *req, size_t req_len);
 /* Send every queued asynchronous request now (does not wait). */
-int vkfd_guest_flush(struct vkfd_guest *g);
+VKFD_GUEST_PUBLIC int vkfd_guest_flush(struct vkfd_guest *g);
 
 /* Fenced call for requests that block on the host (WAIT_EVENTS): takes a
  * free ring 1..63, submits `req` on it and sleeps until the host retires
  * that ring's fence, then copies the response like vkfd_guest_call. Only one
  * wait is pending per ring; when all 63 rings are busy the caller sleeps
  * until one is released. 0 or -errno. */
-int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req,
-			 size_t req_len, void *rsp, size_t rsp_len);
+VKFD_GUEST_PUBLIC int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len,
+					   void *rsp, size_t rsp_len);
 
 /* Blob ids: fresh, non-zero, unique per connection (0 is the shmem). */
-uint64_t vkfd_guest_blob_id_alloc(struct vkfd_guest *g);
+VKFD_GUEST_PUBLIC uint64_t vkfd_guest_blob_id_alloc(struct vkfd_guest *g);
 
 /* Blob flags as virtio-gpu's. */
 #define VKFD_GUEST_BLOB_MAPPABLE  (1u << 0)
@@ -98,27 +104,25 @@ struct vkfd_guest_blob {
 /* Create the blob resource for `blob_id` (the object the host created for
  * that id with an earlier request; pending asynchronous requests are flushed
  * first). size and flags must match the object. 0 or -errno. */
-int vkfd_guest_blob_create(struct vkfd_guest *g, uint64_t blob_id,
-			   uint64_t size, uint32_t flags,
-			   struct vkfd_guest_blob *out);
+VKFD_GUEST_PUBLIC int vkfd_guest_blob_create(struct vkfd_guest *g, uint64_t blob_id, uint64_t size,
+					     uint32_t flags, struct vkfd_guest_blob *out);
 /* Map len bytes of the blob at `offset`. addr != NULL maps MAP_FIXED there
  * (GPU VA = CPU VA); MAP_SHARED always. Returns the address or MAP_FAILED
  * with errno set. Unmap with munmap(). */
-void *vkfd_guest_blob_map(struct vkfd_guest *g,
-			  const struct vkfd_guest_blob *b, void *addr,
-			  size_t len, uint64_t offset, int prot);
+VKFD_GUEST_PUBLIC void *vkfd_guest_blob_map(struct vkfd_guest *g, const struct vkfd_guest_blob *b,
+					    void *addr, size_t len, uint64_t offset, int prot);
 /* Release the resource (closes the fd; existing mappings stay valid). */
-void vkfd_guest_blob_destroy(struct vkfd_guest *g, struct vkfd_guest_blob *b);
+VKFD_GUEST_PUBLIC void vkfd_guest_blob_destroy(struct vkfd_guest *g, struct vkfd_guest_blob *b);
 
 /* The shared memory page(s) the host writes (read-only for the guest).
  * Layout: struct vkfd_shmem in vkfd_protocol.h. */
-const volatile void *vkfd_guest_shmem(struct vkfd_guest *g, size_t *size);
+VKFD_GUEST_PUBLIC const volatile void *vkfd_guest_shmem(struct vkfd_guest *g, size_t *size);
 /* Event-state table in the shmem (a hint, see docs/protocol.md): pointer to
  * its first entry and the number of entries, or NULL. */
-const volatile void *vkfd_guest_event_table(struct vkfd_guest *g,
-					    uint32_t *count);
+VKFD_GUEST_PUBLIC const volatile void *vkfd_guest_event_table(struct vkfd_guest *g,
+							      uint32_t *count);
 /* Non-zero once the host marked the context lost (async error word). */
-uint32_t vkfd_guest_async_error(struct vkfd_guest *g);
+VKFD_GUEST_PUBLIC uint32_t vkfd_guest_async_error(struct vkfd_guest *g);
 
 #ifdef __cplusplus
 }

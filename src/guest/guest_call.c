@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The request layer: batches requests with the codec's builder, sends them
+ * through the transport, and collects responses from the shared memory.
+ *
+ * A synchronous call is one submit (queued asynchronous requests + the
+ * call) fenced on ring 0; the caller spins briefly on the shmem's processed
+ * seqno, then sleeps on the ring-0 fence, then re-checks (a fence-only wait
+ * costs 10 ms per call under QEMU's fence poll timer). Blocking waits go on
+ * their own ring so they never hold up other calls.
+ */
+#include "guest_internal.h"
+#include "guest_log.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_SPIN_NS 20000u
+
+uint64_t guest_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const struct vkfd_shmem_hdr *shm_hdr(const struct vkfd_guest *g)
+{
+	return (const struct vkfd_shmem_hdr *)g->shmem;
+}
+
+static uint32_t processed(const struct vkfd_guest *g)
+{
+	return vkfd_load_acquire_u32(&shm_hdr(g)->seqno);
+}
+
+/* A private, aligned copy of a caller's request. */
+union req_buf {
+	struct vkfd_req_hdr hdr;
+	struct vkfd_req_wait_events wait;
+	uint64_t align;
+	uint8_t bytes[VKFD_MAX_REQ_SIZE];
+};
+
+/* Caller holds g->lock. Sends what is queued (plus nothing else). */
+static int flush_locked(struct vkfd_guest *g, uint32_t ring, uint64_t *fence)
+{
+	int r;
+
+	if (g->err)
+		return g->err;
+	if (!g->b.count && !fence)
+		return 0;
+	r = g->t->ops->submit(g->t, g->batch, g->b.len, ring, fence);
+	vkfd_builder_reset(&g->b);
+	g->first_pending_ns = 0;
+	if (r) {
+		/* Queued requests are lost: the connection cannot be trusted. */
+		guest_log(GUEST_LOG_ERROR, "submit failed: %s", strerror(-r));
+		g->err = r == -EPIPE ? -EPIPE : -EIO;
+		return g->err;
+	}
+	return 0;
+}
+
+/* Caller holds g->lock. Appends, flushing first if the batch is full. */
+static int add_locked(struct vkfd_guest *g, union req_buf *req, uint32_t len,
+		      uint32_t rsp_off, uint32_t *seqno)
+{
+	uint32_t cmd = req->hdr.cmd;
+	int r;
+
+	if (g->err)
+		return g->err;
+	r = vkfd_builder_add(&g->b, cmd, req, len, rsp_off, seqno);
+	if (r == -ENOSPC) {
+		r = flush_locked(g, 0, NULL);
+		if (r)
+			return r;
+		r = vkfd_builder_add(&g->b, cmd, req, len, rsp_off, seqno);
+	}
+	return r;
+}
+
+static int take_req(const void *req, size_t len, union req_buf *buf)
+{
+	if (!req || len < sizeof(struct vkfd_req_hdr))
+		return -EINVAL;
+	if (len > VKFD_MAX_REQ_SIZE)
+		return -EMSGSIZE;
+	memset(buf, 0, sizeof(*buf));
+	memcpy(buf->bytes, req, len);
+	if (buf->hdr.cmd == 0)
+		return -EINVAL;
+	return 0;
+}
+
+static const struct vkfd_rsp_hdr *slot(const struct vkfd_guest *g,
+				       uint32_t rsp_off)
+{
+	return (const struct vkfd_rsp_hdr *)(g->shmem + VKFD_SHMEM_RSP_OFF +
+					     rsp_off);
+}
+
+/* Copy the response for `seqno` out of its slot (slot_size bytes). */
+static int copy_rsp(struct vkfd_guest *g, uint32_t rsp_off,
+		    uint32_t slot_size, uint32_t seqno, void *rsp,
+		    size_t rsp_len)
+{
+	const struct vkfd_rsp_hdr *h = slot(g, rsp_off);
+
+	if (vkfd_load_acquire_u32(&h->seqno) != seqno) {
+		uint32_t e = vkfd_load_acquire_u32(&shm_hdr(g)->async_error);
+
+		guest_log(GUEST_LOG_WARN,
+			  "no response for seqno %u (async error %u)", seqno,
+			  e);
+		return -EIO;
+	}
+	uint32_t n = h->len;
+
+	if (n > slot_size)
+		n = slot_size;
+	if (n > rsp_len)
+		n = (uint32_t)rsp_len;
+	if (rsp) {
+		memcpy(rsp, h, n);
+		memset((uint8_t *)rsp + n, 0, rsp_len - n);
+	}
+	return 0;
+}
+
+static int wait_processed(struct vkfd_guest *g, uint32_t seqno,
+			  uint64_t fence)
+{
+	uint64_t start = guest_now_ns();
+	int r;
+
+	while (!vkfd_seqno_passed(processed(g), seqno)) {
+		if (guest_now_ns() - start >= g->spin_ns) {
+			r = g->t->ops->wait(g->t, 0, fence, -1);
+			if (r)
+				return r;
+			break;
+		}
+		sched_yield();
+	}
+	if (vkfd_seqno_passed(processed(g), seqno))
+		return 0;
+	/* Ring 0 retired but our request was not processed: the host
+	 * dropped the batch (protocol error, context lost). */
+	return -EIO;
+}
+
+int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len,
+		    void *rsp, size_t rsp_len)
+{
+	union req_buf buf;
+	uint32_t seqno, need;
+	uint64_t fence = 0;
+	int r;
+
+	if (!g || (rsp_len && !rsp))
+		return -EINVAL;
+	r = take_req(req, req_len, &buf);
+	if (r)
+		return r;
+	need = vkfd_rsp_size(buf.hdr.cmd, buf.bytes, req_len);
+	if (need > GUEST_SYNC_SLOT_SIZE || rsp_len > GUEST_SYNC_SLOT_SIZE)
+		return -EMSGSIZE;
+
+	pthread_mutex_lock(&g->sync_lock);
+	pthread_mutex_lock(&g->lock);
+	r = add_locked(g, &buf, (uint32_t)req_len, 0, &seqno);
+	if (!r)
+		r = flush_locked(g, 0, &fence);
+	pthread_mutex_unlock(&g->lock);
+	if (!r)
+		r = wait_processed(g, seqno, fence);
+	if (!r)
+		r = copy_rsp(g, 0, GUEST_SYNC_SLOT_SIZE, seqno, rsp, rsp_len);
+	pthread_mutex_unlock(&g->sync_lock);
+	return r;
+}
+
+int vkfd_guest_call_async(struct vkfd_guest *g, const void *req,
+			  size_t req_len)
+{
+	union req_buf buf;
+	int r;
+
+	if (!g)
+		return -EINVAL;
+	r = take_req(req, req_len, &buf);
+	if (r)
+		return r;
+	pthread_mutex_lock(&g->lock);
+	r = add_locked(g, &buf, (uint32_t)req_len, 0, NULL);
+	if (!r && g->b.len >= GUEST_ASYNC_FLUSH_BYTES) {
+		r = flush_locked(g, 0, NULL);
+	} else if (!r && !g->first_pending_ns) {
+		g->first_pending_ns = guest_now_ns();
+		pthread_cond_signal(&g->flush_cond);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return r;
+}
+
+int vkfd_guest_flush(struct vkfd_guest *g)
+{
+	int r;
+
+	if (!g)
+		return -EINVAL;
+	pthread_mutex_lock(&g->lock);
+	r = flush_locked(g, 0, NULL);
+	pthread_mutex_unlock(&g->lock);
+	return r;
+}
+
+/* Lowest run of n free chunks, or -1. */
+static int find_chunks(uint64_t busy, unsigned n)
+{
+	uint64_t mask = n >= 64 ? ~0ull : (1ull << n) - 1;
+
+	for (unsigned c = 0; c + n <= GUEST_WAIT_CHUNKS; c++)
+		if (!(busy & (mask << c)))
+			return (int)c;
+	return -1;
+}
+
+int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req,
+			 size_t req_len, void *rsp, size_t rsp_len)
+{
+	union req_buf buf;
+	uint32_t seqno, need, nchunks, rsp_off;
+	uint64_t fence = 0, chunk_mask;
+	int r, ring = -1, chunk = -1;
+
+	if (!g || (rsp_len && !rsp))
+		return -EINVAL;
+	r = take_req(req, req_len, &buf);
+	if (r)
+		return r;
+	need = vkfd_rsp_size(buf.hdr.cmd, buf.bytes, req_len);
+	if (need < sizeof(struct vkfd_rsp_hdr))
+		need = sizeof(struct vkfd_rsp_hdr);
+	nchunks = (need + GUEST_WAIT_CHUNK - 1) / GUEST_WAIT_CHUNK;
+	if (nchunks > GUEST_WAIT_CHUNKS)
+		return -EMSGSIZE;
+	chunk_mask = nchunks >= 64 ? ~0ull : (1ull << nchunks) - 1;
+
+	pthread_mutex_lock(&g->ring_lock);
+	for (;;) {
+		if (g->err) {
+			r = g->err;
+			break;
+		}
+		chunk = find_chunks(g->chunk_busy, nchunks);
+		if (~g->ring_busy && chunk >= 0)
+			break;
+		pthread_cond_wait(&g->ring_cond, &g->ring_lock);
+	}
+	if (!r) {
+		ring = __builtin_ctzll(~g->ring_busy);
+		g->ring_busy |= 1ull << ring;
+		g->chunk_busy |= chunk_mask << chunk;
+	}
+	pthread_mutex_unlock(&g->ring_lock);
+	if (r)
+		return r;
+
+	/* The host serves the wait on the ring named in the request. */
+	if (buf.hdr.cmd == VKFD_CMD_WAIT_EVENTS && req_len >= 20)
+		buf.wait.ring_idx = (uint32_t)ring;
+	rsp_off = GUEST_SYNC_SLOT_SIZE + (uint32_t)chunk * GUEST_WAIT_CHUNK;
+
+	pthread_mutex_lock(&g->lock);
+	r = add_locked(g, &buf, (uint32_t)req_len, rsp_off, &seqno);
+	if (!r)
+		r = flush_locked(g, (uint32_t)ring, &fence);
+	pthread_mutex_unlock(&g->lock);
+	if (!r)
+		r = g->t->ops->wait(g->t, (uint32_t)ring, fence, -1);
+	if (!r)
+		r = copy_rsp(g, rsp_off, nchunks * GUEST_WAIT_CHUNK, seqno, rsp,
+			     rsp_len);
+
+	pthread_mutex_lock(&g->ring_lock);
+	g->ring_busy &= ~(1ull << ring);
+	g->chunk_busy &= ~(chunk_mask << chunk);
+	pthread_cond_broadcast(&g->ring_cond);
+	pthread_mutex_unlock(&g->ring_lock);
+	return r;
+}
+
+static void *flusher_main(void *arg)
+{
+	struct vkfd_guest *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->stop) {
+		if (!g->first_pending_ns) {
+			pthread_cond_wait(&g->flush_cond, &g->lock);
+			continue;
+		}
+		uint64_t due = g->first_pending_ns + GUEST_ASYNC_FLUSH_NS;
+		uint64_t now = guest_now_ns();
+
+		if (now >= due) {
+			flush_locked(g, 0, NULL);
+			continue;
+		}
+		struct timespec ts = {
+			.tv_sec = (time_t)(due / 1000000000ull),
+			.tv_nsec = (long)(due % 1000000000ull),
+		};
+
+		pthread_cond_timedwait(&g->flush_cond, &g->lock, &ts);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+int guest_calls_init(struct vkfd_guest *g)
+{
+	pthread_condattr_t ca;
+	const char *env = getenv("VKFD_SPIN_US");
+
+	g->spin_ns = DEFAULT_SPIN_NS;
+	if (env && atoi(env) >= 0 && atoi(env) <= 100000)
+		g->spin_ns = (unsigned)atoi(env) * 1000u;
+	g->batch = calloc(1, VKFD_MAX_BATCH_SIZE);
+	if (!g->batch)
+		return -ENOMEM;
+	vkfd_builder_init(&g->b, g->batch, VKFD_MAX_BATCH_SIZE, 1);
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_mutex_init(&g->sync_lock, NULL);
+	pthread_mutex_init(&g->ring_lock, NULL);
+	pthread_cond_init(&g->ring_cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&g->flush_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	g->ring_busy = 1; /* ring 0 carries submits, never a wait */
+	if (pthread_create(&g->flusher, NULL, flusher_main, g) == 0)
+		g->flusher_running = true;
+	else
+		guest_log(GUEST_LOG_WARN,
+			  "no flusher thread: async requests wait for the next call");
+	return 0;
+}
+
+void guest_calls_fini(struct vkfd_guest *g)
+{
+	if (!g->batch)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->stop = true;
+	pthread_cond_broadcast(&g->flush_cond);
+	flush_locked(g, 0, NULL);
+	pthread_mutex_unlock(&g->lock);
+	if (g->flusher_running)
+		pthread_join(g->flusher, NULL);
+	pthread_cond_destroy(&g->flush_cond);
+	pthread_cond_destroy(&g->ring_cond);
+	pthread_mutex_destroy(&g->ring_lock);
+	pthread_mutex_destroy(&g->sync_lock);
+	pthread_mutex_destroy(&g->lock);
+	free(g->batch);
+	g->batch = NULL;
+}
+
+int guest_hello(struct vkfd_guest *g)
+{
+	struct vkfd_req_hello req;
+	struct vkfd_rsp_hello rsp;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_HELLO;
+	req.version_min = g->version;
+	req.version_max = g->version;
+	req.features = g->capset.features & VKFD_FEAT_ALL_V1;
+	r = vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp));
+	if (r)
+		return r;
+	if (rsp.hdr.ret) {
+		guest_log(GUEST_LOG_ERROR, "HELLO refused: %s",
+			  strerror(-rsp.hdr.ret));
+		return rsp.hdr.ret;
+	}
+	if (rsp.version != g->version) {
+		guest_log(GUEST_LOG_ERROR, "host chose version %u, asked for %u",
+			  rsp.version, g->version);
+		return -EPROTO;
+	}
+	g->features = rsp.features;
+	return 0;
+}
