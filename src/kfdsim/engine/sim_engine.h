@@ -71,4 +71,20 @@ void sim_engine_queue_set_active(struct sim_engine_queue *q, bool active);
 /* Stop and join the engine thread; waits for the packet in flight. */
 void sim_engine_queue_stop(struct sim_engine_queue *q);
 
+/*
+ * Threading rules (engine side, see docs/kfdsim-engines.md):
+ * - All env callbacks run on the queue's engine thread. While interrupt,
+ *   vm_fault or queue_error runs, the engine holds no pointer into GPU
+ *   memory, so those callbacks may call set_active() on any queue.
+ * - set_active(q, false) from another thread returns only once the engine
+ *   holds no pointer from translate() and will take none until the queue
+ *   is active again (an interrupted packet resumes where it was). So the
+ *   caller must not hold a lock that translate() takes while calling it.
+ * - stop() must not be called from an env callback, nor while holding a
+ *   lock that the callbacks or translate() take. A long packet (SLEEP, a
+ *   barrier wait, a large copy) is abandoned promptly, not completed.
+ * - Pointers returned by translate() are used only until the engine's next
+ *   preemption point (at most 64 KiB of copying later).
+ */
+
 #endif
