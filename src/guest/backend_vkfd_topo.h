@@ -8,15 +8,18 @@
 #ifndef VKFD_BACKEND_VKFD_TOPO_H
 #define VKFD_BACKEND_VKFD_TOPO_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define BK_TOPO_SUBDIR "/sys/devices/virtual/kfd/kfd/topology"
@@ -230,8 +233,8 @@ static bool bk_topo_renumber_path(const char *in, unsigned int shift,
 }
 
 /* In an io_links / p2p_links properties file, shift node_from and node_to
- * that name exported GPU nodes (< n_gpus) by `shift`; a node_to the host
- * marks as the CPU (>= n_gpus) becomes CPU node 0. Writes at most
+ * (export indices of GPU nodes, < n_gpus) by `shift`; anything else would
+ * name a node the host does not export and becomes CPU node 0. Writes at most
  * out_size-1 bytes; returns the new length or -EOVERFLOW. */
 static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
 				 unsigned int n_gpus, char *out,
@@ -268,6 +271,66 @@ static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
 		i = e + 1;
 	}
 	return (ssize_t)o;
+}
+
+/* A GPU node's properties with io_links_count raised by one (for the
+ * GPU->CPU link the guest adds); *old gets the previous count. Appends the
+ * key if the host left it out. New length or -EOVERFLOW. */
+static ssize_t bk_topo_bump_links(const char *in, size_t len, char *out,
+				  size_t out_size, unsigned long *old)
+{
+	size_t o = 0, i = 0;
+	bool seen = false;
+	int w;
+
+	*old = 0;
+	while (i < len) {
+		size_t e = i;
+		char line[256];
+
+		while (e < len && in[e] != '\n')
+			e++;
+		if (e - i >= sizeof(line))
+			return -EOVERFLOW;
+		memcpy(line, in + i, e - i);
+		line[e - i] = '\0';
+		if (!strncmp(line, "io_links_count ", 15)) {
+			*old = strtoul(line + 15, NULL, 10);
+			if (*old > 1000)
+				return -EOVERFLOW;
+			seen = true;
+			w = snprintf(out + o, out_size - o,
+				     "io_links_count %lu\n", *old + 1);
+		} else {
+			w = snprintf(out + o, out_size - o, "%s\n", line);
+		}
+		if (w < 0 || (size_t)w >= out_size - o)
+			return -EOVERFLOW;
+		o += (size_t)w;
+		i = e + 1;
+	}
+	if (!seen) {
+		w = snprintf(out + o, out_size - o, "io_links_count 1\n");
+		if (w < 0 || (size_t)w >= out_size - o)
+			return -EOVERFLOW;
+		o += (size_t)w;
+	}
+	return (ssize_t)o;
+}
+
+/* The GPU->CPU link the host does not export (type 2 = PCIe). */
+static int bk_topo_gpu_cpu_link(const char *root, unsigned int node,
+				unsigned long link, unsigned int cpu_node)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "nodes/%u/io_links/%lu/properties", node,
+		 link);
+	return bk_topo_writef(root, rel,
+		"type 2\nversion_major 0\nversion_minor 0\n"
+		"node_from %u\nnode_to %u\nweight 20\nmin_latency 0\n"
+		"max_latency 0\nmin_bandwidth 0\nmax_bandwidth 0\n"
+		"recommended_transfer_size 0\nflags 1\n", node, cpu_node);
 }
 
 /* rm -rf of our own private tree (paths we created; no symlinks inside). */

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Render-node ioctls of the vkfd backend: the DRM/AMDGPU subset that
+ * libdrm_amdgpu's amdgpu_device_initialize, amdgpu_query_info,
+ * amdgpu_query_gpu_info and amdgpu_read_mm_registers issue, answered with
+ * the protocol's AMDGPU_QUERY. Layouts written from the documented DRM UAPI
+ * (drm.h, amdgpu_drm.h). Included once by backend_vkfd.c after the helpers
+ * it uses (bk_read_user, bk_write_user, bk_amdgpu_query).
+ */
+#ifndef VKFD_BACKEND_VKFD_DRM_H
+#define VKFD_BACKEND_VKFD_DRM_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#define BK_DRM_TYPE 'd'
+#define BK_DRM_NR_VERSION 0x00
+#define BK_DRM_COMMAND_BASE 0x40
+#define BK_DRM_NR_AMDGPU_INFO (BK_DRM_COMMAND_BASE + 0x05)
+
+/* struct drm_version (LP64) */
+struct bk_drm_version {
+	int32_t major, minor, patchlevel, pad;
+	uint64_t name_len, name;
+	uint64_t date_len, date;
+	uint64_t desc_len, desc;
+};
+_Static_assert(sizeof(struct bk_drm_version) == 64, "abi");
+
+/* struct drm_amdgpu_info */
+struct bk_amdgpu_info {
+	uint64_t return_pointer;
+	uint32_t return_size;
+	uint32_t query;
+	uint32_t u[4]; /* per-query parameters */
+};
+_Static_assert(sizeof(struct bk_amdgpu_info) == 32, "abi");
+
+#define BK_AMDGPU_INFO_ACCEL_WORKING 0x00
+#define BK_AMDGPU_INFO_HW_IP_INFO 0x02
+#define BK_AMDGPU_INFO_HW_IP_COUNT 0x03
+#define BK_AMDGPU_INFO_FW_VERSION 0x0e
+#define BK_AMDGPU_INFO_VRAM_GTT 0x14
+#define BK_AMDGPU_INFO_READ_MMR_REG 0x15
+#define BK_AMDGPU_INFO_DEV_INFO 0x16
+#define BK_AMDGPU_INFO_MEMORY 0x19
+
+/* drm_copy_field(): copy at most *len bytes, report the full length */
+static int bk_drm_field(uint64_t *len, uint64_t ptr, const char *val)
+{
+	size_t l = strlen(val), n = l < *len ? l : (size_t)*len;
+	int r = 0;
+
+	if (n && ptr)
+		r = bk_write_user(ptr, val, n);
+	*len = l;
+	return r;
+}
+
+static int bk_drm_version(struct bk_conn *c, uint32_t gpu_id, void *arg)
+{
+	struct vkfd_amdgpu_drm_version v;
+	struct bk_drm_version a;
+	uint32_t got = 0;
+	int r;
+
+	r = bk_read_user(&a, (uintptr_t)arg, sizeof(a));
+	if (r)
+		return r;
+	memset(&v, 0, sizeof(v));
+	r = bk_amdgpu_query(c, gpu_id, VKFD_AMDGPU_QUERY_DRM_VERSION, 0, 0, &v,
+			    sizeof(v), &got);
+	if (r)
+		return r;
+	v.name[sizeof(v.name) - 1] = '\0';
+	a.major = (int32_t)v.major;
+	a.minor = (int32_t)v.minor;
+	a.patchlevel = (int32_t)v.patchlevel;
+	r = bk_drm_field(&a.name_len, a.name, v.name);
+	if (!r)
+		r = bk_drm_field(&a.date_len, a.date, "20150101");
+	if (!r)
+		r = bk_drm_field(&a.desc_len, a.desc, "AMD GPU (vkfd)");
+	if (!r)
+		r = bk_write_user((uintptr_t)arg, &a, sizeof(a));
+	return r;
+}
+
+static int bk_drm_amdgpu_info(struct bk_conn *c, uint32_t gpu_id, void *arg)
+{
+	uint8_t out[VKFD_MAX_AMDGPU_QUERY];
+	struct bk_amdgpu_info a;
+	uint32_t q, size, got = 0;
+	uint64_t p0 = 0, p1 = 0;
+	int r;
+
+	r = bk_read_user(&a, (uintptr_t)arg, sizeof(a));
+	if (r)
+		return r;
+	if (!a.return_size || !a.return_pointer)
+		return -EINVAL;
+	size = a.return_size < VKFD_MAX_AMDGPU_QUERY ? a.return_size :
+						       VKFD_MAX_AMDGPU_QUERY;
+	switch (a.query) {
+	case BK_AMDGPU_INFO_ACCEL_WORKING:
+		q = VKFD_AMDGPU_QUERY_ACCEL_WORKING;
+		break;
+	case BK_AMDGPU_INFO_DEV_INFO:
+		q = VKFD_AMDGPU_QUERY_DEV_INFO;
+		break;
+	case BK_AMDGPU_INFO_VRAM_GTT:
+		q = VKFD_AMDGPU_QUERY_VRAM_GTT;
+		break;
+	case BK_AMDGPU_INFO_MEMORY:
+		q = VKFD_AMDGPU_QUERY_MEMORY;
+		break;
+	case BK_AMDGPU_INFO_READ_MMR_REG:
+		/* u: dword_offset, count, instance, flags */
+		if (a.u[1] == 0 || a.u[1] > VKFD_MAX_MMR_REGS)
+			return -EINVAL;
+		q = VKFD_AMDGPU_QUERY_READ_MMR_REG;
+		p0 = a.u[0];
+		p1 = a.u[1] | ((uint64_t)a.u[2] << 32);
+		if (size > a.u[1] * 4u)
+			size = a.u[1] * 4u;
+		break;
+	case BK_AMDGPU_INFO_FW_VERSION:
+		/* u: type, ip_instance, index */
+		q = VKFD_AMDGPU_QUERY_FW_VERSION;
+		p0 = a.u[0];
+		p1 = a.u[1] | ((uint64_t)a.u[2] << 32);
+		break;
+	case BK_AMDGPU_INFO_HW_IP_INFO:
+	case BK_AMDGPU_INFO_HW_IP_COUNT:
+		/* u: type, ip_instance */
+		q = a.query == BK_AMDGPU_INFO_HW_IP_INFO ?
+			    VKFD_AMDGPU_QUERY_HW_IP_INFO :
+			    VKFD_AMDGPU_QUERY_HW_IP_COUNT;
+		p0 = a.u[0];
+		p1 = a.u[1];
+		break;
+	default:
+		return -EINVAL; /* the kernel's answer to an unknown query */
+	}
+	r = bk_amdgpu_query(c, gpu_id, q, p0, p1, out, size, &got);
+	if (r)
+		return r;
+	return bk_write_user(a.return_pointer, out, got < size ? got : size);
+}
+
+static int bk_drm_ioctl(struct bk_conn *c, uint32_t gpu_id,
+			unsigned long request, void *arg)
+{
+	if (_IOC_TYPE(request) != BK_DRM_TYPE)
+		return -ENOTTY;
+	switch (_IOC_NR(request)) {
+	case BK_DRM_NR_VERSION:
+		if (_IOC_SIZE(request) != sizeof(struct bk_drm_version))
+			return -EINVAL;
+		return bk_drm_version(c, gpu_id, arg);
+	case BK_DRM_NR_AMDGPU_INFO:
+		if (_IOC_SIZE(request) < sizeof(struct bk_amdgpu_info))
+			return -EINVAL;
+		return bk_drm_amdgpu_info(c, gpu_id, arg);
+	default:
+		/* GEM, CS and the rest of the render node are not remoted */
+		return -ENOTTY;
+	}
+}
+
+#endif
