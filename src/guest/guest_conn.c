@@ -74,13 +74,9 @@ static int read_capset(struct vkfd_guest *g)
 	memcpy(&g->capset, buf,
 	       (size_t)n < sizeof(g->capset) ? (size_t)n : sizeof(g->capset));
 	g->capset_size = (size_t)n;
-	r = vkfd_capset_check(&g->capset, sizeof(g->capset));
-	if (r) {
-		guest_log(GUEST_LOG_ERROR, "capset rejected: %s", strerror(-r));
-		return r == -EPROTONOSUPPORT ? -EPROTO : r;
-	}
 	uint32_t v;
 
+	/* Versions first: that failure deserves the clearest message. */
 	r = vkfd_version_negotiate(VKFD_PROTO_VERSION_MIN,
 				   VKFD_PROTO_VERSION_MAX,
 				   g->capset.version_min, g->capset.version_max,
@@ -90,6 +86,15 @@ static int read_capset(struct vkfd_guest *g)
 			  "no common protocol version: host speaks %u..%u, this guest library %u..%u",
 			  g->capset.version_min, g->capset.version_max,
 			  VKFD_PROTO_VERSION_MIN, VKFD_PROTO_VERSION_MAX);
+		return -EPROTO;
+	}
+	r = vkfd_capset_check(&g->capset, sizeof(g->capset));
+	if (r) {
+		guest_log(GUEST_LOG_ERROR,
+			  "capset rejected (wire format %u, context type %u, shmem %u, rings %u): %s",
+			  g->capset.wire_format, g->capset.context_type,
+			  g->capset.shmem_size, g->capset.num_rings,
+			  strerror(-r));
 		return -EPROTO;
 	}
 	g->version = v;
