@@ -38,6 +38,10 @@ enum vkfd_host_device {
 };
 
 #define VKFD_HOST_FLAG_ASYNC_FENCES (1u << 0) /* retire from library threads */
+/* Apply the real device's rule "one KFD process per host process" to kfdsim
+ * too: a second context is refused with -EBUSY unless the device offers
+ * secondary KFD processes. Always in force for the real device. */
+#define VKFD_HOST_FLAG_ONE_KFD_PROCESS (1u << 1)
 
 struct vkfd_host_quota {
 	uint64_t vram_bytes;   /* 0 = unlimited (device limit) */
@@ -57,6 +61,10 @@ struct vkfd_host_config {
 	/* Optional: restrict the GPUs exposed to contexts (host node ids, 0 =
 	 * all). */
 	uint32_t gpu_mask;
+	/* Contexts that may hold queues on one GPU at the same time (the
+	 * hardware schedules about 8 KFD processes at once); 0 = 8. A
+	 * CREATE_QUEUE beyond it fails with -EBUSY. */
+	uint32_t max_active_contexts_per_gpu;
 };
 
 /* Library lifetime. init returns 0 or -errno. */

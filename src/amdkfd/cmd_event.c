@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event commands. Event ids stay the kernel's (the guest computes event-page
+ * slots from them) but every id is checked against this context's table.
+ * WAIT_EVENTS runs on a wait thread that issues exactly the guest's
+ * arguments, writes the response, publishes event ages to the shared event
+ * table (a hint for zero-timeout polls) and retires that ring's fence.
+ */
+#include "host_internal.h"
+#include "host_log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
+#define EVENT_PAGE_BYTES (VKFD_SIGNAL_EVENT_SLOTS * 8ull)
+
+static int event_pos(struct vkfd_host_context *ctx, uint32_t id, bool *found)
+{
+	uint32_t lo = 0, hi = ctx->n_events;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ctx->events[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < ctx->n_events && ctx->events[lo].id == id;
+	return (int)lo;
+}
+
+struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id)
+{
+	bool found;
+	int i = event_pos(ctx, id, &found);
+
+	return found ? &ctx->events[i] : NULL;
+}
+
+static int event_add(struct vkfd_host_context *ctx, uint32_t id, uint32_t type)
+{
+	bool found;
+	int i = event_pos(ctx, id, &found);
+
+	if (found)
+		return -EEXIST;
+	if (ctx->n_events == ctx->cap_events) {
+		uint32_t ncap = ctx->cap_events ? ctx->cap_events * 2 : 32;
+		struct host_event *n = realloc(ctx->events, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ctx->events = n;
+		ctx->cap_events = ncap;
+	}
+	memmove(&ctx->events[i + 1], &ctx->events[i],
+		(ctx->n_events - (uint32_t)i) * sizeof(*ctx->events));
+	ctx->events[i] = (struct host_event){ .id = id, .type = type };
+	ctx->n_events++;
+	return 0;
+}
+
+static void event_del(struct vkfd_host_context *ctx, uint32_t id)
+{
+	bool found;
+	int i = event_pos(ctx, id, &found);
+
+	if (!found)
+		return;
+	memmove(&ctx->events[i], &ctx->events[i + 1],
+		(ctx->n_events - (uint32_t)i - 1) * sizeof(*ctx->events));
+	ctx->n_events--;
+}
+
+static uint32_t max_events(void)
+{
+	return host_g.cfg.quota.max_events ? host_g.cfg.quota.max_events : HOST_DEFAULT_MAX_EVENTS;
+}
+
+int cmd_create_event(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_rsp_create_event *rsp = (void *)c->rsp;
+	struct kfd_ioctl_create_event_args a;
+	struct vkfd_req_create_event r;
+	struct host_bo *page = NULL;
+	bool signal;
+	int ret;
+
+	DECODE(c, r);
+	if (r.event_type > KFD_IOC_EVENT_MEMORY || r.auto_reset > 1)
+		return -EINVAL;
+	signal = r.event_type == KFD_IOC_EVENT_SIGNAL || r.event_type == KFD_IOC_EVENT_DEBUG_EVENT;
+	if (r.event_page) {
+		page = obj_table_get(&ctx->bos, r.event_page);
+		if (!page || ctx->have_event_page || page->kind != BO_MEMORY ||
+		    page->size < EVENT_PAGE_BYTES)
+			return -EINVAL;
+	} else if (signal && !ctx->have_event_page) {
+		/* KFD would allocate a private page the guest cannot see and
+		 * then reject the guest's own page: never let that happen */
+		return -EINVAL;
+	}
+	if (ctx->n_events >= max_events())
+		return -ENOMEM;
+	memset(&a, 0, sizeof(a));
+	a.event_page_offset = page ? page->kfd_handle : 0;
+	a.event_type = r.event_type;
+	a.auto_reset = r.auto_reset;
+	a.node_id = r.node_id;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_CREATE_EVENT, &a);
+	if (ret)
+		return ret;
+	ret = event_add(ctx, a.event_id, r.event_type);
+	if (ret) {
+		struct kfd_ioctl_destroy_event_args d = { .event_id = a.event_id };
+
+		host_kfd_ioctl(ctx, AMDKFD_IOC_DESTROY_EVENT, &d);
+		return ret;
+	}
+	if (page) {
+		ctx->have_event_page = true;
+		page->event_page = true;
+	}
+	rsp->event_id = a.event_id;
+	rsp->event_slot_index = a.event_slot_index;
+	rsp->event_trigger_data = a.event_trigger_data;
+	c->rsp_len = sizeof(*rsp);
+	return 0;
+}
+
+int cmd_destroy_event(struct cmd_ctx *c)
+{
+	struct kfd_ioctl_destroy_event_args a;
+	struct vkfd_req_event r;
+	int ret;
+
+	DECODE(c, r);
+	if (!host_event_find(c->ctx, r.event_id))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.event_id = r.event_id;
+	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_DESTROY_EVENT, &a);
+	if (!ret)
+		event_del(c->ctx, r.event_id);
+	return ret;
+}
+
+static int set_reset(struct cmd_ctx *c, unsigned long req)
+{
+	struct kfd_ioctl_set_event_args a;
+	struct vkfd_req_event r;
+
+	DECODE(c, r);
+	if (!host_event_find(c->ctx, r.event_id))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.event_id = r.event_id;
+	return host_kfd_ioctl(c->ctx, req, &a);
+}
+
+int cmd_set_event(struct cmd_ctx *c)
+{
+	return set_reset(c, AMDKFD_IOC_SET_EVENT);
+}
+
+int cmd_reset_event(struct cmd_ctx *c)
+{
+	return set_reset(c, AMDKFD_IOC_RESET_EVENT);
+}
+
+struct wait_job {
+	struct vkfd_host_context *ctx;
+	uint32_t ring;
+	uint64_t k;
+	struct vkfd_cmd_view view; /* header copy for the reply; data unused */
+	uint32_t num, wait_for_all, timeout;
+	uint32_t types[VKFD_MAX_WAIT_EVENTS];
+	struct vkfd_kfd_event_data ev[VKFD_MAX_WAIT_EVENTS];
+};
+
+static void publish_age(struct vkfd_host_context *ctx, uint32_t id, uint64_t age)
+{
+	uint64_t *slot, cur;
+
+	if (!age || id == 0 || id >= VKFD_SHMEM_EVENT_COUNT)
+		return;
+	slot = &vkfd_shmem_events(ctx->shmem.map)[id].age;
+	cur = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	/* ages only grow: a late, older result must not move the hint back */
+	while (cur < age &&
+	       !__atomic_compare_exchange_n(slot, &cur, age, false, __ATOMIC_RELEASE,
+					    __ATOMIC_ACQUIRE))
+		;
+}
+
+static void wait_job_run(void *arg)
+{
+	struct wait_job *j = arg;
+	struct vkfd_host_context *ctx = j->ctx;
+	struct kfd_ioctl_wait_events_args a;
+	uint8_t buf[sizeof(struct vkfd_rsp_wait_events)];
+	struct vkfd_rsp_wait_events *rsp = (void *)buf;
+	bool ages = host_g.is_sim || host_g.kfd_minor >= 14;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.events_ptr = (uint64_t)(uintptr_t)j->ev;
+	a.num_events = j->num;
+	a.wait_for_all = j->wait_for_all;
+	a.timeout = j->timeout;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_WAIT_EVENTS, &a);
+
+	if (!__atomic_load_n(&ctx->stopping, __ATOMIC_ACQUIRE)) {
+		memset(buf, 0, sizeof(buf));
+		rsp->hdr.ret = ret;
+		rsp->wait_result = a.wait_result;
+		rsp->num_events = j->num;
+		for (uint32_t i = 0; i < j->num; i++) {
+			const struct vkfd_kfd_event_data *e = &j->ev[i];
+			struct vkfd_event_data *o = &rsp->events[i];
+
+			o->event_id = e->event_id;
+			if (j->types[i] == KFD_IOC_EVENT_MEMORY) {
+				const struct kfd_hsa_memory_exception_data *m =
+					&e->memory_exception_data;
+
+				o->kind = VKFD_EVENT_DATA_MEMORY;
+				o->va = m->va;
+				o->gpu_id = m->gpu_id;
+				o->error_type = m->ErrorType;
+				o->not_present = m->failure.NotPresent;
+				o->read_only = m->failure.ReadOnly;
+				o->no_execute = m->failure.NoExecute;
+				o->imprecise = m->failure.imprecise;
+			} else if (j->types[i] == KFD_IOC_EVENT_HW_EXCEPTION) {
+				const struct kfd_hsa_hw_exception_data *h = &e->hw_exception_data;
+
+				o->kind = VKFD_EVENT_DATA_HW;
+				o->gpu_id = h->gpu_id;
+				o->reset_type = h->reset_type;
+				o->reset_cause = h->reset_cause;
+				o->memory_lost = h->memory_lost;
+			} else if (j->types[i] == KFD_IOC_EVENT_SIGNAL && ages) {
+				o->event_age = e->last_event_age;
+				if (!ret)
+					publish_age(ctx, e->event_id, e->last_event_age);
+			}
+		}
+		host_reply(ctx, &j->view, buf, VKFD_RSP_WAIT_EVENTS_LEN(j->num));
+	}
+	host_ring_wait_finished(ctx, j->ring, j->k);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->waits_inflight--;
+	pthread_mutex_unlock(&ctx->lock);
+	free(j);
+}
+
+int cmd_wait_events(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_req_wait_events r;
+	struct ring_wait_state *rs;
+	struct wait_job *j = NULL;
+	uint64_t k = 0;
+	int ret = 0;
+
+	DECODE(c, r);
+	c->rsp_len = VKFD_RSP_WAIT_EVENTS_LEN(r.num_events <= VKFD_MAX_WAIT_EVENTS ? r.num_events : 0);
+	if (r.ring_idx == 0 || r.ring_idx >= VKFD_NUM_RINGS)
+		return -EINVAL; /* not counted on any ring by submit_cmd either */
+	pthread_mutex_lock(&ctx->lock);
+	rs = &ctx->rings[r.ring_idx];
+	k = ++rs->next_k;
+	pthread_mutex_unlock(&ctx->lock);
+
+	if (r.num_events < 1 || r.num_events > VKFD_MAX_WAIT_EVENTS || r.wait_for_all > 1) {
+		ret = -EINVAL;
+		goto reject;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		ret = -ENOMEM;
+		goto reject;
+	}
+	for (uint32_t i = 0; i < r.num_events; i++) {
+		const struct host_event *ev = host_event_find(ctx, r.events[i].event_id);
+
+		if (!ev) {
+			ret = -EINVAL;
+			goto reject;
+		}
+		j->types[i] = ev->type;
+		j->ev[i].event_id = ev->id;
+		if (ev->type == KFD_IOC_EVENT_SIGNAL)
+			j->ev[i].last_event_age = r.events[i].last_event_age;
+	}
+	j->ctx = ctx;
+	j->ring = r.ring_idx;
+	j->k = k;
+	j->view = *c->v;
+	j->view.data = NULL;
+	j->num = r.num_events;
+	j->wait_for_all = r.wait_for_all;
+	j->timeout = r.timeout_ms;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (rs->active_k) {
+		pthread_mutex_unlock(&ctx->lock);
+		ret = -EBUSY; /* one pending wait per ring */
+		goto reject;
+	}
+	rs->active_k = k;
+	ctx->waits_inflight++;
+	pthread_mutex_unlock(&ctx->lock);
+	ret = wait_pool_submit(ctx->waits, wait_job_run, j);
+	if (ret) {
+		pthread_mutex_lock(&ctx->lock);
+		ctx->waits_inflight--;
+		pthread_mutex_unlock(&ctx->lock);
+		if (ret == -EBUSY)
+			ret = -ENOMEM; /* pending-wait quota exhausted */
+		/* k is the ring's in-flight index: finishing it releases the ring */
+		goto reject;
+	}
+	c->deferred = true;
+	return 0;
+reject:
+	free(j);
+	/* answer before the ring's fence can retire */
+	((struct vkfd_rsp_hdr *)c->rsp)->ret = ret;
+	host_reply(ctx, c->v, c->rsp, c->rsp_len);
+	c->deferred = true;
+	host_ring_wait_finished(ctx, r.ring_idx, k);
+	return ret;
+}
+
+void host_events_cancel(struct vkfd_host_context *ctx)
+{
+	/* KFD completes every wait on a destroyed event with FAIL, which
+	 * unblocks the wait threads on the real device and on kfdsim alike */
+	for (uint32_t i = 0; i < ctx->n_events; i++) {
+		struct kfd_ioctl_destroy_event_args a;
+
+		memset(&a, 0, sizeof(a));
+		a.event_id = ctx->events[i].id;
+		host_kfd_ioctl(ctx, AMDKFD_IOC_DESTROY_EVENT, &a);
+	}
+	ctx->n_events = 0;
+}

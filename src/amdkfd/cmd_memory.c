@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory commands. The guest picks the GPU VA (= its CPU VA); the host checks
+ * it against the GPU's aperture and the context's VA map before KFD sees it,
+ * accounts it against the quota, and hands out an opaque handle. The KFD
+ * handle and mmap offset (for DOORBELL a bus address) never leave the host.
+ */
+#include "host_internal.h"
+#include "host_log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
+#define PAGE 4096ull
+
+#define DOMAIN_FLAGS                                                                             \
+	(KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT |                            \
+	 KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |                   \
+	 KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+#define ATTR_FLAGS                                                                               \
+	(KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE |                 \
+	 KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |                \
+	 KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |              \
+	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
+
+bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g)
+{
+	const struct va_range *r = va_map_find(&ctx->va, va, size);
+	const struct host_bo *bo;
+
+	if (!r)
+		return false;
+	bo = r->owner;
+	return (bo->mapped_mask >> g) & 1;
+}
+
+static uint32_t count_domains(uint32_t flags)
+{
+	return (uint32_t)__builtin_popcount(flags & DOMAIN_FLAGS);
+}
+
+/* Shadow page the guest maps instead of a device page (doorbell, HDP). */
+static int ensure_shadow(struct shmem_region *r, const char *name, size_t size)
+{
+	if (r->map)
+		return 0;
+	return shmem_region_create(r, name, size);
+}
+
+int cmd_alloc_memory(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
+	const struct vkfd_host_quota *q = &host_g.cfg.quota;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	struct kfd_ioctl_free_memory_of_gpu_args fa;
+	struct vkfd_req_alloc_memory r;
+	struct host_bo *bo;
+	uint64_t charge, handle;
+	int g, ret;
+
+	DECODE(c, r);
+	g = host_gpu_index_vm(ctx, r.gpu_id);
+	if (g < 0)
+		return g;
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
+		return -EINVAL; /* the guest converts USERPTR to GTT (docs/security.md) */
+	if ((r.flags & ~(DOMAIN_FLAGS | ATTR_FLAGS)) || count_domains(r.flags) != 1)
+		return -EINVAL;
+	if (r.size == 0 || r.size % PAGE || r.va % PAGE || r.va + r.size < r.va)
+		return -EINVAL;
+	if ((r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) && (r.size % (2 * PAGE)))
+		return -EINVAL;
+	if ((r.flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) && r.size != VKFD_KFD_DOORBELL_SLICE)
+		return -EINVAL;
+	if ((r.flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) && r.size != PAGE)
+		return -EINVAL;
+	/* VA 0 is KFD's "no GPU mapping" (VRAM for export only) */
+	if (r.va == 0 && !(r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM))
+		return -EINVAL;
+	if (r.va) {
+		const struct kfd_process_device_apertures *ap = &ctx->gpu[g].ap;
+
+		if (ctx->gpu[g].have_ap &&
+		    (r.va < ap->gpuvm_base || r.va + r.size - 1 > ap->gpuvm_limit))
+			return -EINVAL;
+		if (va_map_overlaps(&ctx->va, r.va, r.size))
+			return -EADDRINUSE;
+	}
+	/* AQL queue memory is allocated at half size and mapped twice */
+	charge = (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r.size / 2 : r.size;
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
+		if (q->vram_bytes && ctx->vram_used + charge > q->vram_bytes)
+			return -ENOMEM;
+	} else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) {
+		if (q->gtt_bytes && ctx->gtt_used + charge > q->gtt_bytes)
+			return -ENOMEM;
+	} else {
+		charge = 0;
+	}
+	if (ctx->bos.count >= ctx->bos.max)
+		return -ENOMEM;
+
+	bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		return -ENOMEM;
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
+		bo->kind = BO_DOORBELL;
+		ret = ensure_shadow(&ctx->gpu[g].shadow_db, "vkfd-doorbell",
+				    VKFD_KFD_DOORBELL_SLICE);
+	} else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
+		bo->kind = BO_MMIO;
+		ret = ensure_shadow(&ctx->gpu[g].shadow_mmio, "vkfd-mmio", PAGE);
+	} else {
+		ret = 0;
+	}
+	if (ret) {
+		free(bo);
+		return ret;
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.va_addr = r.va;
+	a.size = r.size;
+	a.gpu_id = r.gpu_id;
+	a.flags = r.flags;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
+	if (ret) {
+		free(bo);
+		return ret;
+	}
+	bo->kfd_handle = a.handle;
+	bo->va = r.va;
+	bo->size = r.size;
+	bo->flags = r.flags;
+	bo->gpu = (uint32_t)g;
+	bo->quota_bytes = charge;
+	bo->blob_size = (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r.size / 2 : r.size;
+	if (bo->kind != BO_MEMORY) {
+		bo->map_info = VKFD_MAP_CACHED;
+		bo->map_flags = VKFD_ALLOC_MAP_SHADOW;
+	} else if (host_g.is_sim) {
+		bo->map_info = VKFD_MAP_CACHED; /* memfd: ordinary coherent memory */
+	} else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
+		bo->map_info = VKFD_MAP_WC;
+	} else {
+		bo->map_info = (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED) ? VKFD_MAP_UNCACHED
+									     : VKFD_MAP_CACHED;
+	}
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)
+		bo->map_flags |= VKFD_ALLOC_MAP_MIRRORED;
+
+	pthread_mutex_lock(&ctx->lock);
+	ret = obj_table_add(&ctx->bos, bo, &handle);
+	if (!ret && r.va) {
+		ret = va_map_insert(&ctx->va, r.va, r.size, bo);
+		if (ret)
+			obj_table_remove(&ctx->bos, handle);
+		else
+			bo->in_va_map = true;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret) {
+		memset(&fa, 0, sizeof(fa));
+		fa.handle = a.handle;
+		host_kfd_ioctl(ctx, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &fa);
+		free(bo);
+		return ret == -EADDRINUSE ? ret : -ENOMEM;
+	}
+	bo->handle = handle;
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
+		ctx->vram_used += charge;
+	else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
+		ctx->gtt_used += charge;
+	rsp->handle = handle;
+	rsp->blob_size = bo->blob_size;
+	rsp->map_info = bo->map_info;
+	rsp->map_flags = bo->map_flags;
+	c->rsp_len = sizeof(*rsp);
+	return 0;
+}
+
+static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
+{
+	pthread_mutex_lock(&ctx->lock);
+	obj_table_remove(&ctx->bos, bo->handle);
+	if (bo->in_va_map)
+		va_map_remove(&ctx->va, bo->va, bo);
+	if (bo->blob_id)
+		host_blob_unbind(ctx, bo->blob_id);
+	pthread_mutex_unlock(&ctx->lock);
+	if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
+		ctx->vram_used -= bo->quota_bytes;
+	else if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
+		ctx->gtt_used -= bo->quota_bytes;
+	free(bo);
+}
+
+int cmd_free_memory(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct kfd_ioctl_free_memory_of_gpu_args a;
+	struct vkfd_req_handle r;
+	struct host_bo *bo;
+	int ret;
+
+	DECODE(c, r);
+	bo = obj_table_get(&ctx->bos, r.handle);
+	if (!bo)
+		return -EINVAL;
+	if (bo->event_page)
+		return -EPERM; /* as KFD: the signal page lives as long as the process */
+	/* keep get_blob away while KFD frees it, without holding the lock */
+	pthread_mutex_lock(&ctx->lock);
+	bo->freeing = true;
+	pthread_mutex_unlock(&ctx->lock);
+	memset(&a, 0, sizeof(a));
+	a.handle = bo->kfd_handle;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &a);
+	if (ret) {
+		pthread_mutex_lock(&ctx->lock);
+		bo->freeing = false;
+		pthread_mutex_unlock(&ctx->lock);
+		return ret;
+	}
+	bo_forget(ctx, bo);
+	return 0;
+}
+
+static int map_common(struct cmd_ctx *c, bool map)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_rsp_map_memory *rsp = (void *)c->rsp;
+	struct kfd_ioctl_map_memory_to_gpu_args a;
+	uint32_t ids[VKFD_MAX_MAP_DEVICES];
+	uint32_t gidx[VKFD_MAX_MAP_DEVICES];
+	struct vkfd_req_map_memory r;
+	struct host_bo *bo;
+	int ret;
+
+	DECODE(c, r);
+	c->rsp_len = sizeof(*rsp);
+	rsp->n_success = r.n_success;
+	bo = obj_table_get(&ctx->bos, r.handle);
+	if (!bo)
+		return -EINVAL;
+	if (r.n_devices < 1 || r.n_devices > VKFD_MAX_MAP_DEVICES || r.n_success >= r.n_devices)
+		return -EINVAL;
+	/* a request shorter than its device list is zero-extended: id 0 fails */
+	for (uint32_t i = 0; i < r.n_devices; i++) {
+		int g = host_gpu_index_vm(ctx, r.device_ids[i]);
+
+		if (g < 0)
+			return -EINVAL;
+		ids[i] = r.device_ids[i];
+		gidx[i] = (uint32_t)g;
+	}
+	memset(&a, 0, sizeof(a));
+	a.handle = bo->kfd_handle;
+	a.device_ids_array_ptr = (uint64_t)(uintptr_t)ids;
+	a.n_devices = r.n_devices;
+	a.n_success = r.n_success;
+	ret = host_kfd_ioctl(ctx, map ? AMDKFD_IOC_MAP_MEMORY_TO_GPU
+				      : AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &a);
+	if (a.n_success > r.n_devices)
+		a.n_success = r.n_devices;
+	for (uint32_t i = r.n_success; i < a.n_success; i++) {
+		if (map)
+			bo->mapped_mask |= 1ull << gidx[i];
+		else
+			bo->mapped_mask &= ~(1ull << gidx[i]);
+	}
+	rsp->n_success = a.n_success;
+	return ret;
+}
+
+int cmd_map_memory(struct cmd_ctx *c)
+{
+	return map_common(c, true);
+}
+
+int cmd_unmap_memory(struct cmd_ctx *c)
+{
+	return map_common(c, false);
+}
+
+int cmd_bind_blob(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_req_bind_blob r;
+	struct host_bo *bo;
+	int ret;
+
+	DECODE(c, r);
+	bo = obj_table_get(&ctx->bos, r.handle);
+	if (!bo || r.blob_id == 0 || bo->blob_id)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	ret = host_blob_bind(ctx, r.blob_id, bo);
+	if (!ret)
+		bo->blob_id = r.blob_id;
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+int cmd_import_resource(struct cmd_ctx *c)
+{
+	(void)c;
+	return -EOPNOTSUPP;
+}
+
+int cmd_get_resource_info(struct cmd_ctx *c)
+{
+	(void)c;
+	return -EOPNOTSUPP;
+}
+
+void host_bos_release(struct vkfd_host_context *ctx)
+{
+	struct host_bo *bo;
+	uint32_t pos = 0;
+
+	/* the real KFD process outlives its fd (it is tied to the mm), so free
+	 * explicitly: unmap from every GPU, then free */
+	while ((bo = obj_table_next(&ctx->bos, &pos, NULL))) {
+		struct kfd_ioctl_free_memory_of_gpu_args fa;
+
+		for (uint32_t g = 0; g < ctx->n_gpus; g++) {
+			struct kfd_ioctl_unmap_memory_from_gpu_args ua;
+			uint32_t id = host_g.topo.gpus[g].gpu_id;
+
+			if (!((bo->mapped_mask >> g) & 1))
+				continue;
+			memset(&ua, 0, sizeof(ua));
+			ua.handle = bo->kfd_handle;
+			ua.device_ids_array_ptr = (uint64_t)(uintptr_t)&id;
+			ua.n_devices = 1;
+			host_kfd_ioctl(ctx, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &ua);
+		}
+		memset(&fa, 0, sizeof(fa));
+		fa.handle = bo->kfd_handle;
+		if (!bo->event_page)
+			host_kfd_ioctl(ctx, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &fa);
+		bo_forget(ctx, bo);
+	}
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Queue commands. Every address the guest gives (ring, read/write pointer,
+ * EOP, CWSR) must lie inside a BO of this context mapped on that GPU, checked
+ * before KFD sees it. The device doorbell offset never reaches the guest: it
+ * gets a slot index in its shadow doorbell page, which the relay forwards.
+ */
+#include "host_internal.h"
+#include "host_log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Claim one of the GPU's active-context slots for this context. */
+static int gpu_slot_get(struct vkfd_host_context *ctx, uint32_t g)
+{
+	uint32_t limit = host_g.cfg.max_active_contexts_per_gpu
+				 ? host_g.cfg.max_active_contexts_per_gpu
+				 : HOST_DEFAULT_CONTEXTS_PER_GPU;
+	int ret = 0;
+
+	if ((ctx->gpu_active_mask >> g) & 1)
+		return 0;
+	pthread_mutex_lock(&host_g.lock);
+	if (host_g.gpu_active[g] >= limit) {
+		ret = -EBUSY;
+	} else {
+		host_g.gpu_active[g]++;
+		ctx->gpu_active_mask |= 1ull << g;
+	}
+	pthread_mutex_unlock(&host_g.lock);
+	if (ret)
+		vkfd_warn("ctx %u: GPU %u already runs queues of %u contexts (limit)", ctx->ctx_id,
+			  g, limit);
+	return ret;
+}
+
+static void gpu_slot_put(struct vkfd_host_context *ctx, uint32_t g)
+{
+	if (!((ctx->gpu_active_mask >> g) & 1))
+		return;
+	pthread_mutex_lock(&host_g.lock);
+	host_g.gpu_active[g]--;
+	ctx->gpu_active_mask &= ~(1ull << g);
+	pthread_mutex_unlock(&host_g.lock);
+}
+
+static int map_real_doorbells(struct vkfd_host_context *ctx, uint32_t g)
+{
+	struct host_gpu_state *gs = &ctx->gpu[g];
+	uint64_t off = VKFD_KFD_MMAP_TYPE_DOORBELL |
+		       VKFD_KFD_MMAP_GPU_ID(host_g.topo.gpus[g].gpu_id);
+	void *p;
+	int ret;
+
+	if (!gs->shadow_db.map) {
+		ret = shmem_region_create(&gs->shadow_db, "vkfd-doorbell",
+					  VKFD_KFD_DOORBELL_SLICE);
+		if (ret)
+			return ret;
+	}
+	if (gs->real_db)
+		return 0;
+	p = ctx->ops->mmap(ctx->dev, NULL, VKFD_KFD_DOORBELL_SLICE, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, ctx->kfd_fd, (off_t)off);
+	if (p == MAP_FAILED)
+		return -errno;
+	gs->real_db = p;
+	return 0;
+}
+
+static void queue_forget(struct vkfd_host_context *ctx, struct host_queue *q)
+{
+	if (ctx->relay)
+		doorbell_relay_remove(ctx->relay, q->relay_slot);
+	pthread_mutex_lock(&ctx->lock);
+	obj_table_remove(&ctx->queues, q->handle);
+	pthread_mutex_unlock(&ctx->lock);
+	if (--ctx->gpu[q->gpu].n_queues == 0)
+		gpu_slot_put(ctx, q->gpu);
+	free(q);
+}
+
+static int destroy_kfd_queue(struct vkfd_host_context *ctx, uint32_t queue_id)
+{
+	struct kfd_ioctl_destroy_queue_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.queue_id = queue_id;
+	return host_kfd_ioctl(ctx, AMDKFD_IOC_DESTROY_QUEUE, &a);
+}
+
+int cmd_create_queue(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_rsp_create_queue *rsp = (void *)c->rsp;
+	struct vkfd_kfd_create_queue_args a;
+	struct vkfd_req_create_queue r;
+	struct host_queue *q;
+	uint64_t handle;
+	uint32_t slot;
+	int g, ret;
+
+	DECODE(c, r);
+	g = host_gpu_index_vm(ctx, r.gpu_id);
+	if (g < 0)
+		return g;
+	if (r.queue_type > KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
+		return -EINVAL;
+	if ((r.queue_percentage & 0xff) > 100 || r.queue_priority > 15)
+		return -EINVAL;
+	if (!is_pow2(r.ring_size))
+		return -EINVAL;
+	if (!host_range_mapped(ctx, r.ring_base_address, r.ring_size, (uint32_t)g) ||
+	    !host_range_mapped(ctx, r.read_pointer_address, 8, (uint32_t)g) ||
+	    !host_range_mapped(ctx, r.write_pointer_address, 8, (uint32_t)g))
+		return -EINVAL;
+	if (r.eop_buffer_address &&
+	    !host_range_mapped(ctx, r.eop_buffer_address, r.eop_buffer_size, (uint32_t)g))
+		return -EINVAL;
+	if (r.ctx_save_restore_address &&
+	    !host_range_mapped(ctx, r.ctx_save_restore_address, r.ctx_save_restore_size,
+			       (uint32_t)g))
+		return -EINVAL;
+	if (ctx->queues.count >= ctx->queues.max)
+		return -ENOMEM;
+	ret = gpu_slot_get(ctx, (uint32_t)g);
+	if (ret)
+		return ret;
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		ret = -ENOMEM;
+		goto fail_slot;
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.ring_base_address = r.ring_base_address;
+	a.write_pointer_address = r.write_pointer_address;
+	a.read_pointer_address = r.read_pointer_address;
+	a.ring_size = r.ring_size;
+	a.gpu_id = r.gpu_id;
+	a.queue_type = r.queue_type;
+	a.queue_percentage = r.queue_percentage;
+	a.queue_priority = r.queue_priority;
+	a.eop_buffer_address = r.eop_buffer_address;
+	a.eop_buffer_size = r.eop_buffer_size;
+	a.ctx_save_restore_address = r.ctx_save_restore_address;
+	a.ctx_save_restore_size = r.ctx_save_restore_size;
+	a.ctl_stack_size = r.ctl_stack_size;
+	a.sdma_engine_id = r.sdma_engine_id;
+	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_CREATE_QUEUE, &a);
+	if (ret)
+		goto fail_free;
+	ret = map_real_doorbells(ctx, (uint32_t)g);
+	if (ret)
+		goto fail_destroy;
+	/* SOC15: the low bits are the byte offset inside the process slice */
+	slot = (uint32_t)((a.doorbell_offset & (VKFD_KFD_DOORBELL_SLICE - 1)) / 8);
+	q->queue_id = a.queue_id;
+	q->gpu = (uint32_t)g;
+	q->slot = slot;
+	q->relay_slot = (uint32_t)g * VKFD_KFD_DOORBELL_SLICE_SLOTS + slot;
+	ret = doorbell_relay_add(ctx->relay, q->relay_slot,
+				 (volatile uint64_t *)ctx->gpu[g].shadow_db.map + slot,
+				 ctx->gpu[g].real_db + slot);
+	if (ret)
+		goto fail_destroy;
+	pthread_mutex_lock(&ctx->lock);
+	ret = obj_table_add(&ctx->queues, q, &handle);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret) {
+		doorbell_relay_remove(ctx->relay, q->relay_slot);
+		goto fail_destroy;
+	}
+	q->handle = handle;
+	ctx->gpu[g].n_queues++;
+	rsp->queue = handle;
+	rsp->doorbell_index = slot;
+	rsp->ring_size = a.ring_size;
+	c->rsp_len = sizeof(*rsp);
+	return 0;
+
+fail_destroy:
+	destroy_kfd_queue(ctx, a.queue_id);
+fail_free:
+	free(q);
+fail_slot:
+	if (ctx->gpu[g].n_queues == 0)
+		gpu_slot_put(ctx, (uint32_t)g);
+	return ret;
+}
+
+int cmd_destroy_queue(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_req_handle r;
+	struct host_queue *q;
+	int ret;
+
+	DECODE(c, r);
+	q = obj_table_get(&ctx->queues, r.handle);
+	if (!q)
+		return -EINVAL;
+	ret = destroy_kfd_queue(ctx, q->queue_id);
+	if (ret)
+		return ret;
+	queue_forget(ctx, q);
+	return 0;
+}
+
+int cmd_update_queue(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct kfd_ioctl_update_queue_args a;
+	struct vkfd_req_update_queue r;
+	struct host_queue *q;
+
+	DECODE(c, r);
+	q = obj_table_get(&ctx->queues, r.queue);
+	if (!q)
+		return -EINVAL;
+	if ((r.queue_percentage & 0xff) > 100 || r.queue_priority > 15)
+		return -EINVAL;
+	if (r.ring_base_address &&
+	    (!is_pow2(r.ring_size) ||
+	     !host_range_mapped(ctx, r.ring_base_address, r.ring_size, q->gpu)))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.ring_base_address = r.ring_base_address;
+	a.queue_id = q->queue_id;
+	a.ring_size = r.ring_size;
+	a.queue_percentage = r.queue_percentage;
+	a.queue_priority = r.queue_priority;
+	return host_kfd_ioctl(ctx, AMDKFD_IOC_UPDATE_QUEUE, &a);
+}
+
+int cmd_set_cu_mask(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct kfd_ioctl_set_cu_mask_args a;
+	uint32_t mask[VKFD_MAX_CU_MASK_WORDS];
+	struct vkfd_req_set_cu_mask r;
+	struct host_queue *q;
+
+	DECODE(c, r);
+	q = obj_table_get(&ctx->queues, r.queue);
+	if (!q)
+		return -EINVAL;
+	if (r.num_cu_mask == 0 || r.num_cu_mask % 32 || r.num_cu_mask > VKFD_MAX_CU_MASK_BITS)
+		return -EINVAL;
+	memcpy(mask, r.cu_mask, sizeof(mask));
+	memset(&a, 0, sizeof(a));
+	a.queue_id = q->queue_id;
+	a.num_cu_mask = r.num_cu_mask;
+	a.cu_mask_ptr = (uint64_t)(uintptr_t)mask;
+	return host_kfd_ioctl(ctx, AMDKFD_IOC_SET_CU_MASK, &a);
+}
+
+int cmd_alloc_queue_gws(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_rsp_alloc_queue_gws *rsp = (void *)c->rsp;
+	struct kfd_ioctl_alloc_queue_gws_args a;
+	struct vkfd_req_alloc_queue_gws r;
+	struct host_queue *q;
+	int ret;
+
+	DECODE(c, r);
+	q = obj_table_get(&ctx->queues, r.queue);
+	if (!q)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.queue_id = q->queue_id;
+	a.num_gws = r.num_gws;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_QUEUE_GWS, &a);
+	if (ret)
+		return ret;
+	rsp->first_gws = a.first_gws;
+	c->rsp_len = sizeof(*rsp);
+	return 0;
+}
+
+int cmd_doorbell_notify(struct cmd_ctx *c)
+{
+	struct vkfd_req_handle r;
+
+	DECODE(c, r);
+	if (!obj_table_get(&c->ctx->queues, r.handle))
+		return -EINVAL;
+	doorbell_relay_flush(c->ctx->relay);
+	return 0;
+}
+
+int cmd_hdp_flush(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_req_gpu r;
+	int g;
+
+	DECODE(c, r);
+	g = host_gpu_index_vm(ctx, r.gpu_id);
+	if (g < 0)
+		return g;
+	/* kfdsim memory is coherent: nothing to flush */
+	if (host_g.is_sim)
+		return 0;
+	if (!ctx->gpu[g].real_mmio) {
+		uint64_t off = VKFD_KFD_MMAP_TYPE_MMIO | VKFD_KFD_MMAP_GPU_ID(r.gpu_id);
+		void *p = ctx->ops->mmap(ctx->dev, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+					 ctx->kfd_fd, (off_t)off);
+
+		if (p == MAP_FAILED)
+			return -errno;
+		ctx->gpu[g].real_mmio = p;
+	}
+	/* HDP_MEM_FLUSH_CNTL sits at offset 0 of the remapped page */
+	__atomic_store_n(&ctx->gpu[g].real_mmio[0], 1u, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void host_queues_release(struct vkfd_host_context *ctx)
+{
+	struct host_queue *q;
+	uint32_t pos = 0;
+
+	while ((q = obj_table_next(&ctx->queues, &pos, NULL))) {
+		destroy_kfd_queue(ctx, q->queue_id);
+		queue_forget(ctx, q);
+	}
+}

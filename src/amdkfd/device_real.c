@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The real device backend: thin syscalls on /dev/kfd and the amdgpu render
+ * nodes. Nothing is cached or translated here; validation is the host
+ * context's job and the kernel's.
+ */
+#include "vkfd/device.h"
+#include "host_export.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int real_open_kfd(void *dev)
+{
+	int fd;
+
+	(void)dev;
+	fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int real_open_render(void *dev, int minor)
+{
+	char path[64];
+	int fd;
+
+	(void)dev;
+	if (minor < 128 || minor > 255)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/dev/dri/renderD%d", minor);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int real_ioctl(void *dev, int fd, unsigned long request, void *arg)
+{
+	int ret;
+
+	(void)dev;
+	ret = ioctl(fd, request, arg);
+	return ret < 0 ? -errno : 0;
+}
+
+static void *real_mmap(void *dev, void *addr, size_t len, int prot, int flags, int fd,
+		       off_t offset)
+{
+	(void)dev;
+	return mmap(addr, len, prot, flags, fd, offset);
+}
+
+static int real_munmap(void *dev, void *addr, size_t len)
+{
+	(void)dev;
+	return munmap(addr, len) < 0 ? -errno : 0;
+}
+
+static int real_close(void *dev, int fd)
+{
+	(void)dev;
+	return close(fd) < 0 ? -errno : 0;
+}
+
+static const char *real_sysfs_root(void *dev)
+{
+	(void)dev;
+	return "";
+}
+
+static const struct vkfd_device_ops real_ops = {
+	.name = "kfd",
+	.open_kfd = real_open_kfd,
+	.open_render = real_open_render,
+	.ioctl = real_ioctl,
+	.mmap = real_mmap,
+	.munmap = real_munmap,
+	.close = real_close,
+	.sysfs_root = real_sysfs_root,
+};
+
+VKFD_EXPORT const struct vkfd_device_ops *vkfd_real_device_ops(void)
+{
+	return &real_ops;
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+#include "doorbell_relay.h"
+#include "host_log.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+struct relay_slot {
+	volatile uint64_t *shadow;
+	volatile uint64_t *real_db; /* NULL = inactive */
+	uint64_t last;
+};
+
+struct doorbell_relay {
+	pthread_t thread;
+	pthread_mutex_t lock; /* slots, stop */
+	uint32_t n_slots;
+	uint32_t n_active;
+	struct relay_slot *slots;
+	int efd;      /* external wake-up (VMM ioeventfd) */
+	int ctl_efd;  /* internal: queue set changed or stop */
+	bool stop;
+	struct doorbell_relay_stats stats;
+};
+
+/* One pass over the active slots; returns true if a value moved. */
+static bool relay_scan(struct doorbell_relay *r)
+{
+	bool moved = false;
+
+	pthread_mutex_lock(&r->lock);
+	r->stats.scans++;
+	for (uint32_t i = 0; i < r->n_slots && r->n_active; i++) {
+		struct relay_slot *s = &r->slots[i];
+		uint64_t v;
+
+		if (!s->real_db)
+			continue;
+		v = __atomic_load_n(s->shadow, __ATOMIC_ACQUIRE);
+		if (v == s->last)
+			continue;
+		s->last = v;
+		__atomic_store_n(s->real_db, v, __ATOMIC_RELEASE);
+		r->stats.copies++;
+		moved = true;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return moved;
+}
+
+static void drain(int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing pending */
+	}
+}
+
+static void *relay_thread(void *arg)
+{
+	struct doorbell_relay *r = arg;
+	int interval_us = RELAY_POLL_MIN_US;
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = r->efd, .events = POLLIN },
+			{ .fd = r->ctl_efd, .events = POLLIN },
+		};
+		bool active;
+		int timeout_ms, n;
+
+		pthread_mutex_lock(&r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		active = r->n_active > 0;
+		pthread_mutex_unlock(&r->lock);
+
+		if (!active) {
+			timeout_ms = -1;
+		} else if (interval_us >= 1000) {
+			timeout_ms = interval_us / 1000;
+		} else {
+			/* sub-millisecond poll: sleep instead of poll() */
+			struct timespec ts = { 0, (long)interval_us * 1000 };
+
+			n = poll(pfd, 2, 0);
+			if (n == 0) {
+				nanosleep(&ts, NULL);
+				n = poll(pfd, 2, 0);
+			}
+			goto woke;
+		}
+		n = poll(pfd, 2, timeout_ms);
+woke:
+		if (n > 0 && (pfd[0].revents & POLLIN)) {
+			drain(r->efd);
+			__atomic_fetch_add(&r->stats.efd_wakeups, 1, __ATOMIC_RELAXED);
+		}
+		if (n > 0 && (pfd[1].revents & POLLIN))
+			drain(r->ctl_efd);
+		if (relay_scan(r))
+			interval_us = RELAY_POLL_MIN_US;
+		else if (interval_us < RELAY_POLL_MAX_US)
+			interval_us *= 2;
+	}
+	return NULL;
+}
+
+int doorbell_relay_start(struct doorbell_relay **out, uint32_t n_slots)
+{
+	struct doorbell_relay *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->slots = calloc(n_slots, sizeof(*r->slots));
+	r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r->ctl_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r->n_slots = n_slots;
+	pthread_mutex_init(&r->lock, NULL);
+	if (!r->slots || r->efd < 0 || r->ctl_efd < 0) {
+		err = r->slots ? -errno : -ENOMEM;
+		goto fail;
+	}
+	err = -pthread_create(&r->thread, NULL, relay_thread, r);
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	if (r->efd >= 0)
+		close(r->efd);
+	if (r->ctl_efd >= 0)
+		close(r->ctl_efd);
+	pthread_mutex_destroy(&r->lock);
+	free(r->slots);
+	free(r);
+	return err;
+}
+
+static void kick(struct doorbell_relay *r)
+{
+	uint64_t one = 1;
+
+	if (write(r->ctl_efd, &one, sizeof(one)) < 0) {
+		/* counter saturated: already readable */
+	}
+}
+
+int doorbell_relay_add(struct doorbell_relay *r, uint32_t slot, volatile uint64_t *shadow,
+		       volatile uint64_t *real_db)
+{
+	if (slot >= r->n_slots || !real_db || !shadow)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	if (r->slots[slot].real_db) {
+		pthread_mutex_unlock(&r->lock);
+		return -EBUSY;
+	}
+	r->slots[slot].real_db = real_db;
+	r->slots[slot].shadow = shadow;
+	r->slots[slot].last = __atomic_load_n(shadow, __ATOMIC_ACQUIRE);
+	r->n_active++;
+	pthread_mutex_unlock(&r->lock);
+	kick(r);
+	return 0;
+}
+
+void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot)
+{
+	if (slot >= r->n_slots)
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (r->slots[slot].real_db) {
+		r->slots[slot].real_db = NULL;
+		r->n_active--;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+void doorbell_relay_flush(struct doorbell_relay *r)
+{
+	relay_scan(r);
+}
+
+int doorbell_relay_efd(struct doorbell_relay *r)
+{
+	return r->efd;
+}
+
+void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_stats *st)
+{
+	pthread_mutex_lock(&r->lock);
+	*st = r->stats;
+	pthread_mutex_unlock(&r->lock);
+}
+
+void doorbell_relay_stop(struct doorbell_relay *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_mutex_unlock(&r->lock);
+	kick(r);
+	pthread_join(r->thread, NULL);
+	close(r->efd);
+	close(r->ctl_efd);
+	pthread_mutex_destroy(&r->lock);
+	free(r->slots);
+	free(r);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Blobs: the context's shared memory (blob id 0) and lazy exports of BOs the
+ * guest bound to a blob id. get_blob waits only for the submit that binds
+ * the requested id, never for the whole queue.
+ */
+#include "host_export.h"
+#include "host_internal.h"
+#include "host_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BLOB_FLAG_MAPPABLE 1u
+#define BLOB_FLAG_SHAREABLE 2u
+#define BLOB_FLAG_CROSS_DEVICE 4u
+#define BLOB_FLAGS_ALL (BLOB_FLAG_MAPPABLE | BLOB_FLAG_SHAREABLE | BLOB_FLAG_CROSS_DEVICE)
+
+static int blob_pos(struct vkfd_host_context *ctx, uint64_t blob_id, bool *found)
+{
+	uint32_t lo = 0, hi = ctx->n_blobs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ctx->blobs[mid].blob_id < blob_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < ctx->n_blobs && ctx->blobs[lo].blob_id == blob_id;
+	return (int)lo;
+}
+
+struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id)
+{
+	bool found;
+	int i = blob_pos(ctx, blob_id, &found);
+
+	return found ? ctx->blobs[i].bo : NULL;
+}
+
+int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
+{
+	bool found;
+	int i = blob_pos(ctx, blob_id, &found);
+
+	if (found)
+		return -EEXIST;
+	if (ctx->n_blobs == ctx->cap_blobs) {
+		uint32_t ncap = ctx->cap_blobs ? ctx->cap_blobs * 2 : 32;
+		struct blob_entry *n = realloc(ctx->blobs, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ctx->blobs = n;
+		ctx->cap_blobs = ncap;
+	}
+	memmove(&ctx->blobs[i + 1], &ctx->blobs[i], (ctx->n_blobs - (uint32_t)i) * sizeof(*ctx->blobs));
+	ctx->blobs[i] = (struct blob_entry){ .blob_id = blob_id, .bo = bo };
+	ctx->n_blobs++;
+	return 0;
+}
+
+void host_blob_unbind(struct vkfd_host_context *ctx, uint64_t blob_id)
+{
+	bool found;
+	int i = blob_pos(ctx, blob_id, &found);
+
+	if (!found)
+		return;
+	memmove(&ctx->blobs[i], &ctx->blobs[i + 1],
+		(ctx->n_blobs - (uint32_t)i - 1) * sizeof(*ctx->blobs));
+	ctx->n_blobs--;
+}
+
+static bool bind_pending(struct vkfd_host_context *ctx, uint64_t blob_id)
+{
+	for (uint32_t i = 0; i < ctx->n_binds; i++)
+		if (ctx->binds[i].blob_id == blob_id)
+			return true;
+	return false;
+}
+
+static int get_shmem(struct vkfd_host_context *ctx, uint64_t size, uint32_t flags,
+		     struct vkfd_blob *out)
+{
+	uint32_t shflags = 0;
+	int fd, ret;
+
+	if (flags != BLOB_FLAG_MAPPABLE || size != VKFD_SHMEM_SIZE)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->shmem_created) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -EINVAL; /* created exactly once */
+	}
+	ret = shmem_region_create(&ctx->shmem, "vkfd-shmem", VKFD_SHMEM_SIZE);
+	if (!ret) {
+		if (host_features() & VKFD_FEAT_EVENT_HINTS)
+			shflags |= VKFD_SHMEM_FLAG_EVENT_HINTS;
+		ret = vkfd_shmem_init(ctx->shmem.map, VKFD_SHMEM_SIZE, VKFD_PROTO_VERSION,
+				      shflags);
+	}
+	if (!ret) {
+		fd = fcntl(ctx->shmem.fd, F_DUPFD_CLOEXEC, 0);
+		ret = fd < 0 ? -errno : 0;
+	}
+	if (ret) {
+		shmem_region_destroy(&ctx->shmem);
+		pthread_mutex_unlock(&ctx->lock);
+		return ret;
+	}
+	/* submit_cmd reads shmem_created without the lock: publish after init */
+	__atomic_store_n(&ctx->shmem_created, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->lock);
+	out->fd = fd;
+	out->fd_type = VKFD_BLOB_FD_SHM;
+	out->map_info = VKFD_BLOB_MAP_CACHED;
+	out->size = VKFD_SHMEM_SIZE;
+	return 0;
+}
+
+/* Export a bound BO; ctx->lock held (FREE cannot run concurrently). */
+static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct vkfd_blob *out)
+{
+	struct vkfd_kfd_export_dmabuf_args a;
+	struct shmem_region *shadow = NULL;
+	int fd, ret;
+
+	if (bo->kind == BO_DOORBELL)
+		shadow = &ctx->gpu[bo->gpu].shadow_db;
+	else if (bo->kind == BO_MMIO)
+		shadow = &ctx->gpu[bo->gpu].shadow_mmio;
+	if (shadow) {
+		fd = fcntl(shadow->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		out->fd = fd;
+		out->fd_type = VKFD_BLOB_FD_SHM;
+		out->map_info = VKFD_BLOB_MAP_CACHED;
+		out->size = bo->blob_size;
+		return 0;
+	}
+	if (!host_g.is_sim && host_g.kfd_minor < 12)
+		return -EOPNOTSUPP; /* render-node path not implemented (docs/security.md) */
+	memset(&a, 0, sizeof(a));
+	a.handle = bo->kfd_handle;
+	a.flags = O_CLOEXEC | O_RDWR;
+	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_EXPORT_DMABUF, &a);
+	if (ret)
+		return ret;
+	out->fd = (int)a.dmabuf_fd;
+	out->fd_type = host_g.is_sim ? VKFD_BLOB_FD_SHM : VKFD_BLOB_FD_DMABUF;
+	out->map_info = bo->map_info;
+	out->size = bo->blob_size;
+	return 0;
+}
+
+VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32_t res_id,
+					   uint64_t blob_id, uint64_t size, uint32_t blob_flags,
+					   struct vkfd_blob *out)
+{
+	struct host_bo *bo;
+	int ret;
+
+	(void)res_id;
+	if (!ctx || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	if (blob_id == VKFD_SHMEM_BLOB_ID)
+		return get_shmem(ctx, size, blob_flags, out);
+	if (!blob_flags || (blob_flags & ~BLOB_FLAGS_ALL))
+		return -EINVAL;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (;;) {
+		if (ctx->stopping || __atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE)) {
+			ret = -EIO;
+			goto out;
+		}
+		bo = host_blob_find(ctx, blob_id);
+		if (bo || !bind_pending(ctx, blob_id))
+			break;
+		/* the submit binding this id has not run yet: wait for it only */
+		pthread_cond_wait(&ctx->done_cond, &ctx->lock);
+	}
+	if (!bo || bo->freeing) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (size != bo->blob_size || ((blob_flags & BLOB_FLAG_MAPPABLE) &&
+				      (bo->map_flags & VKFD_ALLOC_MAP_NONE))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (bo->exported) {
+		ret = -EBUSY; /* one export per blob id */
+		goto out;
+	}
+	ret = export_bo(ctx, bo, out);
+	if (!ret)
+		bo->exported = true;
+out:
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret)
+		vkfd_dbg("ctx %u: get_blob %llu failed: %d", ctx->ctx_id,
+			 (unsigned long long)blob_id, ret);
+	return ret;
+}
+
+VKFD_EXPORT int vkfd_host_context_attach_resource(struct vkfd_host_context *ctx,
+						  uint32_t res_id, int fd, uint64_t size)
+{
+	struct host_resource *n;
+	int dfd = -1;
+
+	if (!ctx || !res_id)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	for (uint32_t i = 0; i < ctx->n_res; i++) {
+		if (ctx->res[i].res_id == res_id) {
+			pthread_mutex_unlock(&ctx->lock);
+			return -EEXIST;
+		}
+	}
+	if (ctx->n_res >= 4096) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -ENOMEM;
+	}
+	n = realloc(ctx->res, (ctx->n_res + 1) * sizeof(*n));
+	if (!n) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -ENOMEM;
+	}
+	ctx->res = n;
+	if (fd >= 0) {
+		dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (dfd < 0) {
+			int err = -errno;
+
+			pthread_mutex_unlock(&ctx->lock);
+			return err;
+		}
+	}
+	ctx->res[ctx->n_res++] = (struct host_resource){ .res_id = res_id, .fd = dfd, .size = size };
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+VKFD_EXPORT void vkfd_host_context_detach_resource(struct vkfd_host_context *ctx,
+						   uint32_t res_id)
+{
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	for (uint32_t i = 0; i < ctx->n_res; i++) {
+		if (ctx->res[i].res_id == res_id) {
+			if (ctx->res[i].fd >= 0)
+				close(ctx->res[i].fd);
+			ctx->res[i] = ctx->res[--ctx->n_res];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal state of the host library: the process-wide device and the
+ * per-context objects. See docs/architecture.md for the threading model.
+ *
+ * Locking: ctx->lock protects the submit queue, the blob table, the object
+ * tables' *membership* (add/remove) and the counters below. Only the
+ * executor thread mutates objects, so it reads tables without the lock and
+ * takes it only to add/remove; other threads (get_blob) read under the lock.
+ * No KFD call is made while holding ctx->lock, except EXPORT_DMABUF in
+ * get_blob, which must not race with FREE of the same BO.
+ */
+#ifndef VKFD_HOST_INTERNAL_H
+#define VKFD_HOST_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kfd_compat.h"
+#include "vkfd/device.h"
+#include "vkfd/host.h"
+#include "vkfd_codec.h"
+#include "vkfd_protocol.h"
+
+#include "doorbell_relay.h"
+#include "fence.h"
+#include "obj_table.h"
+#include "shmem.h"
+#include "topology.h"
+#include "va_map.h"
+#include "wait_pool.h"
+
+struct kfdsim;
+
+#define HOST_MAX_GPUS TOPO_MAX_GPUS
+#define HOST_DEFAULT_MAX_BOS 65536u
+#define HOST_DEFAULT_MAX_QUEUES 128u
+#define HOST_DEFAULT_MAX_EVENTS 4096u
+#define HOST_DEFAULT_MAX_WAITS (VKFD_NUM_RINGS - 1)
+#define HOST_DEFAULT_CONTEXTS_PER_GPU 8u
+#define HOST_QUEUE_SLOTS (VKFD_KFD_DOORBELL_SLICE_SLOTS * HOST_MAX_GPUS)
+#define VKFD_KFD_DOORBELL_SLICE_SLOTS 1024u /* 8 KiB of u64 doorbells */
+
+/* Process-wide state (one device for all contexts). */
+struct host_global {
+	pthread_mutex_t lock;
+	bool inited;
+	struct vkfd_host_config cfg;
+	const struct vkfd_device_ops *ops;
+	void *dev;
+	struct kfdsim *sim; /* owned when the device is kfdsim */
+	bool is_sim;
+	bool secondary_processes; /* real KFD offers CREATE_PROCESS */
+	uint32_t kfd_major, kfd_minor;
+	struct topo_export topo;
+	uint8_t *topo_blob; /* serialized export (vkfd_topo_put records) */
+	size_t topo_len;
+	uint32_t n_contexts;
+	uint32_t gpu_active[HOST_MAX_GPUS]; /* contexts with queues per GPU */
+	struct vkfd_host_context *contexts; /* list for reset */
+};
+
+extern struct host_global host_g;
+
+enum bo_kind {
+	BO_MEMORY = 0,
+	BO_DOORBELL,
+	BO_MMIO,
+	BO_IMPORT,
+};
+
+struct host_bo {
+	uint64_t handle;     /* opaque, guest visible */
+	uint64_t kfd_handle; /* never leaves the host */
+	uint64_t va, size;   /* guest request */
+	uint64_t blob_size;  /* what get_blob must ask for */
+	uint64_t quota_bytes;
+	uint32_t flags;      /* KFD_IOC_ALLOC_MEM_FLAGS_* */
+	uint32_t gpu;        /* exported GPU index */
+	enum bo_kind kind;
+	uint32_t map_info, map_flags;
+	uint64_t mapped_mask; /* bit g: mapped on exported GPU g */
+	uint64_t blob_id;    /* 0 = not bound */
+	bool exported;
+	bool freeing;        /* FREE in flight: get_blob must not export */
+	bool event_page;
+	bool in_va_map;
+};
+
+struct host_queue {
+	uint64_t handle;
+	uint32_t queue_id; /* kernel id, never leaves the host */
+	uint32_t gpu;
+	uint32_t slot;     /* u64 index in the shadow doorbell page */
+	uint32_t relay_slot;
+};
+
+struct host_event {
+	uint32_t id;
+	uint32_t type;
+};
+
+struct host_resource {
+	uint32_t res_id;
+	int fd;
+	uint64_t size;
+};
+
+struct host_gpu_state {
+	int render_fd;      /* -1 until ACQUIRE_VM */
+	bool vm_acquired;
+	struct kfd_process_device_apertures ap;
+	bool have_ap;
+	struct shmem_region shadow_db;   /* guest-visible doorbell page */
+	volatile uint64_t *real_db;      /* device doorbell slice (mmap of kfd fd) */
+	struct shmem_region shadow_mmio; /* guest-visible HDP page (writes ignored) */
+	volatile uint32_t *real_mmio;
+	uint32_t n_queues;
+};
+
+struct exec_item {
+	struct exec_item *next;
+	uint64_t seq;  /* 1-based submit number */
+	size_t size;
+	uint8_t data[];
+};
+
+struct blob_entry {
+	uint64_t blob_id;
+	struct host_bo *bo;
+};
+
+struct pending_bind {
+	uint64_t blob_id;
+	uint64_t seq; /* submit that binds it */
+};
+
+/* Per-ring wait bookkeeping (see cmd_event.c). */
+struct ring_wait_state {
+	uint64_t queued;   /* waits framed at submit time (fence targets) */
+	uint64_t next_k;   /* waits dispatched by the executor */
+	uint64_t active_k; /* index of the wait in flight, 0 = none */
+	uint64_t rejected_max;
+	uint64_t done;
+};
+
+struct vkfd_host_context {
+	struct vkfd_host_context *next_ctx;
+	uint32_t ctx_id;
+	char name[64];
+	void *cookie;
+	const struct vkfd_device_ops *ops;
+	void *dev;
+	int kfd_fd;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;        /* executor wake-up */
+	pthread_cond_t done_cond;   /* executed advanced / blob bound */
+	pthread_t exec_thread;
+	bool exec_started;
+	bool stopping;
+	uint32_t lost;              /* VKFD_ASYNC_ERR_* once lost */
+	struct exec_item *q_head, *q_tail;
+	uint64_t submitted, executed;
+
+	struct shmem_region shmem;
+	bool shmem_created;
+
+	struct pending_bind *binds;
+	uint32_t n_binds, cap_binds;
+	struct blob_entry *blobs; /* sorted by blob_id */
+	uint32_t n_blobs, cap_blobs;
+
+	struct fence_state fences;
+	struct ring_wait_state rings[VKFD_NUM_RINGS];
+	struct wait_pool *waits;
+	uint32_t waits_inflight;
+
+	struct obj_table bos, queues;
+	struct va_map va;
+	struct host_event *events; /* sorted by id */
+	uint32_t n_events, cap_events;
+	bool have_event_page;
+	struct host_resource *res;
+	uint32_t n_res;
+
+	struct host_gpu_state gpu[HOST_MAX_GPUS];
+	uint32_t n_gpus;
+	uint64_t gpu_active_mask; /* GPUs on which this context holds a slot */
+	struct doorbell_relay *relay;
+	uint8_t relay_used[HOST_QUEUE_SLOTS / 8];
+
+	uint64_t vram_used, gtt_used;
+	uint32_t proto_version;
+	int32_t xnack;
+
+	uint8_t *rsp_buf; /* private response buffer of the executor */
+};
+
+/* cmd handlers: run on the executor, write at most v->rsp_size bytes. */
+struct cmd_ctx {
+	struct vkfd_host_context *ctx;
+	const struct vkfd_cmd_view *v;
+	uint8_t *rsp;   /* private, zeroed, v->rsp_size bytes */
+	uint32_t rsp_len;
+	bool deferred;  /* response will be written by another thread */
+};
+
+int host_dispatch(struct cmd_ctx *c);
+void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
+		uint32_t len);
+
+/* handlers (cmd_*.c); each returns 0 or -errno placed in the response */
+int cmd_hello(struct cmd_ctx *c);
+int cmd_get_version(struct cmd_ctx *c);
+int cmd_get_topology(struct cmd_ctx *c);
+int cmd_get_process_apertures(struct cmd_ctx *c);
+int cmd_acquire_vm(struct cmd_ctx *c);
+int cmd_set_memory_policy(struct cmd_ctx *c);
+int cmd_set_scratch_backing_va(struct cmd_ctx *c);
+int cmd_set_trap_handler(struct cmd_ctx *c);
+int cmd_set_xnack_mode(struct cmd_ctx *c);
+int cmd_get_clock_counters(struct cmd_ctx *c);
+int cmd_available_memory(struct cmd_ctx *c);
+int cmd_runtime_enable(struct cmd_ctx *c);
+int cmd_get_tile_config(struct cmd_ctx *c);
+int cmd_amdgpu_query(struct cmd_ctx *c);
+int cmd_alloc_memory(struct cmd_ctx *c);
+int cmd_free_memory(struct cmd_ctx *c);
+int cmd_map_memory(struct cmd_ctx *c);
+int cmd_unmap_memory(struct cmd_ctx *c);
+int cmd_bind_blob(struct cmd_ctx *c);
+int cmd_import_resource(struct cmd_ctx *c);
+int cmd_get_resource_info(struct cmd_ctx *c);
+int cmd_create_queue(struct cmd_ctx *c);
+int cmd_destroy_queue(struct cmd_ctx *c);
+int cmd_update_queue(struct cmd_ctx *c);
+int cmd_set_cu_mask(struct cmd_ctx *c);
+int cmd_alloc_queue_gws(struct cmd_ctx *c);
+int cmd_doorbell_notify(struct cmd_ctx *c);
+int cmd_hdp_flush(struct cmd_ctx *c);
+int cmd_create_event(struct cmd_ctx *c);
+int cmd_destroy_event(struct cmd_ctx *c);
+int cmd_set_event(struct cmd_ctx *c);
+int cmd_reset_event(struct cmd_ctx *c);
+int cmd_wait_events(struct cmd_ctx *c);
+
+/* helpers shared by handlers */
+int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg);
+/* exported GPU index of a guest gpu_id, or -EINVAL */
+int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id);
+/* same, and the VM must have been acquired */
+int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id);
+struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id);
+/* does [va, va+size) lie inside one BO mapped on GPU g? */
+bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g);
+void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);
+/* Wait rings: a wait framed on ring r finished (accepted or rejected). */
+void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k);
+/* blob table (host_blob.c); callers hold ctx->lock */
+struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
+int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo);
+void host_blob_unbind(struct vkfd_host_context *ctx, uint64_t blob_id);
+/* executor (host_executor.c) */
+int host_executor_start(struct vkfd_host_context *ctx);
+void host_executor_stop(struct vkfd_host_context *ctx);
+uint64_t host_features(void);
+/* teardown helpers */
+void host_events_cancel(struct vkfd_host_context *ctx);
+void host_queues_release(struct vkfd_host_context *ctx);
+void host_bos_release(struct vkfd_host_context *ctx);
+
+/* device-level helpers (host_device.c) */
+int host_device_open(const struct vkfd_host_config *cfg);
+void host_device_close(void);
+int host_device_probe_version(uint32_t *major, uint32_t *minor, bool *is_sim, uint32_t *n_gpus);
+
+#endif

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/* Library lifetime and the capset. */
+#include "host_export.h"
+#include "host_internal.h"
+#include "host_log.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Lowest host KFD this build supports: EXPORT_DMABUF (1.12) is what turns a
+ * BO into a blob; the render-node path for 1.11 is not implemented. */
+#define HOST_MIN_KFD_MINOR 12
+#define HOST_MIN_KERNEL VKFD_KERNEL_VERSION(6, 2, 0)
+
+static uint64_t features_for(bool is_sim, uint32_t minor)
+{
+	uint64_t f = VKFD_FEAT_AMDGPU_QUERY | VKFD_FEAT_DOORBELL_RELAY;
+
+	if (minor >= 14)
+		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;
+	if (is_sim || minor >= 12)
+		f |= VKFD_FEAT_VRAM_EXPORT;
+	if (is_sim)
+		f |= VKFD_FEAT_SIM_DEVICE | VKFD_FEAT_MULTI_CONTEXT;
+	return f;
+}
+
+uint64_t host_features(void);
+uint64_t host_features(void)
+{
+	return features_for(host_g.is_sim, host_g.kfd_minor);
+}
+
+VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
+{
+	return version >= VKFD_PROTO_VERSION_MIN && version <= VKFD_PROTO_VERSION_MAX
+		       ? sizeof(struct vkfd_capset)
+		       : 0;
+}
+
+VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
+{
+	struct vkfd_capset c;
+	uint32_t major = 0, minor = 0, n_gpus = 0;
+	bool is_sim = false;
+	int ret = 0;
+
+	if (!vkfd_host_capset_size(version) || !buf)
+		return -EINVAL;
+	if (size < sizeof(c))
+		return -ENOSPC;
+	pthread_mutex_lock(&host_g.lock);
+	if (host_g.inited) {
+		major = host_g.kfd_major;
+		minor = host_g.kfd_minor;
+		is_sim = host_g.is_sim;
+		n_gpus = host_g.topo.n_gpus;
+	} else {
+		ret = host_device_probe_version(&major, &minor, &is_sim, &n_gpus);
+	}
+	pthread_mutex_unlock(&host_g.lock);
+	if (ret)
+		return ret;
+	memset(&c, 0, sizeof(c));
+	vkfd_capset_init(&c);
+	c.features = features_for(is_sim, minor);
+	c.kfd_major = major;
+	c.kfd_minor = minor;
+	c.min_kfd_major = 1;
+	c.min_kfd_minor = HOST_MIN_KFD_MINOR;
+	c.min_kernel_version = HOST_MIN_KERNEL;
+	c.num_gpus = n_gpus;
+	memset(buf, 0, size);
+	memcpy(buf, &c, sizeof(c));
+	return (int)sizeof(c);
+}
+
+void host_contexts_destroy_all(void);
+
+VKFD_EXPORT int vkfd_host_init(const struct vkfd_host_config *cfg)
+{
+	int ret;
+
+	if (!cfg || cfg->api_version != VKFD_HOST_API_VERSION)
+		return -EINVAL;
+	if (cfg->flags & ~(VKFD_HOST_FLAG_ASYNC_FENCES | VKFD_HOST_FLAG_ONE_KFD_PROCESS))
+		return -EINVAL;
+	if ((cfg->flags & VKFD_HOST_FLAG_ASYNC_FENCES) && !cfg->retire_fence)
+		return -EINVAL;
+	pthread_mutex_lock(&host_g.lock);
+	if (host_g.inited) {
+		pthread_mutex_unlock(&host_g.lock);
+		return -EBUSY;
+	}
+	host_g.cfg = *cfg;
+	ret = host_device_open(cfg);
+	if (!ret)
+		host_g.inited = true;
+	pthread_mutex_unlock(&host_g.lock);
+	return ret;
+}
+
+VKFD_EXPORT void vkfd_host_reset(void)
+{
+	host_contexts_destroy_all();
+}
+
+VKFD_EXPORT void vkfd_host_fini(void)
+{
+	host_contexts_destroy_all();
+	pthread_mutex_lock(&host_g.lock);
+	if (host_g.inited) {
+		host_device_close();
+		host_g.inited = false;
+	}
+	pthread_mutex_unlock(&host_g.lock);
+}
