@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Translation tests of the shim's vkfd backend: every KFD ioctl libhsakmt
+ * issues, driven through shim_backend_vkfd against an in-process host
+ * context on kfdsim (direct transport), checking what is written back and
+ * the errno of each bad argument.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "shim/shim_backend.h"
+#include "backend_vkfd_kfd.h"
+
+#define B shim_backend_vkfd
+#define PAGE 4096ul
+
+static int kfd = -1, rfd = -1;
+static uint32_t gpu_id;
+static int minor_;
+static char topo[PATH_MAX];
+
+static int kio(int fd, unsigned int dir, unsigned int nr, size_t size,
+	       void *arg)
+{
+	return B.ioctl(fd, _IOC(dir, 'K', nr, size), arg);
+}
+#define RW (_IOC_READ | _IOC_WRITE)
+
+static int read_file(const char *rel, char *buf, size_t cap)
+{
+	char path[PATH_MAX + 256];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", topo, rel);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, cap - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return (int)n;
+}
+
+static long long prop(const char *rel, const char *key)
+{
+	char buf[8192], k[128];
+	const char *p;
+
+	if (read_file(rel, buf, sizeof(buf)) < 0)
+		return -1;
+	snprintf(k, sizeof(k), "\n%s ", key);
+	if (!strncmp(buf, k + 1, strlen(k + 1)))
+		return strtoll(buf + strlen(k + 1), NULL, 10);
+	p = strstr(buf, k);
+	return p ? strtoll(p + strlen(k), NULL, 10) : -1;
+}
+
+/* A reserved VA range, as libhsakmt takes from its apertures. */
+static uint64_t va_reserve(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	return (uintptr_t)p;
+}
+
+static int alloc_bo(uint64_t va, uint64_t size, uint32_t flags,
+		    struct bk_alloc_memory *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->va_addr = va;
+	a->size = size;
+	a->gpu_id = gpu_id;
+	a->flags = flags;
+	if (flags & BK_ALLOC_USERPTR)
+		a->mmap_offset = va;
+	return kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(*a), a);
+}
+
+static int free_bo(uint64_t handle)
+{
+	struct bk_free_memory f = { handle };
+
+	return kio(kfd, _IOC_WRITE, BK_NR_FREE_MEMORY_OF_GPU, sizeof(f), &f);
+}
+
+static int map_bo(unsigned int nr, uint64_t handle, uint32_t *ids,
+		  uint32_t n, uint32_t *n_success)
+{
+	struct bk_map_memory m = { handle, (uintptr_t)ids, n, *n_success };
+	int r = kio(kfd, RW, nr, sizeof(m), &m);
+
+	*n_success = m.n_success;
+	return r;
+}
+
+#define GTT_FLAGS (BK_ALLOC_GTT | (1u << 31) | (1u << 26))
+#define VRAM_FLAGS (BK_ALLOC_VRAM | (1u << 31) | (1u << 29))
+
+/* ------------------------------------------------------------------ */
+
+static int group_setup(void **state)
+{
+	char buf[64];
+	const char *root;
+	struct bk_get_version v = { 0, 0 };
+	struct bk_acquire_vm avm;
+	int r;
+
+	(void)state;
+	setenv("VKFD_TRANSPORT", "direct", 1);
+	r = B.init();
+	if (r) {
+		fprintf(stderr, "init: %s\n", strerror(-r));
+		return -1;
+	}
+	root = B.sysfs_root();
+	snprintf(topo, sizeof(topo), "%s/sys/devices/virtual/kfd/kfd/topology",
+		 root);
+	if (read_file("nodes/1/gpu_id", buf, sizeof(buf)) <= 0)
+		return -1;
+	gpu_id = (uint32_t)strtoul(buf, NULL, 10);
+	minor_ = (int)prop("nodes/1/properties", "drm_render_minor");
+	kfd = B.open_kfd(O_RDWR | O_CLOEXEC);
+	rfd = B.open_render(minor_, O_RDWR | O_CLOEXEC);
+	if (kfd < 0 || rfd < 0)
+		return -1;
+	if (kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v))
+		return -1;
+	avm.drm_fd = (uint32_t)rfd;
+	avm.gpu_id = gpu_id;
+	return kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(avm), &avm);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (rfd >= 0)
+		B.close(rfd);
+	if (kfd >= 0)
+		B.close(kfd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_topology_tree(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	/* node 0 is the guest's CPU, composed from its own CPUs */
+	assert_true(read_file("nodes/0/gpu_id", buf, sizeof(buf)) > 0);
+	assert_int_equal(strtol(buf, NULL, 10), 0);
+	assert_int_equal(prop("nodes/0/properties", "cpu_cores_count"),
+			 sysconf(_SC_NPROCESSORS_ONLN));
+	assert_int_equal(prop("nodes/0/properties", "simd_count"), 0);
+	assert_true(prop("nodes/0/mem_banks/0/properties", "size_in_bytes") >
+		    0);
+	/* the host's GPU node 0 follows it */
+	assert_true(gpu_id != 0);
+	assert_true(prop("nodes/1/properties", "simd_count") > 0);
+	assert_true(minor_ >= 128);
+	/* GPU -> CPU link added and counted */
+	{
+		long long n = prop("nodes/1/properties", "io_links_count");
+		char rel[128];
+
+		assert_true(n >= 1);
+		snprintf(rel, sizeof(rel), "nodes/1/io_links/%lld/properties",
+			 n - 1);
+		assert_int_equal(prop(rel, "node_from"), 1);
+		assert_int_equal(prop(rel, "node_to"), 0);
+	}
+	assert_int_equal(prop("nodes/0/io_links/0/properties", "node_to"), 1);
+	assert_true(read_file("system_properties", buf, sizeof(buf)) > 0);
+	assert_true(read_file("generation_id", buf, sizeof(buf)) > 0);
+	/* host-identifying properties are not in the guest's tree */
+	assert_int_equal(prop("nodes/1/properties", "unique_id"), -1);
+}
+
+static void test_version_and_unknown(void **state)
+{
+	struct bk_get_version v = { 0, 0 };
+	uint64_t junk[8] = { 0 };
+
+	(void)state;
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v),
+			 0);
+	assert_int_equal(v.major, 1);
+	assert_true(v.minor >= 1);
+	/* unknown and out-of-tree numbers, and unsupported features */
+	assert_int_equal(kio(kfd, RW, 0x82, 16, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, 0x80, 16, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, 0x85, 16, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, 0x60, 16, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, BK_NR_CRIU_OP, 56, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, BK_NR_DBG_TRAP, 32, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, 8, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, 0x0d, 8, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_PROCESS, 8, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, BK_NR_SVM, 24, junk), -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_IMPORT_DMABUF, 24, junk), -EINVAL);
+	assert_int_equal(B.ioctl(kfd, _IOC(RW, 'd', 1, 8), junk), -ENOTTY);
+	/* a bad argument pointer is EFAULT, not a crash */
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, 8,
+			     (void *)(uintptr_t)8),
+			 -EFAULT);
+	/* not our fd */
+	assert_int_equal(B.ioctl(12345, _IOC(_IOC_READ, 'K', 1, 8), &v),
+			 -EBADF);
+}
+
+static void test_apertures(void **state)
+{
+	struct bk_aperture ap[4];
+	struct bk_get_apertures_new a;
+	struct bk_get_apertures_old old;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW,
+			     sizeof(a), &a), 0);
+	assert_int_equal(a.num_of_nodes, 1); /* count first */
+	memset(ap, 0xa5, sizeof(ap));
+	a.apertures_ptr = (uintptr_t)ap;
+	a.num_of_nodes = 4;
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW,
+			     sizeof(a), &a), 0);
+	assert_int_equal(a.num_of_nodes, 1);
+	assert_int_equal(ap[0].gpu_id, gpu_id);
+	assert_true(ap[0].gpuvm_limit > ap[0].gpuvm_base);
+	assert_int_equal(ap[0].pad, 0);
+	/* entries past the count are untouched */
+	assert_int_equal(ap[1].gpu_id, 0xa5a5a5a5u);
+	a.apertures_ptr = 16;
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW,
+			     sizeof(a), &a), -EFAULT);
+	memset(&old, 0xff, sizeof(old));
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_PROCESS_APERTURES,
+			     sizeof(old), &old), 0);
+	assert_int_equal(old.num_of_nodes, 1);
+	assert_int_equal(old.ap[0].gpu_id, gpu_id);
+	assert_int_equal(old.ap[1].gpu_id, 0);
+}
+
+static void test_acquire_vm(void **state)
+{
+	struct bk_acquire_vm a;
+	int other;
+
+	(void)state;
+	/* the same render fd again is fine, as in the kernel */
+	a.drm_fd = (uint32_t)rfd;
+	a.gpu_id = gpu_id;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
+			 0);
+	/* another render fd for an already acquired GPU */
+	other = B.open_render(minor_, O_RDWR);
+	assert_true(other >= 0);
+	a.drm_fd = (uint32_t)other;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
+			 -EBUSY);
+	B.close(other);
+	a.drm_fd = 99999;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
+			 -EINVAL);
+	a.drm_fd = (uint32_t)rfd;
+	a.gpu_id = gpu_id ^ 0x5a5a;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
+			 -EINVAL);
+	assert_int_equal(B.open_render(7, O_RDWR), -ENOENT);
+}
+
+static void test_simple_setters(void **state)
+{
+	struct bk_set_memory_policy mp;
+	struct bk_scratch_va sv;
+	struct bk_trap_handler th;
+	struct bk_xnack x = { -1 };
+
+	(void)state;
+	memset(&mp, 0, sizeof(mp));
+	mp.gpu_id = gpu_id;
+	mp.default_policy = 0;
+	mp.alternate_policy = 1;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY,
+			     sizeof(mp), &mp), 0);
+	mp.gpu_id = 0xdead;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY,
+			     sizeof(mp), &mp), -EINVAL);
+	memset(&sv, 0, sizeof(sv));
+	sv.gpu_id = gpu_id;
+	sv.va_addr = va_reserve(1 << 20) >> 16;
+	assert_int_equal(kio(kfd, RW, BK_NR_SET_SCRATCH_BACKING_VA, sizeof(sv),
+			     &sv), 0);
+	memset(&th, 0, sizeof(th));
+	th.gpu_id = gpu_id;
+	th.tba_addr = va_reserve(PAGE);
+	th.tma_addr = va_reserve(PAGE);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_TRAP_HANDLER,
+			     sizeof(th), &th), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_SET_XNACK_MODE, sizeof(x), &x), 0);
+	assert_true(x.xnack_enabled == 0 || x.xnack_enabled == 1);
+}
+
+static void test_clock_counters(void **state)
+{
+	struct bk_clock_counters c1, c2;
+	struct timespec ts;
+	uint64_t before, after;
+
+	(void)state;
+	memset(&c1, 0, sizeof(c1));
+	c1.gpu_id = gpu_id;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	before = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1),
+			     &c1), 0);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	after = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	/* the guest's own raw monotonic clock, in ns */
+	assert_true(c1.cpu_clock_counter >= before);
+	assert_true(c1.cpu_clock_counter <= after);
+	assert_int_equal(c1.system_clock_freq, 1000000000ull);
+	usleep(20000);
+	c2 = c1;
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c2),
+			     &c2), 0);
+	usleep(2000);
+	c1 = c2;
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1),
+			     &c1), 0);
+	assert_true(c1.gpu_clock_counter > c2.gpu_clock_counter);
+	assert_true(c1.system_clock_counter - c2.system_clock_counter >=
+		    2000000ull);
+	c1.gpu_id = 0xdead;
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1),
+			     &c1), -EINVAL);
+}
+
+static void test_vram_alloc_mmap_map_free(void **state)
+{
+	struct bk_alloc_memory a;
+	uint64_t va = va_reserve(64 * PAGE);
+	uint32_t ids[2] = { gpu_id, gpu_id ^ 0x5a5a }, ns = 0;
+	uint32_t *p;
+	void *m;
+
+	(void)state;
+	assert_int_equal(alloc_bo(va, 64 * PAGE, VRAM_FLAGS, &a), 0);
+	assert_true(a.handle != 0);
+	assert_true(a.mmap_offset != 0);
+	assert_int_equal(a.mmap_offset % PAGE, 0);
+	/* the cookie is only good on the render fd whose VM we acquired */
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, kfd, (off_t)a.mmap_offset);
+	assert_true(m == MAP_FAILED);
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset + PAGE);
+	assert_true(m == MAP_FAILED);
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	p = m;
+	p[0] = 0x12345678;
+	p[64 * PAGE / 4 - 1] = 0x9abcdef0;
+	assert_int_equal(p[0], 0x12345678);
+	/* map: n_success semantics, stops at the unknown gpu */
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns),
+			 -EINVAL);
+	assert_int_equal(ns, 1);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 0, &ns),
+			 -EINVAL);
+	ns = 3;
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns),
+			 -EINVAL);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle,
+				(uint32_t *)(uintptr_t)16, 1, &ns),
+			 -EFAULT);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle + 1, ids, 1,
+				&ns), -EINVAL);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1,
+				&ns), 0);
+	assert_int_equal(ns, 1);
+	/* overlap with an existing BO */
+	{
+		struct bk_alloc_memory b;
+
+		assert_int_equal(alloc_bo(va + PAGE, PAGE, VRAM_FLAGS, &b),
+				 -EADDRINUSE);
+	}
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_int_equal(free_bo(a.handle), -EINVAL);
+	/* the CPU mapping stays valid after FREE, as with the kernel */
+	assert_int_equal(p[64 * PAGE / 4 - 1], 0x9abcdef0);
+	munmap((void *)(uintptr_t)va, 64 * PAGE);
+	assert_int_equal(alloc_bo(va, 0, VRAM_FLAGS, &a), -EINVAL);
+}
+
+static void test_gtt_aql_mirrored(void **state)
+{
+	struct bk_alloc_memory a;
+	size_t half = 16 * PAGE;
+	uint64_t va = va_reserve(2 * half);
+	volatile uint64_t *lo, *hi;
+	void *m;
+
+	(void)state;
+	assert_int_equal(alloc_bo(va, 2 * half,
+				  GTT_FLAGS | BK_ALLOC_AQL_QUEUE_MEM, &a), 0);
+	m = B.mmap((void *)(uintptr_t)va, half, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	m = B.mmap((void *)(uintptr_t)(va + half), half,
+		   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rfd,
+		   (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)(va + half));
+	/* more than the (half-size) blob cannot be mapped */
+	m = B.mmap(NULL, 2 * half, PROT_READ | PROT_WRITE, MAP_SHARED, rfd,
+		   (off_t)a.mmap_offset);
+	assert_true(m == MAP_FAILED);
+	lo = (volatile uint64_t *)(uintptr_t)va;
+	hi = (volatile uint64_t *)(uintptr_t)(va + half);
+	lo[3] = 0xfeedfacecafebeefull;
+	assert_int_equal(hi[3], 0xfeedfacecafebeefull);
+	hi[half / 8 - 1] = 42;
+	assert_int_equal(lo[half / 8 - 1], 42);
+	assert_int_equal(free_bo(a.handle), 0);
+	munmap((void *)(uintptr_t)va, 2 * half);
+}
+
+static void test_userptr_conversion(void **state)
+{
+	struct bk_alloc_memory a;
+	size_t size = 8 * PAGE;
+	uint32_t ids[1] = { gpu_id }, ns = 0;
+	unsigned char *p;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	for (size_t i = 0; i < size; i++)
+		p[i] = (unsigned char)(i * 7);
+	/* VA and CPU address must be the same: that is how we convert */
+	memset(&a, 0, sizeof(a));
+	a.va_addr = (uintptr_t)p;
+	a.mmap_offset = (uintptr_t)p + PAGE;
+	a.size = size;
+	a.gpu_id = gpu_id;
+	a.flags = BK_ALLOC_USERPTR | (1u << 31);
+	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(a),
+			     &a), -EINVAL);
+	assert_int_equal(alloc_bo((uintptr_t)p + 1, size,
+				  BK_ALLOC_USERPTR | (1u << 31), &a), -EINVAL);
+	assert_int_equal(alloc_bo((uintptr_t)p, size,
+				  BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	/* contents survived the conversion */
+	for (size_t i = 0; i < size; i++)
+		if (p[i] != (unsigned char)(i * 7))
+			fail_msg("byte %zu changed", i);
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 1, &ns),
+			 0);
+	p[5] = 0xee;
+	/* documented limit: after conversion the range is shared memory, a
+	 * forked child's writes are seen by the parent */
+	pid = fork();
+	if (pid == 0) {
+		p[6] = 0x77;
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(p[6], 0x77);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1,
+				&ns), 0);
+	assert_int_equal(free_bo(a.handle), 0);
+	/* copy-back on deregistration: same contents, private again */
+	assert_int_equal(p[5], 0xee);
+	assert_int_equal(p[6], 0x77);
+	assert_int_equal(p[size - 1], (unsigned char)((size - 1) * 7));
+	pid = fork();
+	if (pid == 0) {
+		p[7] = 0x11;
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(p[7], (unsigned char)(7 * 7));
+	munmap(p, size);
+	/* an unreadable range cannot be converted */
+	p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_int_equal(alloc_bo((uintptr_t)p, size,
+				  BK_ALLOC_USERPTR | (1u << 31), &a), -EFAULT);
+	munmap(p, size);
+}
+
+/* The first signal event carries the event page (a GTT BO). */
+static uint64_t event_page_handle;
+
+static void test_events(void **state)
+{
+	struct bk_alloc_memory a;
+	struct bk_create_event ce;
+	struct bk_event_id ei;
+	struct bk_event_data ed[2];
+	struct bk_wait_events w;
+	size_t psz = BK_SIGNAL_EVENT_LIMIT * 8;
+	uint64_t va = va_reserve(psz);
+	uint32_t sig;
+
+	(void)state;
+	assert_int_equal(alloc_bo(va, psz, GTT_FLAGS, &a), 0);
+	event_page_handle = a.handle;
+	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, psz,
+				PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+				rfd, (off_t)a.mmap_offset),
+			 (void *)(uintptr_t)va);
+	/* an unknown page handle */
+	memset(&ce, 0, sizeof(ce));
+	ce.event_page_offset = a.handle + 12345;
+	ce.event_type = BK_EVENT_SIGNAL;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce),
+			 -EINVAL);
+	memset(&ce, 0, sizeof(ce));
+	ce.event_page_offset = a.handle;
+	ce.event_type = BK_EVENT_SIGNAL;
+	ce.auto_reset = 1;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	sig = ce.event_id;
+	assert_true(sig > 0 && sig < BK_SIGNAL_EVENT_LIMIT);
+	assert_int_equal(ce.event_slot_index, sig);
+	assert_true(ce.event_page_offset != 0); /* libhsakmt needs > 0 */
+	/* the event page cannot be freed while it is in use */
+	assert_int_equal(free_bo(a.handle), -EPERM);
+
+	/* poll: not signalled */
+	memset(ed, 0, sizeof(ed));
+	ed[0].event_id = sig;
+	memset(&w, 0, sizeof(w));
+	w.events_ptr = (uintptr_t)ed;
+	w.num_events = 1;
+	w.timeout = 0;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	/* repeated polls stay TIMEOUT (answered locally when hinted) */
+	for (int i = 0; i < 100; i++) {
+		w.wait_result = 77;
+		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
+				 0);
+		assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	}
+	/* set: the next poll must see it, never a stale TIMEOUT */
+	ei.event_id = sig;
+	ei.pad = 0;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
+			 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
+	/* auto-reset: consumed */
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	/* a blocking wait with a timeout lasts at least that long */
+	{
+		struct timespec t0, t1;
+		long ms;
+
+		w.timeout = 30;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
+				 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		     (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+		assert_true(ms >= 29);
+		w.timeout = 0;
+	}
+	/* bad arguments */
+	w.num_events = 0;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
+			 -EINVAL);
+	w.num_events = 65;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
+			 -EINVAL);
+	w.num_events = 1;
+	w.events_ptr = 24;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
+			 -EFAULT);
+	w.events_ptr = (uintptr_t)ed;
+	ed[0].event_id = 4000;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
+			 -EINVAL);
+	/* reset, destroy */
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei),
+			     &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
+			     &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
+			     &ei), -EINVAL);
+	/* a memory-exception event has a non-signal id */
+	memset(&ce, 0, sizeof(ce));
+	ce.event_type = BK_EVENT_MEMORY;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	assert_true(ce.event_id >= 0x40000000u);
+	ed[0].event_id = ce.event_id;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+}
+
+static void test_create_queue_sizes(void **state)
+{
+	struct bk_alloc_memory ring, mem, db;
+	struct bk_create_queue q;
+	uint32_t ids[1] = { gpu_id }, ns;
+	uint64_t rva = va_reserve(16 * PAGE), mva = va_reserve(64 * PAGE);
+	uint64_t dva = va_reserve(2 * PAGE);
+	uint64_t ev = 0;
+	void *m;
+
+	(void)state;
+	assert_int_equal(alloc_bo(rva, 16 * PAGE, GTT_FLAGS, &ring), 0);
+	assert_int_equal(alloc_bo(mva, 64 * PAGE, GTT_FLAGS, &mem), 0);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, ring.handle, ids, 1,
+				&ns), 0);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, mem.handle, ids, 1,
+				&ns), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		/* KFD <= 1.16 callers pass 88 bytes, 1.17 callers 96 */
+		uint32_t size = pass ? 96 : BK_CREATE_QUEUE_SIZE_OLD;
+
+		memset(&q, 0, sizeof(q));
+		q.ring_base_address = rva;
+		q.ring_size = 16 * PAGE;
+		q.write_pointer_address = mva;
+		q.read_pointer_address = mva + PAGE;
+		q.eop_buffer_address = mva + 2 * PAGE;
+		q.eop_buffer_size = PAGE;
+		q.ctx_save_restore_address = mva + 4 * PAGE;
+		q.ctx_save_restore_size = 32 * PAGE;
+		q.ctl_stack_size = PAGE;
+		q.gpu_id = gpu_id;
+		q.queue_type = 2; /* COMPUTE_AQL */
+		q.queue_percentage = 100;
+		q.queue_priority = 7;
+		q.sdma_engine_id = 0xdeadbeef; /* beyond 88 bytes: unread */
+		assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, size, &q), 0);
+		assert_int_equal(q.doorbell_offset & BK_MMAP_TYPE_MASK,
+				 BK_MMAP_TYPE_DOORBELL);
+		assert_int_equal((q.doorbell_offset & BK_MMAP_GPU_ID_MASK) >>
+					 BK_MMAP_GPU_ID_SHIFT,
+				 gpu_id & 0xffff);
+		/* a tail past what the caller declared is never written */
+		if (!pass)
+			assert_int_equal(q.sdma_engine_id, 0xdeadbeef);
+		{
+			struct bk_destroy_queue d = { q.queue_id, 0 };
+
+			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE,
+					     sizeof(d), &d), 0);
+			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE,
+					     sizeof(d), &d), -EINVAL);
+		}
+	}
+	/* a ring outside any mapped BO */
+	q.ring_base_address = va_reserve(16 * PAGE);
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), -EFAULT);
+	q.ring_base_address = rva;
+	q.queue_percentage = 101;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), -EINVAL);
+	q.queue_percentage = 100;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), 0);
+	/* the doorbell slice: ALLOC(DOORBELL) and mmap on the kfd fd */
+	assert_int_equal(alloc_bo(dva, 2 * PAGE,
+				  BK_ALLOC_DOORBELL | (1u << 31) | (1u << 26),
+				  &db), 0);
+	m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, kfd,
+		   (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
+	assert_ptr_equal(m, (void *)(uintptr_t)dva);
+	/* ring the doorbell as ROCr does: a plain store */
+	memcpy((char *)m + (q.doorbell_offset & (2 * PAGE - 1)), &ev, 8);
+	{
+		struct bk_update_queue u = { rva, q.queue_id, 16 * PAGE, 50, 3 };
+		struct bk_destroy_queue d = { q.queue_id, 0 };
+		uint32_t mask[2] = { 0xffffffffu, 0x1 };
+		struct bk_set_cu_mask cm = { q.queue_id, 64, (uintptr_t)mask };
+
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE,
+				     sizeof(u), &u), 0);
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK,
+				     sizeof(cm), &cm), 0);
+		cm.num_cu_mask = 33;
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK,
+				     sizeof(cm), &cm), -EINVAL);
+		cm.num_cu_mask = 64;
+		cm.cu_mask_ptr = 8;
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK,
+				     sizeof(cm), &cm), -EFAULT);
+		u.queue_id = 999;
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE,
+				     sizeof(u), &u), -EINVAL);
+		assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d),
+				     &d), 0);
+	}
+}
+
+static void test_render_drm(void **state)
+{
+	struct {
+		int32_t major, minor, patch, pad;
+		uint64_t name_len, name, date_len, date, desc_len, desc;
+	} v;
+	char name[32];
+	struct {
+		uint64_t ptr;
+		uint32_t size, query;
+		uint32_t u[4];
+	} info;
+	uint32_t accel = 0;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x00, sizeof(v)), &v), 0);
+	assert_int_equal(v.major, 3);
+	assert_int_equal(v.name_len, 6);
+	memset(name, 0, sizeof(name));
+	v.name = (uintptr_t)name;
+	v.name_len = sizeof(name);
+	assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x00, sizeof(v)), &v), 0);
+	assert_string_equal(name, "amdgpu");
+	memset(&info, 0, sizeof(info));
+	info.ptr = (uintptr_t)&accel;
+	info.size = 4;
+	info.query = 0x00; /* ACCEL_WORKING */
+	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)),
+				 &info), 0);
+	assert_int_equal(accel, 1);
+	info.query = 0x7777;
+	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)),
+				 &info), -EINVAL);
+	info.query = 0;
+	info.size = 0;
+	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)),
+				 &info), -EINVAL);
+	assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x46, 32), &info), -ENOTTY);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_topology_tree),
+		cmocka_unit_test(test_version_and_unknown),
+		cmocka_unit_test(test_apertures),
+		cmocka_unit_test(test_acquire_vm),
+		cmocka_unit_test(test_simple_setters),
+		cmocka_unit_test(test_clock_counters),
+		cmocka_unit_test(test_vram_alloc_mmap_map_free),
+		cmocka_unit_test(test_gtt_aql_mirrored),
+		cmocka_unit_test(test_userptr_conversion),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_create_queue_sizes),
+		cmocka_unit_test(test_render_drm),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
