@@ -21,6 +21,7 @@ enum sdma_op {
 };
 
 #define SDMA_SUBOP_COPY_LINEAR          0
+#define SDMA_SUBOP_COPY_LINEAR_RECT     4
 #define SDMA_SUBOP_TIMESTAMP_SET_LOCAL  0
 #define SDMA_SUBOP_TIMESTAMP_GET_LOCAL  1
 #define SDMA_SUBOP_TIMESTAMP_GET_GLOBAL 2
@@ -49,7 +50,42 @@ static inline uint32_t sdma_nop_count(uint32_t h)
 #define SDMA_ATOMIC_DW      8  /* hdr, addr lo/hi, src lo/hi, cmp lo/hi, loop */
 #define SDMA_CONST_FILL_DW  5  /* hdr, dst lo/hi, data, count */
 #define SDMA_TIMESTAMP_DW   3  /* hdr, addr lo/hi */
-#define SDMA_MAX_PACKET_DW  8
+/* hdr, src lo/hi, src x/y, src z/pitch, src slice, dst lo/hi, dst x/y,
+ * dst z/pitch, dst slice, rect x/y, rect z */
+#define SDMA_COPY_RECT_DW   13
+#define SDMA_MAX_PACKET_DW  13
+
+/* COPY_LINEAR_RECT fields (offsets, pitches and sizes in elements of
+ * 1 << element bytes; pitches and sizes are programmed minus one). */
+static inline uint32_t sdma_rect_element(uint32_t h)
+{
+	return h >> 29;
+}
+
+static inline uint32_t sdma_rect_lo14(uint32_t dw)
+{
+	return dw & 0x3fff;
+}
+
+static inline uint32_t sdma_rect_hi14(uint32_t dw)
+{
+	return (dw >> 16) & 0x3fff;
+}
+
+static inline uint32_t sdma_rect_z11(uint32_t dw)
+{
+	return dw & 0x7ff;
+}
+
+static inline uint32_t sdma_rect_pitch(uint32_t dw)
+{
+	return dw >> 13;
+}
+
+static inline uint32_t sdma_rect_slice(uint32_t dw)
+{
+	return dw & 0x0fffffff;
+}
 
 /* COPY_LINEAR / CONST_FILL count: 22 bits on SDMA v4, bytes - 1. */
 #define SDMA_COUNT_MASK 0x3fffffu

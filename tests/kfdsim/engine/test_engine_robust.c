@@ -242,6 +242,8 @@ static uint32_t rnd_sdma_header(void)
 		h = (h & ~0xffu) | ops[rnd() % 8];
 	if (rnd() % 2)
 		h &= ~0xff00u; /* sub-op 0 */
+	if ((h & 0xff) == SDMA_OP_COPY && rnd() % 2)
+		h = (h & ~0xff00u) | SDMA_SUBOP_COPY_LINEAR_RECT << 8;
 	if ((h & 0xff) == SDMA_OP_ATOMIC && rnd() % 2)
 		h = (h & 0x01ffffffu) | (uint32_t)SDMA_ATOMIC_ADD64 << 25;
 	return h;
@@ -260,7 +262,7 @@ static void test_sdma_garbage(void **state)
 		scribble(&g, DATA_VA, 4096);
 		tq_start(&t, &g, SIM_QUEUE_SDMA, 256);
 		for (int i = 0; i < 6; i++) {
-			uint32_t p[8];
+			uint32_t p[16];
 			uint64_t a = rnd_addr(), b = rnd_addr();
 
 			p[0] = rnd_sdma_header();
@@ -269,9 +271,9 @@ static void test_sdma_garbage(void **state)
 			p[3] = (uint32_t)b;
 			p[4] = (uint32_t)(b >> 32);
 			p[5] = (uint32_t)rnd_value();
-			p[6] = (uint32_t)rnd();
-			p[7] = (uint32_t)rnd();
-			sdma_write(&t, p, 1 + (unsigned)(rnd() % 8));
+			for (int k = 6; k < 16; k++)
+				p[k] = k >= 11 && rnd() % 2 ? (uint32_t)(rnd() % 64) : (uint32_t)rnd();
+			sdma_write(&t, p, 1 + (unsigned)(rnd() % 16));
 		}
 		if (rnd() % 8 == 0)
 			t.next = rnd_value();

@@ -132,6 +132,49 @@ static void test_copy_linear(void **state)
 	assert_int_equal(d2[10000 - 4096], 0);
 }
 
+/* ROCr's copy-rect tile: 4-byte elements, x offset in elements, pitch in
+ * elements minus one; padded to 16 dwords. */
+static void test_copy_rect(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t *src = host(&f->g, DATA_VA);
+	uint8_t *dst = host(&f->g, DATA_VA + 0x10000);
+	const uint32_t spitch = 256, dpitch = 128, slice_rows = 8;
+	uint32_t p[16] = { 0 };
+
+	for (int i = 0; i < 0x4000; i++)
+		src[i] = (uint8_t)(i * 13 + 1);
+	p[0] = SDMA_OP_COPY | 4u << 8 | 2u << 29;
+	p[1] = lo(DATA_VA);
+	p[2] = hi(DATA_VA);
+	p[3] = 2 | 1u << 16;                          /* src x = 2, y = 1 */
+	p[4] = 0 | (spitch / 4 - 1) << 13;            /* src z = 0, pitch */
+	p[5] = spitch * slice_rows / 4 - 1;           /* src slice */
+	p[6] = lo(DATA_VA + 0x10000);
+	p[7] = hi(DATA_VA + 0x10000);
+	p[8] = 1;                                     /* dst x = 1, y = 0 */
+	p[9] = (dpitch / 4 - 1) << 13;
+	p[10] = dpitch * slice_rows / 4 - 1;
+	p[11] = (10 - 1) | (3 - 1) << 16;             /* 10 elements x 3 rows */
+	p[12] = 2 - 1;                                /* 2 slices */
+	sdma_write(&f->t, p, 16);
+	sdma_publish(&f->t);
+	assert_true(wait_u64(f->t.rptr, 64, WAIT_MS));
+	for (uint32_t z = 0; z < 2; z++) {
+		for (uint32_t y = 0; y < 3; y++) {
+			const uint8_t *s = src + z * spitch * slice_rows + (1 + y) * spitch + 8;
+			const uint8_t *d = dst + z * dpitch * slice_rows + y * dpitch + 4;
+
+			assert_memory_equal(d, s, 40);
+			/* bytes around each row are untouched */
+			assert_int_equal(d[-1], 0);
+			assert_int_equal(d[40], 0);
+		}
+	}
+	assert_int_equal(dst[3 * dpitch + 4], 0); /* no fourth row */
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+}
+
 static void test_const_fill(void **state)
 {
 	struct fixture *f = *state;
@@ -340,6 +383,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_copy_linear, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_rect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_const_fill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_decrement, setup, teardown),
