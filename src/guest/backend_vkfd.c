@@ -98,6 +98,7 @@ struct bk_bo {
 	bool has_blob;
 	struct vkfd_guest_blob blob;
 	bool userptr;             /* converted guest USERPTR range */
+	uint64_t uptr_len;        /* bytes of it backed by the blob */
 	bool userptr_mapped;      /* the range still holds our blob mapping */
 	bool event_page;          /* given to CREATE_EVENT: FREE -> EPERM */
 };
@@ -230,6 +231,8 @@ static int bk_errno(int r)
 static int bk_transport_err(int r)
 {
 	bk_log("transport error %d", r);
+	if (r == -EINTR || r == -EAGAIN)
+		return r; /* libhsakmt restarts these */
 	return r == -EMSGSIZE || r == -EINVAL ? -EINVAL : -EIO;
 }
 
@@ -924,9 +927,19 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size,
 		       sizeof(*rsp));
 }
 
-static bool bk_blob_size_ok(const struct bk_bo *b)
+/* The CPU range a USERPTR registration covers: all of it, or for
+ * AQL_QUEUE_MEM only the first half (libhsakmt maps pages only there; the
+ * GPU sees that half twice). */
+static bool bk_userptr_len(struct bk_bo *b)
 {
-	return !(b->map_flags & VKFD_ALLOC_MAP_NONE) && b->blob_size >= b->size;
+	uint64_t want = (b->map_flags & VKFD_ALLOC_MAP_MIRRORED) ? b->size / 2 :
+								    b->size;
+
+	if ((b->map_flags & VKFD_ALLOC_MAP_NONE) || b->blob_size < want ||
+	    want == 0)
+		return false;
+	b->uptr_len = want;
+	return true;
 }
 
 /* USERPTR: the range becomes host-backed shared memory at the same VA
@@ -939,17 +952,17 @@ static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
 	r = bk_bo_blob(c, b);
 	if (r)
 		return r;
-	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->size, 0,
+	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->uptr_len, 0,
 				  PROT_READ | PROT_WRITE);
 	if (tmp == MAP_FAILED)
 		return -errno;
 	/* current contents first; then the blob replaces the pages */
-	r = bk_read_user(tmp, b->va, b->size);
-	munmap(tmp, b->size);
+	r = bk_read_user(tmp, b->va, b->uptr_len);
+	munmap(tmp, b->uptr_len);
 	if (r)
 		return r;
 	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->va,
-				b->size, 0, PROT_READ | PROT_WRITE) ==
+				b->uptr_len, 0, PROT_READ | PROT_WRITE) ==
 	    MAP_FAILED)
 		return -errno;
 	b->userptr_mapped = true;
@@ -964,14 +977,15 @@ static void bk_userptr_restore(struct bk_bo *b)
 
 	if (!b->userptr_mapped)
 		return;
-	tmp = mmap(NULL, b->size, PROT_READ | PROT_WRITE,
+	tmp = mmap(NULL, b->uptr_len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (tmp == MAP_FAILED)
 		return;
-	if (bk_read_user(tmp, b->va, b->size) ||
-	    mremap(tmp, b->size, b->size, MREMAP_MAYMOVE | MREMAP_FIXED,
+	if (bk_read_user(tmp, b->va, b->uptr_len) ||
+	    mremap(tmp, b->uptr_len, b->uptr_len,
+		   MREMAP_MAYMOVE | MREMAP_FIXED,
 		   (void *)(uintptr_t)b->va) == MAP_FAILED)
-		munmap(tmp, b->size);
+		munmap(tmp, b->uptr_len);
 	b->userptr_mapped = false;
 }
 
@@ -1364,7 +1378,7 @@ static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
 
 	pthread_mutex_lock(&bk_mem_lock);
 	if (userptr) {
-		r = bk_blob_size_ok(b) ? bk_userptr_convert(c, b) : -EIO;
+		r = bk_userptr_len(b) ? bk_userptr_convert(c, b) : -EIO;
 		if (r) {
 			if (b->has_blob)
 				vkfd_guest_blob_destroy(c->g, &b->blob);
@@ -1741,6 +1755,18 @@ static int h_reset_event(struct bk_conn *c, void *arg, uint32_t usize)
 	return bk_event_cmd(c, arg, VKFD_CMD_RESET_EVENT);
 }
 
+/* The host keeps the table current only while it sets the flag. */
+static bool bk_hints_on(struct bk_conn *c)
+{
+	size_t size = 0;
+	const volatile struct vkfd_shmem_hdr *h = vkfd_guest_shmem(c->g, &size);
+
+	if (!h || size < sizeof(*h))
+		return false;
+	return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) &
+	       VKFD_SHMEM_FLAG_EVENT_HINTS;
+}
+
 /* Zero-timeout poll answered from the shmem event-state table: only
  * TIMEOUT is ever answered locally, and only when the host's last real
  * answer for every event was TIMEOUT and the table has not moved since
@@ -1755,7 +1781,7 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 
 	if (a->timeout != 0 || a->num_events == 0)
 		return false;
-	if (!(c->features & VKFD_FEAT_EVENT_HINTS))
+	if (!(c->features & VKFD_FEAT_EVENT_HINTS) || !bk_hints_on(c))
 		return false;
 	table = (const volatile uint64_t *)vkfd_guest_event_table(c->g,
 								   &count);
@@ -2168,8 +2194,8 @@ static void bk_munmap_notify(void *addr, size_t len)
 		if (bk.files[i].kind != BK_KFD || !c)
 			continue;
 		for (struct bk_bo *b = c->bos; b; b = b->next)
-			if (b->userptr && b->userptr_mapped && s < b->va + b->size &&
-			    b->va < e)
+			if (b->userptr && b->userptr_mapped &&
+			    s < b->va + b->uptr_len && b->va < e)
 				b->userptr_mapped = false;
 	}
 	pthread_mutex_unlock(&bk_lock);
