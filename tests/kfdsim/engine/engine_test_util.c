@@ -21,6 +21,7 @@ void test_env_setup(struct fake_gpu *g)
 
 	fake_gpu_init(g);
 	fake_gpu_map(g, Q_VA, Q_RPTR_OFF + 4096, true);
+	fake_gpu_map(g, Q2_VA, Q_RPTR_OFF + 4096, true);
 	fake_gpu_map(g, DATA_VA, DATA_SIZE, true);
 	fake_gpu_map(g, SPLIT_VA, SPLIT_SIZE, true);
 	fake_gpu_map(g, SPLIT_VA + SPLIT_SIZE, SPLIT_SIZE, true);
@@ -40,11 +41,17 @@ void test_env_setup(struct fake_gpu *g)
 void tq_start(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
 	      uint64_t ring_size)
 {
+	tq_start_at(t, g, type, ring_size, Q_VA);
+}
+
+void tq_start_at(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
+		 uint64_t ring_size, uint64_t qva)
+{
 	memset(t, 0, sizeof(*t));
 	t->g = g;
-	t->ring = host(g, Q_VA);
-	t->rptr = host(g, Q_VA + Q_RPTR_OFF);
-	t->wptr = host(g, Q_VA + Q_RPTR_OFF + 8);
+	t->ring = host(g, qva);
+	t->rptr = host(g, qva + Q_RPTR_OFF);
+	t->wptr = host(g, qva + Q_RPTR_OFF + 8);
 	*t->rptr = 0;
 	*t->wptr = 0;
 	/* An AQL ring starts with every slot INVALID. */
@@ -57,10 +64,10 @@ void tq_start(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type
 	}
 	t->desc.type = type;
 	t->desc.queue_id = 42;
-	t->desc.ring_va = Q_VA;
+	t->desc.ring_va = qva;
 	t->desc.ring_size = ring_size;
-	t->desc.rptr_va = Q_VA + Q_RPTR_OFF;
-	t->desc.wptr_va = Q_VA + Q_RPTR_OFF + 8;
+	t->desc.rptr_va = qva + Q_RPTR_OFF;
+	t->desc.wptr_va = qva + Q_RPTR_OFF + 8;
 	t->desc.doorbell = &t->doorbell;
 	t->q = sim_engine_queue_start(&t->desc, &g->env);
 	if (!t->q)

@@ -11,6 +11,7 @@
 /* Fake GPU VA layout */
 #define Q_VA       0x10000000ull  /* ring (<= 64 KiB), then rptr, wptr */
 #define Q_RPTR_OFF 0x10000ull
+#define Q2_VA      0x18000000ull  /* a second queue region, same layout */
 #define DATA_VA    0x20000000ull  /* 1 MiB */
 #define DATA_SIZE  0x100000ull
 #define SPLIT_VA   0x40000000ull  /* two 64 KiB regions back to back */
@@ -40,6 +41,9 @@ void test_env_setup(struct fake_gpu *g);
 
 void tq_start(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
 	      uint64_t ring_size);
+/* Same, with the queue region at qva (Q_VA or Q2_VA). */
+void tq_start_at(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
+		 uint64_t ring_size, uint64_t qva);
 void tq_stop(struct test_queue *t);
 
 /* AQL: write the 64-byte packet (header last, release), bump the write

@@ -39,6 +39,8 @@ static void fake_interrupt(void *ctx, uint32_t event_id)
 	}
 	g->n_interrupts++;
 	pthread_mutex_unlock(&g->lock);
+	if (g->deactivate_on_interrupt)
+		sim_engine_queue_set_active(g->deactivate_on_interrupt, false);
 }
 
 static void fake_vm_fault(void *ctx, uint64_t va, bool write)

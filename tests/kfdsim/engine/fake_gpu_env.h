@@ -41,6 +41,9 @@ struct fake_gpu {
 	uint32_t error_queue_id;
 	int error_reason;
 	uint64_t clock;
+	/* If set, the interrupt callback deactivates this queue (as a core
+	 * evicting queues from a callback would). */
+	struct sim_engine_queue *deactivate_on_interrupt;
 };
 
 void fake_gpu_init(struct fake_gpu *g);

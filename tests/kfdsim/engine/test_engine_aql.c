@@ -426,10 +426,74 @@ static void test_stop_while_barrier_blocked(void **state)
 static void test_stop_while_inactive(void **state)
 {
 	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+	struct aql_barrier_packet p;
 
 	sim_engine_queue_set_active(f->t.q, false);
+	memset(&p, 0, sizeof(p));
+	p.header = AQL_TYPE_BARRIER_AND;
+	p.completion_signal = SIG_VA;
+	aql_submit(&f->t, &p, true);
 	tq_stop(&f->t);
-	assert_null(f->t.q);
+	/* an inactive queue executes nothing, even when stopped */
+	assert_int_equal(*sig, 1);
+	assert_int_equal(*f->t.rptr, 0);
+}
+
+/* A callback may deactivate queues: its own (no wait, it is the engine
+ * thread) and others (waits until they are parked). */
+static void test_deactivate_from_interrupt_callback(void **state)
+{
+	struct fixture *f = *state;
+	struct test_queue other;
+	uint64_t mailbox_va = SIG_VA + 0x800;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, mailbox_va, 5);
+	int64_t *sig2 = signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
+	uint32_t *dst = host(&f->g, DATA_VA);
+
+	f->g.deactivate_on_interrupt = f->t.q;
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	put_u32(&f->g, KARG_VA + 8, 3);
+	put_u32(&f->g, KARG_VA + 12, 1);
+	aql_dispatch(&f->t, KFDSIM_BUILTIN_FILL_U32, KARG_VA, SIG_VA);
+	assert_true(wait_i64(sig, 0, WAIT_MS));
+	assert_true(wait_until(has_interrupt, &f->g, WAIT_MS));
+	f->g.deactivate_on_interrupt = NULL;
+
+	put_u64(&f->g, KARG_VA + 64, DATA_VA + 4);
+	put_u32(&f->g, KARG_VA + 72, 4);
+	put_u32(&f->g, KARG_VA + 76, 1);
+	aql_dispatch(&f->t, KFDSIM_BUILTIN_FILL_U32, KARG_VA + 64, SIG_VA + 64);
+	sleep_ms(30);
+	assert_int_equal(dst[0], 3);
+	assert_int_equal(dst[1], 0);
+	assert_int_equal(__atomic_load_n(sig2, __ATOMIC_ACQUIRE), 1);
+	sim_engine_queue_set_active(f->t.q, true);
+	assert_true(wait_i64(sig2, 0, WAIT_MS));
+	assert_int_equal(dst[1], 4);
+	assert_true(wait_u64(f->t.rptr, 2, WAIT_MS));
+
+	/* cross-queue: an SDMA queue's trap deactivates this AQL queue while
+	 * it sleeps; the call from the SDMA thread waits for it to park */
+	signal_init(&f->g, SIG_VA + 128, 1, 0, 0);
+	put_u64(&f->g, KARG_VA + 128, 500000000ull); /* 500 ms */
+	aql_dispatch(&f->t, KFDSIM_BUILTIN_SLEEP, KARG_VA + 128, SIG_VA + 128);
+	tq_start_at(&other, &f->g, SIM_QUEUE_SDMA, 256, Q2_VA);
+	f->g.deactivate_on_interrupt = f->t.q;
+	{
+		uint32_t trap[2] = { 6 /* TRAP */, 9 };
+
+		sdma_write(&other, trap, 2);
+		sdma_publish(&other);
+	}
+	assert_true(wait_u64(other.rptr, 8, WAIT_MS));
+	f->g.deactivate_on_interrupt = NULL;
+	sleep_ms(60);
+	assert_int_equal(__atomic_load_n((int64_t *)host(&f->g, SIG_VA + 136), __ATOMIC_ACQUIRE),
+			 1);
+	sim_engine_queue_set_active(f->t.q, true);
+	assert_true(wait_i64(host(&f->g, SIG_VA + 136), 0, WAIT_MS));
+	tq_stop(&other);
 }
 
 int main(void)
@@ -458,6 +522,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_while_sleeping, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_while_barrier_blocked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_while_inactive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deactivate_from_interrupt_callback, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
