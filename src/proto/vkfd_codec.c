@@ -543,3 +543,23 @@ int vkfd_rsp_write(void *shmem, uint32_t rsp_off, void *rsp, uint32_t rsp_len, u
 	vkfd_store_release_u32((uint32_t *)(slot + offsetof(struct vkfd_rsp_hdr, seqno)), seqno);
 	return 0;
 }
+
+bool vkfd_event_hint_unchanged(const void *shmem, const uint32_t *ids,
+			       const uint64_t *last_seen, uint32_t n)
+{
+	const struct vkfd_shmem_hdr *h = shmem;
+	const struct vkfd_event_state *ev;
+
+	if (!shmem || !ids || !last_seen || n == 0 || n > VKFD_MAX_WAIT_EVENTS)
+		return false;
+	if (!(vkfd_load_acquire_u32(&h->flags) & VKFD_SHMEM_FLAG_EVENT_HINTS))
+		return false;
+	ev = (const struct vkfd_event_state *)((const uint8_t *)shmem + VKFD_SHMEM_EVENT_OFF);
+	for (uint32_t i = 0; i < n; i++) {
+		if (ids[i] == 0 || ids[i] >= VKFD_SHMEM_EVENT_COUNT)
+			return false; /* non-signal ids are not hinted */
+		if (vkfd_load_acquire_u64(&ev[ids[i]].age) != last_seen[i])
+			return false;
+	}
+	return true;
+}

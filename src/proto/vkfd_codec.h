@@ -224,6 +224,15 @@ static inline uint64_t vkfd_load_acquire_u64(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
+/* Guest: the event-state hint rule (docs/protocol.md 5.3). True if a
+ * zero-timeout wait on events ids[0..n) may be answered TIMEOUT without a
+ * round trip: the host keeps the table (VKFD_SHMEM_FLAG_EVENT_HINTS), n is
+ * 1..VKFD_MAX_WAIT_EVENTS, every id is a signal slot (1..4095) and every
+ * table age equals last_seen[i], the age the guest last got from the host.
+ * Never says more than "nothing new": it cannot report a signal. */
+bool vkfd_event_hint_unchanged(const void *shmem, const uint32_t *ids,
+			       const uint64_t *last_seen, uint32_t n);
+
 /* Host: copy a fully built response into its slot: everything but
  * hdr.seqno first, then hdr.seqno with release. `rsp` is rsp_len bytes
  * starting with struct vkfd_rsp_hdr (hdr.len is set to rsp_len here).

@@ -840,6 +840,40 @@ static void test_rsp_write_and_shmem(void **state)
 	free(shm);
 }
 
+static void test_event_hints(void **state)
+{
+	uint8_t *shm = aligned_alloc(4096, VKFD_SHMEM_SIZE);
+	struct vkfd_event_state *ev;
+	uint32_t ids[3] = {1, 4095, 17};
+	uint64_t seen[3] = {0, 0, 0};
+
+	(void)state;
+	assert_non_null(shm);
+	/* flag clear: the table must not be used */
+	assert_int_equal(vkfd_shmem_init(shm, VKFD_SHMEM_SIZE, 1, 0), 0);
+	assert_false(vkfd_event_hint_unchanged(shm, ids, seen, 3));
+
+	assert_int_equal(vkfd_shmem_init(shm, VKFD_SHMEM_SIZE, 1, VKFD_SHMEM_FLAG_EVENT_HINTS), 0);
+	ev = vkfd_shmem_events(shm);
+	assert_true(vkfd_event_hint_unchanged(shm, ids, seen, 3));
+	/* the host saw event 4095 fire: ask the host */
+	vkfd_store_release_u64(&ev[4095].age, 5);
+	assert_false(vkfd_event_hint_unchanged(shm, ids, seen, 3));
+	assert_true(vkfd_event_hint_unchanged(shm, ids, seen, 1));
+	/* after the guest learnt age 5 from a WAIT response, unchanged again */
+	seen[1] = 5;
+	assert_true(vkfd_event_hint_unchanged(shm, ids, seen, 3));
+	/* non-signal ids, id 0, out-of-table ids and bad counts are never hinted */
+	uint32_t mem_ev = VKFD_EVENT_ID_NONSIGNAL_BASE, zero = 0, big = 4096;
+	assert_false(vkfd_event_hint_unchanged(shm, &mem_ev, seen, 1));
+	assert_false(vkfd_event_hint_unchanged(shm, &zero, seen, 1));
+	assert_false(vkfd_event_hint_unchanged(shm, &big, seen, 1));
+	assert_false(vkfd_event_hint_unchanged(shm, ids, seen, 0));
+	assert_false(vkfd_event_hint_unchanged(shm, ids, seen, VKFD_MAX_WAIT_EVENTS + 1));
+	assert_false(vkfd_event_hint_unchanged(NULL, ids, seen, 1));
+	free(shm);
+}
+
 static void test_capset_and_versions(void **state)
 {
 	struct vkfd_capset c;
@@ -887,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_zero_extension_and_tail),
 		cmocka_unit_test(test_topology_records),
 		cmocka_unit_test(test_rsp_write_and_shmem),
+		cmocka_unit_test(test_event_hints),
 		cmocka_unit_test(test_capset_and_versions),
 	};
 
