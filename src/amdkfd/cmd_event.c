@@ -96,9 +96,14 @@ int cmd_create_event(struct cmd_ctx *c)
 	signal = r.event_type == KFD_IOC_EVENT_SIGNAL || r.event_type == KFD_IOC_EVENT_DEBUG_EVENT;
 	if (r.event_page) {
 		page = obj_table_get(&ctx->bos, r.event_page);
-		if (!page || ctx->have_event_page || page->kind != BO_MEMORY ||
+		if (!page || !(page->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) ||
 		    page->size < EVENT_PAGE_BYTES)
 			return -EINVAL;
+		if (ctx->have_event_page) {
+			if (!page->event_page)
+				return -EINVAL; /* a different page than the one set */
+			page = NULL;    /* same page again: KFD must not see it twice */
+		}
 	} else if (signal && !ctx->have_event_page) {
 		/* KFD would allocate a private page the guest cannot see and
 		 * then reject the guest's own page: never let that happen */
@@ -110,7 +115,7 @@ int cmd_create_event(struct cmd_ctx *c)
 	a.event_page_offset = page ? page->kfd_handle : 0;
 	a.event_type = r.event_type;
 	a.auto_reset = r.auto_reset;
-	a.node_id = r.node_id;
+	a.node_id = 0; /* guest and host node numbers differ */
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_CREATE_EVENT, &a);
 	if (ret)
 		return ret;
@@ -149,17 +154,32 @@ int cmd_destroy_event(struct cmd_ctx *c)
 	return ret;
 }
 
+static void publish_age(struct vkfd_host_context *ctx, uint32_t id, uint64_t age);
+
 static int set_reset(struct cmd_ctx *c, unsigned long req)
 {
+	const struct host_event *ev;
 	struct kfd_ioctl_set_event_args a;
 	struct vkfd_req_event r;
+	int ret;
 
 	DECODE(c, r);
-	if (!host_event_find(c->ctx, r.event_id))
+	ev = host_event_find(c->ctx, r.event_id);
+	if (!ev || ev->type != KFD_IOC_EVENT_SIGNAL)
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.event_id = r.event_id;
-	return host_kfd_ioctl(c->ctx, req, &a);
+	ret = host_kfd_ioctl(c->ctx, req, &a);
+	/* SET bumps the kernel's age by one; the table holds at most the real
+	 * age, so +1 never overtakes it (0 = no hint yet, leave it) */
+	if (!ret && req == AMDKFD_IOC_SET_EVENT && r.event_id < VKFD_SHMEM_EVENT_COUNT) {
+		uint64_t cur = vkfd_load_acquire_u64(
+			&vkfd_shmem_events(c->ctx->shmem.map)[r.event_id].age);
+
+		if (cur)
+			publish_age(c->ctx, r.event_id, cur + 1);
+	}
+	return ret;
 }
 
 int cmd_set_event(struct cmd_ctx *c)
@@ -213,6 +233,9 @@ static void wait_job_run(void *arg)
 	a.wait_for_all = j->wait_for_all;
 	a.timeout = j->timeout;
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_WAIT_EVENTS, &a);
+	/* interrupted by a host signal: KFD wrote back the remaining time */
+	while (ret == -EINTR && !__atomic_load_n(&ctx->stopping, __ATOMIC_ACQUIRE))
+		ret = host_kfd_ioctl(ctx, AMDKFD_IOC_WAIT_EVENTS, &a);
 
 	if (!__atomic_load_n(&ctx->stopping, __ATOMIC_ACQUIRE)) {
 		memset(buf, 0, sizeof(buf));
@@ -246,8 +269,7 @@ static void wait_job_run(void *arg)
 				o->memory_lost = h->memory_lost;
 			} else if (j->types[i] == KFD_IOC_EVENT_SIGNAL && ages) {
 				o->event_age = e->last_event_age;
-				if (!ret)
-					publish_age(ctx, e->event_id, e->last_event_age);
+				publish_age(ctx, e->event_id, e->last_event_age);
 			}
 		}
 		host_reply(ctx, &j->view, buf, VKFD_RSP_WAIT_EVENTS_LEN(j->num));
@@ -269,7 +291,9 @@ int cmd_wait_events(struct cmd_ctx *c)
 	int ret = 0;
 
 	DECODE(c, r);
-	c->rsp_len = VKFD_RSP_WAIT_EVENTS_LEN(r.num_events <= VKFD_MAX_WAIT_EVENTS ? r.num_events : 0);
+	/* the slot was sized from num_events clamped to the limit (8.3) */
+	c->rsp_len = VKFD_RSP_WAIT_EVENTS_LEN(r.num_events <= VKFD_MAX_WAIT_EVENTS ? r.num_events
+										   : VKFD_MAX_WAIT_EVENTS);
 	if (r.ring_idx == 0 || r.ring_idx >= VKFD_NUM_RINGS)
 		return -EINVAL; /* not counted on any ring by submit_cmd either */
 	pthread_mutex_lock(&ctx->lock);
@@ -277,7 +301,8 @@ int cmd_wait_events(struct cmd_ctx *c)
 	k = ++rs->next_k;
 	pthread_mutex_unlock(&ctx->lock);
 
-	if (r.num_events < 1 || r.num_events > VKFD_MAX_WAIT_EVENTS || r.wait_for_all > 1) {
+	if (r.num_events < 1 || r.num_events > VKFD_MAX_WAIT_EVENTS || r.wait_for_all > 1 ||
+	    VKFD_REQ_WAIT_EVENTS_LEN(r.num_events) > c->v->hdr.len) {
 		ret = -EINVAL;
 		goto reject;
 	}
@@ -321,9 +346,7 @@ int cmd_wait_events(struct cmd_ctx *c)
 		pthread_mutex_lock(&ctx->lock);
 		ctx->waits_inflight--;
 		pthread_mutex_unlock(&ctx->lock);
-		if (ret == -EBUSY)
-			ret = -ENOMEM; /* pending-wait quota exhausted */
-		/* k is the ring's in-flight index: finishing it releases the ring */
+		/* -EBUSY: the wait-thread quota is used up; k is the ring's in-flight index: finishing it releases the ring */
 		goto reject;
 	}
 	c->deferred = true;

@@ -44,6 +44,7 @@ int cmd_hello(struct cmd_ctx *c)
 	if (ret)
 		return ret;
 	c->ctx->proto_version = ver;
+	vkfd_shmem_hdr(c->ctx->shmem.map)->version = ver;
 	rsp->version = ver;
 	rsp->features = r.features & host_features();
 	c->rsp_len = sizeof(*rsp);
@@ -88,7 +89,7 @@ int cmd_get_process_apertures(struct cmd_ctx *c)
 	uint32_t n = 0;
 
 	DECODE(c, r);
-	if (r.max_nodes < 1 || r.max_nodes > VKFD_MAX_GPUS)
+	if (r.max_nodes > VKFD_MAX_GPUS)
 		return -EINVAL;
 	for (uint32_t g = 0; g < c->ctx->n_gpus && n < r.max_nodes; g++) {
 		const struct kfd_process_device_apertures *a = &c->ctx->gpu[g].ap;
@@ -284,12 +285,13 @@ int cmd_runtime_enable(struct cmd_ctx *c)
 	int ret;
 
 	DECODE(c, r);
+	if (r.mode_mask & ~3u)
+		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	/* r_debug is a guest address the kernel would hand to a debugger;
 	 * host debuggers must not see guest pointers */
 	a.r_debug = 0;
 	a.mode_mask = r.mode_mask;
-	a.capabilities_mask = r.capabilities_mask;
 	ret = host_kfd_ioctl(c->ctx, VKFD_KFD_IOC_RUNTIME_ENABLE, &a);
 	if (ret)
 		return ret;

@@ -189,14 +189,30 @@ static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
 	obj_table_remove(&ctx->bos, bo->handle);
 	if (bo->in_va_map)
 		va_map_remove(&ctx->va, bo->va, bo);
-	if (bo->blob_id)
-		host_blob_unbind(ctx, bo->blob_id);
+	host_blob_unbind_bo(ctx, bo);
 	pthread_mutex_unlock(&ctx->lock);
 	if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
 		ctx->vram_used -= bo->quota_bytes;
 	else if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 		ctx->gtt_used -= bo->quota_bytes;
 	free(bo);
+}
+
+static void unmap_everywhere(struct vkfd_host_context *ctx, struct host_bo *bo)
+{
+	for (uint32_t g = 0; g < ctx->n_gpus; g++) {
+		struct kfd_ioctl_unmap_memory_from_gpu_args ua;
+		uint32_t id = host_g.topo.gpus[g].gpu_id;
+
+		if (!((bo->mapped_mask >> g) & 1))
+			continue;
+		memset(&ua, 0, sizeof(ua));
+		ua.handle = bo->kfd_handle;
+		ua.device_ids_array_ptr = (uint64_t)(uintptr_t)&id;
+		ua.n_devices = 1;
+		if (!host_kfd_ioctl(ctx, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &ua))
+			bo->mapped_mask &= ~(1ull << g);
+	}
 }
 
 int cmd_free_memory(struct cmd_ctx *c)
@@ -217,6 +233,7 @@ int cmd_free_memory(struct cmd_ctx *c)
 	pthread_mutex_lock(&ctx->lock);
 	bo->freeing = true;
 	pthread_mutex_unlock(&ctx->lock);
+	unmap_everywhere(ctx, bo);
 	memset(&a, 0, sizeof(a));
 	a.handle = bo->kfd_handle;
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &a);
@@ -239,6 +256,7 @@ static int map_common(struct cmd_ctx *c, bool map)
 	uint32_t gidx[VKFD_MAX_MAP_DEVICES];
 	struct vkfd_req_map_memory r;
 	struct host_bo *bo;
+	uint32_t n_ok;
 	int ret;
 
 	DECODE(c, r);
@@ -247,26 +265,30 @@ static int map_common(struct cmd_ctx *c, bool map)
 	bo = obj_table_get(&ctx->bos, r.handle);
 	if (!bo)
 		return -EINVAL;
-	if (r.n_devices < 1 || r.n_devices > VKFD_MAX_MAP_DEVICES || r.n_success >= r.n_devices)
+	if (r.n_devices < 1 || r.n_devices > VKFD_MAX_MAP_DEVICES || r.n_success > r.n_devices ||
+	    32u + 4u * r.n_devices > c->v->hdr.len)
 		return -EINVAL;
-	/* a request shorter than its device list is zero-extended: id 0 fails */
-	for (uint32_t i = 0; i < r.n_devices; i++) {
-		int g = host_gpu_index_vm(ctx, r.device_ids[i]);
+	/* the kernel stops at the first bad id: do the same, host-side */
+	for (n_ok = r.n_success; n_ok < r.n_devices; n_ok++) {
+		int g = host_gpu_index_vm(ctx, r.device_ids[n_ok]);
 
 		if (g < 0)
-			return -EINVAL;
-		ids[i] = r.device_ids[i];
-		gidx[i] = (uint32_t)g;
+			break;
+		gidx[n_ok] = (uint32_t)g;
 	}
+	for (uint32_t i = 0; i < n_ok; i++)
+		ids[i] = r.device_ids[i];
+	if (n_ok == r.n_success)
+		return n_ok == r.n_devices ? 0 : -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.handle = bo->kfd_handle;
 	a.device_ids_array_ptr = (uint64_t)(uintptr_t)ids;
-	a.n_devices = r.n_devices;
+	a.n_devices = n_ok;
 	a.n_success = r.n_success;
 	ret = host_kfd_ioctl(ctx, map ? AMDKFD_IOC_MAP_MEMORY_TO_GPU
 				      : AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &a);
-	if (a.n_success > r.n_devices)
-		a.n_success = r.n_devices;
+	if (a.n_success > n_ok || a.n_success < r.n_success)
+		a.n_success = ret ? r.n_success : n_ok;
 	for (uint32_t i = r.n_success; i < a.n_success; i++) {
 		if (map)
 			bo->mapped_mask |= 1ull << gidx[i];
@@ -274,6 +296,8 @@ static int map_common(struct cmd_ctx *c, bool map)
 			bo->mapped_mask &= ~(1ull << gidx[i]);
 	}
 	rsp->n_success = a.n_success;
+	if (!ret && n_ok < r.n_devices)
+		ret = -EINVAL;
 	return ret;
 }
 
@@ -296,14 +320,12 @@ int cmd_bind_blob(struct cmd_ctx *c)
 
 	DECODE(c, r);
 	bo = obj_table_get(&ctx->bos, r.handle);
-	if (!bo || r.blob_id == 0 || bo->blob_id)
+	if (!bo || r.blob_id == 0 || (bo->map_flags & VKFD_ALLOC_MAP_NONE))
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->lock);
 	ret = host_blob_bind(ctx, r.blob_id, bo);
-	if (!ret)
-		bo->blob_id = r.blob_id;
 	pthread_mutex_unlock(&ctx->lock);
-	return ret;
+	return ret == -EEXIST ? -EINVAL : ret;
 }
 
 int cmd_import_resource(struct cmd_ctx *c)
@@ -328,18 +350,7 @@ void host_bos_release(struct vkfd_host_context *ctx)
 	while ((bo = obj_table_next(&ctx->bos, &pos, NULL))) {
 		struct kfd_ioctl_free_memory_of_gpu_args fa;
 
-		for (uint32_t g = 0; g < ctx->n_gpus; g++) {
-			struct kfd_ioctl_unmap_memory_from_gpu_args ua;
-			uint32_t id = host_g.topo.gpus[g].gpu_id;
-
-			if (!((bo->mapped_mask >> g) & 1))
-				continue;
-			memset(&ua, 0, sizeof(ua));
-			ua.handle = bo->kfd_handle;
-			ua.device_ids_array_ptr = (uint64_t)(uintptr_t)&id;
-			ua.n_devices = 1;
-			host_kfd_ioctl(ctx, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &ua);
-		}
+		unmap_everywhere(ctx, bo);
 		memset(&fa, 0, sizeof(fa));
 		fa.handle = bo->kfd_handle;
 		if (!bo->event_page)

@@ -20,6 +20,15 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+/* An optional buffer is absent as (0, 0); otherwise it must be mapped. */
+static bool optional_range_ok(struct vkfd_host_context *ctx, uint64_t va, uint64_t size,
+			      uint32_t g)
+{
+	if (va == 0 && size == 0)
+		return true;
+	return host_range_mapped(ctx, va, size, g);
+}
+
 /* Claim one of the GPU's active-context slots for this context. */
 static int gpu_slot_get(struct vkfd_host_context *ctx, uint32_t g)
 {
@@ -114,23 +123,17 @@ int cmd_create_queue(struct cmd_ctx *c)
 	g = host_gpu_index_vm(ctx, r.gpu_id);
 	if (g < 0)
 		return g;
-	if (r.queue_type > KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
-		return -EINVAL;
 	if ((r.queue_percentage & 0xff) > 100 || r.queue_priority > 15)
 		return -EINVAL;
 	if (!is_pow2(r.ring_size))
 		return -EINVAL;
 	if (!host_range_mapped(ctx, r.ring_base_address, r.ring_size, (uint32_t)g) ||
 	    !host_range_mapped(ctx, r.read_pointer_address, 8, (uint32_t)g) ||
-	    !host_range_mapped(ctx, r.write_pointer_address, 8, (uint32_t)g))
-		return -EINVAL;
-	if (r.eop_buffer_address &&
-	    !host_range_mapped(ctx, r.eop_buffer_address, r.eop_buffer_size, (uint32_t)g))
-		return -EINVAL;
-	if (r.ctx_save_restore_address &&
-	    !host_range_mapped(ctx, r.ctx_save_restore_address, r.ctx_save_restore_size,
+	    !host_range_mapped(ctx, r.write_pointer_address, 8, (uint32_t)g) ||
+	    !optional_range_ok(ctx, r.eop_buffer_address, r.eop_buffer_size, (uint32_t)g) ||
+	    !optional_range_ok(ctx, r.ctx_save_restore_address, r.ctx_save_restore_size,
 			       (uint32_t)g))
-		return -EINVAL;
+		return -EFAULT;
 	if (ctx->queues.count >= ctx->queues.max)
 		return -ENOMEM;
 	ret = gpu_slot_get(ctx, (uint32_t)g);
@@ -211,10 +214,9 @@ int cmd_destroy_queue(struct cmd_ctx *c)
 	if (!q)
 		return -EINVAL;
 	ret = destroy_kfd_queue(ctx, q->queue_id);
-	if (ret)
-		return ret;
+	/* the handle is invalid afterwards even if the kernel failed */
 	queue_forget(ctx, q);
-	return 0;
+	return ret;
 }
 
 int cmd_update_queue(struct cmd_ctx *c)
@@ -230,10 +232,12 @@ int cmd_update_queue(struct cmd_ctx *c)
 		return -EINVAL;
 	if ((r.queue_percentage & 0xff) > 100 || r.queue_priority > 15)
 		return -EINVAL;
-	if (r.ring_base_address &&
-	    (!is_pow2(r.ring_size) ||
-	     !host_range_mapped(ctx, r.ring_base_address, r.ring_size, q->gpu)))
+	if (r.ring_size && !is_pow2(r.ring_size))
 		return -EINVAL;
+	if ((r.ring_base_address == 0) != (r.ring_size == 0))
+		return -EINVAL;
+	if (r.ring_base_address && !host_range_mapped(ctx, r.ring_base_address, r.ring_size, q->gpu))
+		return -EFAULT;
 	memset(&a, 0, sizeof(a));
 	a.ring_base_address = r.ring_base_address;
 	a.queue_id = q->queue_id;
@@ -255,7 +259,8 @@ int cmd_set_cu_mask(struct cmd_ctx *c)
 	q = obj_table_get(&ctx->queues, r.queue);
 	if (!q)
 		return -EINVAL;
-	if (r.num_cu_mask == 0 || r.num_cu_mask % 32 || r.num_cu_mask > VKFD_MAX_CU_MASK_BITS)
+	if (r.num_cu_mask == 0 || r.num_cu_mask % 32 || r.num_cu_mask > VKFD_MAX_CU_MASK_BITS ||
+	    32u + r.num_cu_mask / 8 > c->v->hdr.len)
 		return -EINVAL;
 	memcpy(mask, r.cu_mask, sizeof(mask));
 	memset(&a, 0, sizeof(a));

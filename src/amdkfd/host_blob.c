@@ -17,7 +17,6 @@
 #define BLOB_FLAG_MAPPABLE 1u
 #define BLOB_FLAG_SHAREABLE 2u
 #define BLOB_FLAG_CROSS_DEVICE 4u
-#define BLOB_FLAGS_ALL (BLOB_FLAG_MAPPABLE | BLOB_FLAG_SHAREABLE | BLOB_FLAG_CROSS_DEVICE)
 
 static int blob_pos(struct vkfd_host_context *ctx, uint64_t blob_id, bool *found)
 {
@@ -35,12 +34,19 @@ static int blob_pos(struct vkfd_host_context *ctx, uint64_t blob_id, bool *found
 	return (int)lo;
 }
 
-struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id)
+static struct blob_entry *blob_entry_find(struct vkfd_host_context *ctx, uint64_t blob_id)
 {
 	bool found;
 	int i = blob_pos(ctx, blob_id, &found);
 
-	return found ? ctx->blobs[i].bo : NULL;
+	return found ? &ctx->blobs[i] : NULL;
+}
+
+struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id)
+{
+	struct blob_entry *e = blob_entry_find(ctx, blob_id);
+
+	return e ? e->bo : NULL;
 }
 
 int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
@@ -62,19 +68,21 @@ int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_
 	memmove(&ctx->blobs[i + 1], &ctx->blobs[i], (ctx->n_blobs - (uint32_t)i) * sizeof(*ctx->blobs));
 	ctx->blobs[i] = (struct blob_entry){ .blob_id = blob_id, .bo = bo };
 	ctx->n_blobs++;
+	bo->n_blob_ids++;
 	return 0;
 }
 
-void host_blob_unbind(struct vkfd_host_context *ctx, uint64_t blob_id)
+void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo)
 {
-	bool found;
-	int i = blob_pos(ctx, blob_id, &found);
+	uint32_t j = 0;
 
-	if (!found)
+	if (!bo->n_blob_ids)
 		return;
-	memmove(&ctx->blobs[i], &ctx->blobs[i + 1],
-		(ctx->n_blobs - (uint32_t)i - 1) * sizeof(*ctx->blobs));
-	ctx->n_blobs--;
+	for (uint32_t i = 0; i < ctx->n_blobs; i++)
+		if (ctx->blobs[i].bo != bo)
+			ctx->blobs[j++] = ctx->blobs[i];
+	ctx->n_blobs = j;
+	bo->n_blob_ids = 0;
 }
 
 static bool bind_pending(struct vkfd_host_context *ctx, uint64_t blob_id)
@@ -164,6 +172,7 @@ VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32
 					   uint64_t blob_id, uint64_t size, uint32_t blob_flags,
 					   struct vkfd_blob *out)
 {
+	struct blob_entry *e;
 	struct host_bo *bo;
 	int ret;
 
@@ -174,7 +183,9 @@ VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32
 	out->fd = -1;
 	if (blob_id == VKFD_SHMEM_BLOB_ID)
 		return get_shmem(ctx, size, blob_flags, out);
-	if (!blob_flags || (blob_flags & ~BLOB_FLAGS_ALL))
+	/* BO blobs: MAPPABLE, optionally SHAREABLE (protocol 7.5) */
+	if (blob_flags != BLOB_FLAG_MAPPABLE &&
+	    blob_flags != (BLOB_FLAG_MAPPABLE | BLOB_FLAG_SHAREABLE))
 		return -EINVAL;
 
 	pthread_mutex_lock(&ctx->lock);
@@ -183,28 +194,23 @@ VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32
 			ret = -EIO;
 			goto out;
 		}
-		bo = host_blob_find(ctx, blob_id);
-		if (bo || !bind_pending(ctx, blob_id))
+		e = blob_entry_find(ctx, blob_id);
+		if (e || !bind_pending(ctx, blob_id))
 			break;
 		/* the submit binding this id has not run yet: wait for it only */
 		pthread_cond_wait(&ctx->done_cond, &ctx->lock);
 	}
-	if (!bo || bo->freeing) {
-		ret = -ENOENT;
-		goto out;
-	}
-	if (size != bo->blob_size || ((blob_flags & BLOB_FLAG_MAPPABLE) &&
-				      (bo->map_flags & VKFD_ALLOC_MAP_NONE))) {
+	bo = e ? e->bo : NULL;
+	/* unbound, freed, already exported (one export per id), or a size
+	 * that does not match the BO's blob */
+	if (!bo || bo->freeing || e->exported || size != bo->blob_size ||
+	    (bo->map_flags & VKFD_ALLOC_MAP_NONE)) {
 		ret = -EINVAL;
-		goto out;
-	}
-	if (bo->exported) {
-		ret = -EBUSY; /* one export per blob id */
 		goto out;
 	}
 	ret = export_bo(ctx, bo, out);
 	if (!ret)
-		bo->exported = true;
+		e->exported = true;
 out:
 	pthread_mutex_unlock(&ctx->lock);
 	if (ret)

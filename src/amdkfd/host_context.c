@@ -117,12 +117,17 @@ static void ctx_free(struct vkfd_host_context *ctx)
 static void ctx_teardown(struct vkfd_host_context *ctx)
 {
 	host_executor_stop(ctx);
-	fence_state_close(&ctx->fences);
-	/* wake and join every wait thread before their events disappear */
+	/* wake and join every wait thread: destroying the events completes
+	 * their KFD waits; no response is written once stopping is set */
 	host_events_cancel(ctx);
 	if (ctx->waits)
 		wait_pool_destroy(ctx->waits);
 	ctx->waits = NULL;
+	/* every submitted fence retires exactly once, also on destroy */
+	fence_state_complete_all(&ctx->fences);
+	if (!ctx->fences.async)
+		fence_state_retire(&ctx->fences);
+	fence_state_close(&ctx->fences);
 	doorbell_relay_stop(ctx->relay);
 	ctx->relay = NULL;
 	host_queues_release(ctx);

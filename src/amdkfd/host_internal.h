@@ -81,8 +81,7 @@ struct host_bo {
 	enum bo_kind kind;
 	uint32_t map_info, map_flags;
 	uint64_t mapped_mask; /* bit g: mapped on exported GPU g */
-	uint64_t blob_id;    /* 0 = not bound */
-	bool exported;
+	uint32_t n_blob_ids; /* blob ids bound to this BO */
 	bool freeing;        /* FREE in flight: get_blob must not export */
 	bool event_page;
 	bool in_va_map;
@@ -129,6 +128,7 @@ struct exec_item {
 struct blob_entry {
 	uint64_t blob_id;
 	struct host_bo *bo;
+	bool exported; /* one export per blob id */
 };
 
 struct pending_bind {
@@ -261,7 +261,8 @@ void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint6
 /* blob table (host_blob.c); callers hold ctx->lock */
 struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
 int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo);
-void host_blob_unbind(struct vkfd_host_context *ctx, uint64_t blob_id);
+/* drop every blob id bound to bo */
+void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo);
 /* executor (host_executor.c) */
 int host_executor_start(struct vkfd_host_context *ctx);
 void host_executor_stop(struct vkfd_host_context *ctx);
