@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory objects (kfd_chardev.c ALLOC/FREE/MAP/UNMAP, dmabuf export and
+ * import) and the per-process, per-GPU VM that engines translate through.
+ *
+ * VRAM and GTT BOs are memfds; a BO's render-fd mmap offset is a fake
+ * offset unique in the machine (like a GEM offset). USERPTR BOs are the
+ * caller's own memory. GPU VA is checked for overlap when a BO is mapped
+ * into a VM, which is where amdgpu_vm_bo_map rejects it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim_priv.h"
+
+#define DOMAIN_FLAGS                                                                               \
+	(KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT |                              \
+	 KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |                      \
+	 KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+#define SIM_MAX_BOS (1u << 20)
+
+static uint64_t page_align(uint64_t v)
+{
+	return (v + SIM_PAGE_SIZE - 1) & ~(SIM_PAGE_SIZE - 1);
+}
+
+struct sim_backing *sim_backing_new(struct kfdsim *sim, const char *name, uint64_t size)
+{
+	struct sim_backing *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->sim = sim;
+	b->refs = 1;
+	b->size = size;
+	b->memfd = sim_memfd(name, size, &b->dev, &b->ino);
+	if (b->memfd < 0) {
+		free(b);
+		return NULL;
+	}
+	b->host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, b->memfd, 0);
+	if (b->host == MAP_FAILED) {
+		close(b->memfd);
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void sim_backing_get(struct sim_backing *b)
+{
+	atomic_fetch_add((_Atomic unsigned *)&b->refs, 1);
+}
+
+static void grave_add(struct sim_pdd *pdd, void *addr, size_t len)
+{
+	if (pdd->ngrave == pdd->grave_cap) {
+		size_t cap = pdd->grave_cap ? pdd->grave_cap * 2 : 16;
+		struct sim_grave *n = realloc(pdd->grave, cap * sizeof(*n));
+
+		if (!n)
+			return; /* keep the stale mapping rather than fault */
+		pdd->grave = n;
+		pdd->grave_cap = cap;
+	}
+	pdd->grave[pdd->ngrave].addr = addr;
+	pdd->grave[pdd->ngrave].len = len;
+	pdd->ngrave++;
+}
+
+/* `grave`: a pdd whose engines may still hold pointers into this memory;
+ * the host range is then replaced by zero pages and unmapped when that
+ * process goes away, so a late engine access can never fault the host. */
+void sim_backing_put(struct sim_backing *b, struct sim_pdd *grave)
+{
+	struct kfdsim *sim;
+
+	if (!b || atomic_fetch_sub((_Atomic unsigned *)&b->refs, 1) != 1)
+		return;
+	sim = b->sim;
+	pthread_mutex_lock(&sim->lock);
+	for (size_t i = 0; i < sim->nexports; i++) {
+		if (sim->exports[i].backing == b) {
+			sim->exports[i] = sim->exports[--sim->nexports];
+			break;
+		}
+	}
+	if (b->counted)
+		sim->bytes_allocated -= b->size;
+	pthread_mutex_unlock(&sim->lock);
+	if (grave && mmap(b->host, b->size, PROT_READ | PROT_WRITE,
+			  MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED)
+		grave_add(grave, b->host, b->size);
+	else
+		munmap(b->host, b->size);
+	close(b->memfd);
+	free(b);
+}
+
+int sim_doorbells_get(struct sim_pdd *pdd)
+{
+	if (!pdd->doorbells) {
+		pdd->doorbells = sim_backing_new(pdd->proc->sim, "kfdsim-doorbells",
+						 SIM_DOORBELL_SLICE);
+		if (!pdd->doorbells)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int sim_mmio_get(struct sim_pdd *pdd)
+{
+	if (!pdd->mmio) {
+		pdd->mmio = sim_backing_new(pdd->proc->sim, "kfdsim-mmio", SIM_PAGE_SIZE);
+		if (!pdd->mmio)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct sim_bo *sim_bo_lookup(struct sim_pdd *pdd, uint64_t handle)
+{
+	uint32_t id = KFDSIM_HANDLE_IDR(handle);
+
+	if (!pdd || KFDSIM_HANDLE_GPU_ID(handle) != pdd->gpu->gpu_id || id >= pdd->bos_cap)
+		return NULL;
+	return pdd->bos[id];
+}
+
+static int idr_alloc_bo(struct sim_pdd *pdd, struct sim_bo *bo)
+{
+	uint32_t id;
+
+	for (id = 0; id < pdd->bos_cap; id++)
+		if (!pdd->bos[id])
+			break;
+	if (id == pdd->bos_cap) {
+		uint32_t cap = pdd->bos_cap ? pdd->bos_cap * 2 : 64;
+		struct sim_bo **n;
+
+		if (cap > SIM_MAX_BOS)
+			return -ENOMEM;
+		n = realloc(pdd->bos, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + pdd->bos_cap, 0, (cap - pdd->bos_cap) * sizeof(*n));
+		pdd->bos = n;
+		pdd->bos_cap = cap;
+	}
+	pdd->bos[id] = bo;
+	bo->id = id;
+	bo->handle = KFDSIM_MAKE_HANDLE(pdd->gpu->gpu_id, id);
+	return 0;
+}
+
+/* ---- the GPU VM of one process on one GPU ---- */
+
+static size_t map_lower_bound(struct sim_pdd *pdd, uint64_t va)
+{
+	size_t lo = 0, hi = pdd->nmaps;
+
+	/* first mapping whose end is above va */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pdd->maps[mid].end <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct sim_mapping *sim_mapping_find(struct sim_pdd *pdd, uint64_t va)
+{
+	size_t i = map_lower_bound(pdd, va);
+
+	if (i < pdd->nmaps && pdd->maps[i].start <= va)
+		return &pdd->maps[i];
+	return NULL;
+}
+
+static int vm_insert(struct sim_pdd *pdd, uint64_t start, uint64_t len, uint8_t *host,
+		     bool writable, struct sim_bo *bo)
+{
+	size_t i;
+
+	/* amdgpu_vm_bo_map: page aligned, no wrap, below the VM end, no overlap */
+	if ((start | len) & (SIM_PAGE_SIZE - 1) || len == 0 || start + len < start ||
+	    start + len > SIM_GPUVM_LIMIT)
+		return -EINVAL;
+	i = map_lower_bound(pdd, start);
+	if (i < pdd->nmaps && pdd->maps[i].start < start + len)
+		return -EINVAL;
+	if (pdd->nmaps == pdd->maps_cap) {
+		size_t cap = pdd->maps_cap ? pdd->maps_cap * 2 : 64;
+		struct sim_mapping *n = realloc(pdd->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		pdd->maps = n;
+		pdd->maps_cap = cap;
+	}
+	memmove(&pdd->maps[i + 1], &pdd->maps[i], (pdd->nmaps - i) * sizeof(pdd->maps[0]));
+	pdd->maps[i] = (struct sim_mapping){
+		.start = start, .end = start + len, .host = host, .writable = writable, .bo = bo
+	};
+	pdd->nmaps++;
+	return 0;
+}
+
+static void vm_remove_bo(struct sim_pdd *pdd, struct sim_bo *bo)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < pdd->nmaps; i++)
+		if (pdd->maps[i].bo != bo)
+			pdd->maps[j++] = pdd->maps[i];
+	pdd->nmaps = j;
+}
+
+static uint8_t *bo_host(struct sim_bo *bo)
+{
+	return bo->backing ? bo->backing->host : bo->userptr;
+}
+
+static int vm_map_bo(struct sim_pdd *peer, struct sim_bo *bo)
+{
+	bool wr = bo->flags & KFDSIM_FLAG_WRITABLE;
+	bool aql = bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM;
+	int r;
+
+	if (bo->mapped_mask & (1u << peer->gpu->index))
+		return 0; /* already mapped: nothing to do */
+	pthread_rwlock_wrlock(&peer->vm_lock);
+	r = vm_insert(peer, bo->va, bo->alloc_size, bo_host(bo), wr, bo);
+	if (!r && aql) {
+		/* AQL queue memory: the same pages again right behind */
+		r = vm_insert(peer, bo->va + bo->alloc_size, bo->alloc_size, bo_host(bo), wr, bo);
+		if (r)
+			vm_remove_bo(peer, bo);
+	}
+	pthread_rwlock_unlock(&peer->vm_lock);
+	if (!r)
+		bo->mapped_mask |= 1u << peer->gpu->index;
+	return r;
+}
+
+static void vm_unmap_bo(struct sim_pdd *peer, struct sim_bo *bo)
+{
+	pthread_rwlock_wrlock(&peer->vm_lock);
+	vm_remove_bo(peer, bo);
+	pthread_rwlock_unlock(&peer->vm_lock);
+	bo->mapped_mask &= ~(1u << peer->gpu->index);
+}
+
+void *sim_translate(void *ctx, uint64_t va, uint64_t len, bool write)
+{
+	struct sim_pdd *pdd = ctx;
+	struct sim_mapping *m;
+	void *host = NULL;
+
+	if (len == 0 || va + len < va)
+		return NULL;
+	pthread_rwlock_rdlock(&pdd->vm_lock);
+	m = sim_mapping_find(pdd, va);
+	if (m && va + len <= m->end && (!write || m->writable))
+		host = m->host + (va - m->start);
+	pthread_rwlock_unlock(&pdd->vm_lock);
+	return host;
+}
+
+/* 0: mapped (writable tells how), -EFAULT: not mapped */
+int sim_vm_lookup(struct sim_pdd *pdd, uint64_t va, bool *writable)
+{
+	struct sim_mapping *m;
+	int r = -EFAULT;
+
+	pthread_rwlock_rdlock(&pdd->vm_lock);
+	m = sim_mapping_find(pdd, va);
+	if (m) {
+		*writable = m->writable;
+		r = 0;
+	}
+	pthread_rwlock_unlock(&pdd->vm_lock);
+	return r;
+}
+
+struct sim_bo *sim_bo_by_offset(struct sim_pdd *pdd, uint64_t off, uint64_t len)
+{
+	for (uint32_t i = 0; i < pdd->bos_cap; i++) {
+		struct sim_bo *bo = pdd->bos[i];
+
+		if (!bo || !(bo->flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT)))
+			continue;
+		if (off >= bo->mmap_offset && len <= bo->alloc_size &&
+		    off - bo->mmap_offset <= bo->alloc_size - len)
+			return bo;
+	}
+	return NULL;
+}
+
+/* ---- ioctls ---- */
+
+static void bo_destroy(struct sim_pdd *pdd, struct sim_bo *bo, bool engines_live)
+{
+	struct kfdsim *sim = pdd->proc->sim;
+
+	pdd->bos[bo->id] = NULL;
+	pthread_mutex_lock(&sim->lock);
+	if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
+		pdd->gpu->vram_used -= bo->acct;
+	else
+		sim->gtt_used -= bo->acct;
+	if (bo->userptr)
+		sim->bytes_allocated -= bo->alloc_size;
+	pthread_mutex_unlock(&sim->lock);
+	sim_backing_put(bo->backing, engines_live ? pdd : NULL);
+	free(bo);
+}
+
+int sim_ioctl_alloc_memory(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args *a = args;
+	struct kfdsim *sim = p->sim;
+	uint32_t flags = a->flags;
+	struct sim_pdd *pdd;
+	struct sim_bo *bo = NULL;
+	uint64_t size, offset = 0;
+	int r;
+
+	if (a->size == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&p->lock);
+	pdd = sim_pdd_by_id(p, a->gpu_id);
+	if (!pdd) {
+		r = -EINVAL;
+		goto out;
+	}
+	r = sim_pdd_bind(pdd);
+	if (r)
+		goto out;
+	if (!(flags & DOMAIN_FLAGS) || a->size > (1ULL << 48)) {
+		r = -EINVAL;
+		goto out;
+	}
+	bo = calloc(1, sizeof(*bo));
+	if (!bo) {
+		r = -ENOMEM;
+		goto out;
+	}
+	bo->pdd = pdd;
+	bo->flags = flags;
+	bo->va = a->va_addr;
+	bo->size = a->size;
+	size = a->size;
+	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)
+		size >>= 1;
+	size = page_align(size);
+	bo->alloc_size = size;
+
+	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM || flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) {
+		bool vram = flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
+
+		pthread_mutex_lock(&sim->lock);
+		if (vram ? pdd->gpu->vram_used + size > sim->cfg.vram_size
+			 : sim->gtt_used + size > sim->cfg.gtt_size)
+			r = -ENOMEM;
+		else if (vram)
+			pdd->gpu->vram_used += size;
+		else
+			sim->gtt_used += size;
+		pthread_mutex_unlock(&sim->lock);
+		if (r)
+			goto out;
+		bo->backing = sim_backing_new(sim, vram ? "kfdsim-vram" : "kfdsim-gtt", size);
+		pthread_mutex_lock(&sim->lock);
+		if (!bo->backing) {
+			if (vram)
+				pdd->gpu->vram_used -= size;
+			else
+				sim->gtt_used -= size;
+			r = -ENOMEM;
+		} else {
+			bo->acct = size;
+			bo->backing->counted = true;
+			sim->bytes_allocated += size;
+			offset = sim->next_fake_offset;
+			sim->next_fake_offset += size;
+		}
+		pthread_mutex_unlock(&sim->lock);
+		if (r)
+			goto out;
+	} else if (flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
+		uint64_t addr = a->mmap_offset;
+
+		if (addr & (SIM_PAGE_SIZE - 1)) {
+			r = -EINVAL;
+			goto out;
+		}
+		r = sim_check_user_range(addr, size);
+		if (r)
+			goto out;
+		bo->userptr = (uint8_t *)(uintptr_t)addr;
+		offset = addr;
+		pthread_mutex_lock(&sim->lock);
+		sim->bytes_allocated += size;
+		pthread_mutex_unlock(&sim->lock);
+	} else if (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
+		if (a->size != SIM_DOORBELL_SLICE) {
+			r = -EINVAL;
+			goto out;
+		}
+		r = sim_doorbells_get(pdd);
+		if (r)
+			goto out;
+		sim_backing_get(pdd->doorbells);
+		bo->backing = pdd->doorbells;
+		/* never a bus address: the kfd-fd offset of the slice */
+		offset = KFDSIM_MMAP_TYPE_DOORBELL | KFDSIM_MMAP_GPU_ID(pdd->gpu->gpu_id);
+	} else {
+		if (a->size != SIM_PAGE_SIZE) {
+			r = -EINVAL;
+			goto out;
+		}
+		r = sim_mmio_get(pdd);
+		if (r)
+			goto out;
+		sim_backing_get(pdd->mmio);
+		bo->backing = pdd->mmio;
+		offset = KFDSIM_MMAP_TYPE_MMIO | KFDSIM_MMAP_GPU_ID(pdd->gpu->gpu_id);
+	}
+	bo->mmap_offset = offset;
+	r = idr_alloc_bo(pdd, bo);
+	if (r) {
+		pthread_mutex_lock(&sim->lock);
+		if (flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
+			pdd->gpu->vram_used -= bo->acct;
+		else
+			sim->gtt_used -= bo->acct;
+		if (bo->userptr)
+			sim->bytes_allocated -= bo->alloc_size;
+		pthread_mutex_unlock(&sim->lock);
+		sim_backing_put(bo->backing, NULL);
+		free(bo);
+		bo = NULL;
+		goto out;
+	}
+	a->handle = bo->handle;
+	a->mmap_offset = offset;
+	bo = NULL;
+out:
+	free(bo);
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+int sim_ioctl_free_memory(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_free_memory_of_gpu_args *a = args;
+	struct sim_pdd *pdd;
+	struct sim_bo *bo;
+	int r = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (sim_event_page_is(p, a->handle)) {
+		r = -EPERM; /* the signal page is freed with the process */
+		goto out;
+	}
+	pdd = sim_pdd_by_id(p, KFDSIM_HANDLE_GPU_ID(a->handle));
+	bo = pdd ? sim_bo_lookup(pdd, a->handle) : NULL;
+	if (!bo) {
+		r = -EINVAL;
+		goto out;
+	}
+	if (bo->mapped_mask) {
+		r = -EBUSY; /* amdgpu_amdkfd_gpuvm_free_memory_of_gpu */
+		goto out;
+	}
+	bo_destroy(pdd, bo, p->nqueues > 0);
+out:
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+static int map_common(struct sim_process *p, struct kfd_ioctl_map_memory_to_gpu_args *a, bool map)
+{
+	uint32_t *ids;
+	struct sim_pdd *pdd;
+	struct sim_bo *bo;
+	int r = 0;
+
+	if (!a->n_devices || a->n_success > a->n_devices)
+		return -EINVAL;
+	if (a->n_devices > 65536)
+		return -ENOMEM;
+	ids = calloc(a->n_devices, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	if (sim_copy_from_user(ids, a->device_ids_array_ptr, a->n_devices * sizeof(*ids))) {
+		free(ids);
+		return -EFAULT;
+	}
+	pthread_mutex_lock(&p->lock);
+	pdd = sim_pdd_by_id(p, KFDSIM_HANDLE_GPU_ID(a->handle));
+	if (!pdd) {
+		r = -EINVAL;
+		goto out;
+	}
+	if (map) {
+		r = sim_pdd_bind(pdd);
+		if (r)
+			goto out;
+	}
+	bo = sim_bo_lookup(pdd, a->handle);
+	if (!bo) {
+		r = -ENOMEM; /* kfd_chardev.c answers a bad handle so */
+		goto out;
+	}
+	for (uint32_t i = a->n_success; i < a->n_devices; i++) {
+		struct sim_pdd *peer = sim_pdd_by_id(p, ids[i]);
+
+		if (!peer) {
+			r = -EINVAL;
+			goto out;
+		}
+		if (map) {
+			r = sim_pdd_bind(peer);
+			if (!r)
+				r = vm_map_bo(peer, bo);
+		} else if (!(bo->mapped_mask & (1u << peer->gpu->index))) {
+			r = -EINVAL; /* not mapped on that VM */
+		} else {
+			vm_unmap_bo(peer, bo);
+		}
+		if (r)
+			goto out;
+		a->n_success = i + 1;
+	}
+out:
+	pthread_mutex_unlock(&p->lock);
+	free(ids);
+	return r;
+}
+
+int sim_ioctl_map_memory(struct sim_process *p, void *args)
+{
+	return map_common(p, args, true);
+}
+
+int sim_ioctl_unmap_memory(struct sim_process *p, void *args)
+{
+	/* the unmap args have the same layout as the map args */
+	return map_common(p, args, false);
+}
+
+int sim_ioctl_export_dmabuf(struct sim_process *p, void *args)
+{
+	struct kfdsim_export_dmabuf_args *a = args;
+	struct kfdsim *sim = p->sim;
+	struct sim_pdd *pdd;
+	struct sim_bo *bo;
+	int r = 0, fd;
+
+	pthread_mutex_lock(&p->lock);
+	pdd = sim_pdd_by_id(p, KFDSIM_HANDLE_GPU_ID(a->handle));
+	bo = pdd ? sim_bo_lookup(pdd, a->handle) : NULL;
+	if (!bo) {
+		r = -EINVAL;
+		goto out;
+	}
+	if (bo->userptr) {
+		r = -EPERM;
+		goto out;
+	}
+	if (!(bo->flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT))) {
+		r = -EINVAL;
+		goto out;
+	}
+	fd = fcntl(bo->backing->memfd, (a->flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	pthread_mutex_lock(&sim->lock);
+	{
+		bool found = false;
+
+		for (size_t i = 0; i < sim->nexports; i++)
+			found |= sim->exports[i].backing == bo->backing;
+		if (!found && sim->nexports == sim->exports_cap) {
+			size_t cap = sim->exports_cap ? sim->exports_cap * 2 : 16;
+			struct sim_export *n = realloc(sim->exports, cap * sizeof(*n));
+
+			if (n) {
+				sim->exports = n;
+				sim->exports_cap = cap;
+			} else {
+				r = -ENOMEM;
+			}
+		}
+		if (!found && !r) {
+			struct sim_export *e = &sim->exports[sim->nexports++];
+
+			e->dev = bo->backing->dev;
+			e->ino = bo->backing->ino;
+			e->backing = bo->backing;
+			e->gpu_id = pdd->gpu->gpu_id;
+			e->flags = bo->flags;
+		}
+	}
+	pthread_mutex_unlock(&sim->lock);
+	if (r) {
+		close(fd);
+		goto out;
+	}
+	a->dmabuf_fd = (uint32_t)fd;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+/* Find an export by fd; returns -EBADF for a bad fd, -EINVAL for a file
+ * that is not a buffer kfdsim exported (or whose BO is gone). */
+static int export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref)
+{
+	struct stat st;
+	int r = -EINVAL;
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return -EBADF;
+	pthread_mutex_lock(&sim->lock);
+	for (size_t i = 0; i < sim->nexports; i++) {
+		if (sim->exports[i].dev == st.st_dev && sim->exports[i].ino == st.st_ino) {
+			*out = sim->exports[i];
+			if (take_ref)
+				sim_backing_get(out->backing);
+			r = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sim->lock);
+	return r;
+}
+
+int sim_ioctl_import_dmabuf(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_import_dmabuf_args *a = args;
+	struct kfdsim *sim = p->sim;
+	struct sim_export e;
+	struct sim_pdd *pdd;
+	struct sim_bo *bo;
+	int r;
+
+	r = export_lookup(sim, (int)a->dmabuf_fd, &e, true);
+	if (r)
+		return r;
+	pthread_mutex_lock(&p->lock);
+	pdd = sim_pdd_by_id(p, a->gpu_id);
+	r = pdd ? sim_pdd_bind(pdd) : -EINVAL;
+	bo = r ? NULL : calloc(1, sizeof(*bo));
+	if (!r && !bo)
+		r = -ENOMEM;
+	if (r)
+		goto fail;
+	bo->pdd = pdd;
+	bo->flags = e.flags & ~KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM;
+	bo->va = a->va_addr;
+	bo->size = e.backing->size;
+	bo->alloc_size = e.backing->size;
+	bo->backing = e.backing;
+	bo->imported = true;
+	pthread_mutex_lock(&sim->lock);
+	bo->mmap_offset = sim->next_fake_offset;
+	sim->next_fake_offset += bo->alloc_size;
+	pthread_mutex_unlock(&sim->lock);
+	r = idr_alloc_bo(pdd, bo);
+	if (r) {
+		free(bo);
+		goto fail;
+	}
+	a->handle = bo->handle;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+fail:
+	pthread_mutex_unlock(&p->lock);
+	sim_backing_put(e.backing, NULL);
+	return r;
+}
+
+int sim_ioctl_get_dmabuf_info(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_get_dmabuf_info_args *a = args;
+	struct sim_export e;
+	int r;
+
+	r = export_lookup(p->sim, (int)a->dmabuf_fd, &e, false);
+	if (r)
+		return r;
+	a->size = e.backing->size;
+	a->gpu_id = e.gpu_id;
+	a->flags = (e.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) ? KFD_IOC_ALLOC_MEM_FLAGS_VRAM
+							     : KFD_IOC_ALLOC_MEM_FLAGS_GTT;
+	if (e.flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC)
+		a->flags |= KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC;
+	/* KFD BOs carry no metadata */
+	a->metadata_size = 0;
+	return 0;
+}
+
+void sim_pdd_release_memory(struct sim_pdd *pdd)
+{
+	for (uint32_t i = 0; i < pdd->bos_cap; i++)
+		if (pdd->bos[i])
+			bo_destroy(pdd, pdd->bos[i], false);
+	free(pdd->bos);
+	pdd->bos = NULL;
+	pdd->bos_cap = 0;
+	free(pdd->maps);
+	pdd->maps = NULL;
+	pdd->nmaps = pdd->maps_cap = 0;
+	sim_backing_put(pdd->doorbells, NULL);
+	sim_backing_put(pdd->mmio, NULL);
+	pdd->doorbells = pdd->mmio = NULL;
+	for (size_t i = 0; i < pdd->ngrave; i++)
+		munmap(pdd->grave[i].addr, pdd->grave[i].len);
+	free(pdd->grave);
+	pdd->grave = NULL;
+	pdd->ngrave = pdd->grave_cap = 0;
+}

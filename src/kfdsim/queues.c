@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * User queues: CREATE/DESTROY/UPDATE_QUEUE, SET_CU_MASK, ALLOC_QUEUE_GWS
+ * with the argument checks of kfd_chardev.c (set_queue_properties_from_user)
+ * and the queue/doorbell bookkeeping of kfd_process_queue_manager.c. AQL and
+ * SDMA queues get an engine that watches the queue's doorbell slot.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_priv.h"
+
+/* SOC15 reserves doorbells whose index matches 0x0E0 under mask 0x1E0 for
+ * SDMA; CP queues take the others. */
+#define SDMA_DB_MASK 0x1e0u
+#define SDMA_DB_VAL 0x0e0u
+
+static bool access_ok(uint64_t addr, uint64_t size)
+{
+	return addr + size >= addr && addr + size <= SIM_TASK_SIZE;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* kfdsim's reading of the 6.12 kfd_queue_acquire_buffers rule: each
+ * address must lie in a GPU mapping of this process (see docs). */
+static int range_mapped(struct sim_pdd *pdd, uint64_t va, uint64_t len)
+{
+	struct sim_mapping *m;
+	int r = -EINVAL;
+
+	pthread_rwlock_rdlock(&pdd->vm_lock);
+	m = sim_mapping_find(pdd, va);
+	if (m && va + len >= va && va + len <= m->end)
+		r = 0;
+	pthread_rwlock_unlock(&pdd->vm_lock);
+	return r;
+}
+
+static bool checks_buffers(struct sim_process *p)
+{
+	return p->sim->cfg.kfd_minor >= 17;
+}
+
+static int doorbell_alloc(struct sim_pdd *pdd, bool sdma)
+{
+	for (unsigned i = 0; i < SIM_DOORBELLS; i++) {
+		bool reserved = (i & SDMA_DB_MASK) == SDMA_DB_VAL;
+
+		if (reserved != sdma || (pdd->doorbell_used[i / 8] & (1u << (i % 8))))
+			continue;
+		pdd->doorbell_used[i / 8] |= (uint8_t)(1u << (i % 8));
+		return (int)i;
+	}
+	return -EBUSY;
+}
+
+static void doorbell_free(struct sim_pdd *pdd, unsigned i)
+{
+	pdd->doorbell_used[i / 8] &= (uint8_t) ~(1u << (i % 8));
+}
+
+static bool queue_active(const struct sim_queue *q)
+{
+	return q->ring_size > 0 && q->ring != 0 && q->percent > 0 && !q->evicted;
+}
+
+#ifdef KFDSIM_HAVE_ENGINES
+static int engine_start(struct sim_queue *q)
+{
+	struct sim_queue_desc d;
+
+	if (q->type == KFD_IOC_QUEUE_TYPE_COMPUTE)
+		return 0; /* PM4 queues have no engine */
+	memset(&d, 0, sizeof(d));
+	d.type = q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? SIM_QUEUE_COMPUTE_AQL : SIM_QUEUE_SDMA;
+	d.queue_id = q->id;
+	d.ring_va = q->ring;
+	d.ring_size = q->ring_size;
+	d.rptr_va = q->rptr;
+	d.wptr_va = q->wptr;
+	d.doorbell = (volatile uint64_t *)(q->pdd->doorbells->host + q->doorbell_id * 8u);
+	q->eng = sim_engine_queue_start(&d, &q->pdd->env);
+	if (!q->eng)
+		return -ENOMEM;
+	if (!queue_active(q))
+		sim_engine_queue_set_active(q->eng, false);
+	return 0;
+}
+
+static void engine_stop(struct sim_queue *q)
+{
+	if (q->eng)
+		sim_engine_queue_stop(q->eng);
+	q->eng = NULL;
+}
+
+static void engine_set_active(struct sim_queue *q, bool on)
+{
+	if (q->eng)
+		sim_engine_queue_set_active(q->eng, on);
+}
+#else
+static int engine_start(struct sim_queue *q)
+{
+	(void)q;
+	return 0;
+}
+
+static void engine_stop(struct sim_queue *q)
+{
+	(void)q;
+}
+
+static void engine_set_active(struct sim_queue *q, bool on)
+{
+	(void)q;
+	(void)on;
+}
+#endif
+
+static void queue_free(struct sim_process *p, struct sim_queue *q)
+{
+	struct kfdsim *sim = p->sim;
+
+	engine_stop(q);
+	doorbell_free(q->pdd, q->doorbell_id);
+	pthread_mutex_lock(&sim->lock);
+	if (q->type == KFD_IOC_QUEUE_TYPE_SDMA)
+		q->pdd->gpu->sdma_used--;
+	else if (q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
+		q->pdd->gpu->xgmi_used--;
+	pthread_mutex_unlock(&sim->lock);
+	if (q->gws)
+		q->pdd->gws_assigned = false;
+	free(q);
+}
+
+int sim_ioctl_create_queue(struct sim_process *p, void *args)
+{
+	struct kfdsim_create_queue_args *ca = args;
+	struct kfd_ioctl_create_queue_args *a = &ca->base;
+	struct kfdsim *sim = p->sim;
+	struct sim_pdd *pdd;
+	struct sim_queue *q = NULL;
+	bool sdma_counted = false;
+	unsigned qid;
+	int r, db = -1;
+
+	/* set_queue_properties_from_user */
+	if ((a->queue_percentage & 0xff) > KFD_MAX_QUEUE_PERCENTAGE)
+		return -EINVAL;
+	if (a->queue_priority > KFD_MAX_QUEUE_PRIORITY)
+		return -EINVAL;
+	if (a->ring_base_address && !access_ok(a->ring_base_address, sizeof(uint64_t)))
+		return -EFAULT;
+	if (a->ring_size && !is_pow2(a->ring_size))
+		return -EINVAL;
+	if (a->ring_size < KFD_MIN_QUEUE_RING_SIZE)
+		a->ring_size = KFD_MIN_QUEUE_RING_SIZE;
+	if (!access_ok(a->read_pointer_address, sizeof(uint32_t)) ||
+	    !access_ok(a->write_pointer_address, sizeof(uint32_t)))
+		return -EFAULT;
+	if (a->eop_buffer_address && !access_ok(a->eop_buffer_address, sizeof(uint32_t)))
+		return -EFAULT;
+	if (a->ctx_save_restore_address &&
+	    !access_ok(a->ctx_save_restore_address, sizeof(uint32_t)))
+		return -EFAULT;
+	if (a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE &&
+	    a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
+	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA && a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
+		return -KFDSIM_ENOTSUPP;
+
+	pthread_mutex_lock(&p->lock);
+	pdd = sim_pdd_by_id(p, a->gpu_id);
+	if (!pdd) {
+		r = -EINVAL;
+		goto out;
+	}
+	if (sim_pdd_bind(pdd)) {
+		r = -ESRCH;
+		goto out;
+	}
+	r = sim_doorbells_get(pdd);
+	if (r)
+		goto out;
+	if (checks_buffers(p)) {
+		r = range_mapped(pdd, a->write_pointer_address, sizeof(uint64_t));
+		if (!r)
+			r = range_mapped(pdd, a->read_pointer_address, sizeof(uint64_t));
+		if (!r)
+			r = range_mapped(pdd, a->ring_base_address, a->ring_size);
+		if (r)
+			goto out;
+	}
+	for (qid = 0; qid < SIM_MAX_QUEUES; qid++)
+		if (!p->queues[qid])
+			break;
+	if (qid == SIM_MAX_QUEUES) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA ||
+	    a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI) {
+		const struct sim_target *t = pdd->gpu->t;
+		bool xgmi = a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI;
+
+		pthread_mutex_lock(&sim->lock);
+		if (xgmi ? pdd->gpu->xgmi_used >= t->num_sdma_xgmi * t->sdma_queues_per_engine
+			 : pdd->gpu->sdma_used >= t->num_sdma * t->sdma_queues_per_engine) {
+			r = -ENOMEM;
+		} else {
+			if (xgmi)
+				pdd->gpu->xgmi_used++;
+			else
+				pdd->gpu->sdma_used++;
+			sdma_counted = true;
+		}
+		pthread_mutex_unlock(&sim->lock);
+		if (r)
+			goto out;
+	}
+	db = doorbell_alloc(pdd, sdma_counted);
+	if (db < 0) {
+		r = db;
+		goto out;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		r = -ENOMEM;
+		goto out;
+	}
+	q->id = qid;
+	q->pdd = pdd;
+	q->type = a->queue_type;
+	q->ring = a->ring_base_address;
+	q->ring_size = a->ring_size;
+	q->rptr = a->read_pointer_address;
+	q->wptr = a->write_pointer_address;
+	q->percent = a->queue_percentage & 0xff;
+	q->priority = a->queue_priority;
+	q->doorbell_id = (unsigned)db;
+	r = engine_start(q);
+	if (r)
+		goto out;
+	pthread_mutex_lock(&p->q_lock);
+	p->queues[qid] = q;
+	p->nqueues++;
+	pthread_mutex_unlock(&p->q_lock);
+	a->queue_id = qid;
+	a->doorbell_offset = KFDSIM_MMAP_TYPE_DOORBELL | KFDSIM_MMAP_GPU_ID(a->gpu_id) |
+			     (uint64_t)db * 8u;
+	q = NULL;
+	db = -1;
+	sdma_counted = false;
+out:
+	if (q)
+		free(q);
+	if (db >= 0)
+		doorbell_free(pdd, (unsigned)db);
+	if (sdma_counted) {
+		pthread_mutex_lock(&sim->lock);
+		if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
+			pdd->gpu->xgmi_used--;
+		else
+			pdd->gpu->sdma_used--;
+		pthread_mutex_unlock(&sim->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+static struct sim_queue *queue_get(struct sim_process *p, uint32_t id)
+{
+	return id < SIM_MAX_QUEUES ? p->queues[id] : NULL;
+}
+
+int sim_ioctl_destroy_queue(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_destroy_queue_args *a = args;
+	struct sim_queue *q;
+
+	pthread_mutex_lock(&p->lock);
+	q = queue_get(p, a->queue_id);
+	if (!q) {
+		pthread_mutex_unlock(&p->lock);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&p->q_lock);
+	p->queues[q->id] = NULL;
+	p->nqueues--;
+	pthread_mutex_unlock(&p->q_lock);
+	queue_free(p, q);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+int sim_ioctl_update_queue(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_update_queue_args *a = args;
+	struct sim_queue *q;
+	int r = 0;
+
+	if ((a->queue_percentage & 0xff) > KFD_MAX_QUEUE_PERCENTAGE)
+		return -EINVAL;
+	if (a->queue_priority > KFD_MAX_QUEUE_PRIORITY)
+		return -EINVAL;
+	if (a->ring_base_address && !access_ok(a->ring_base_address, sizeof(uint64_t)))
+		return -EFAULT;
+	if (a->ring_size && !is_pow2(a->ring_size))
+		return -EINVAL;
+	pthread_mutex_lock(&p->lock);
+	q = queue_get(p, a->queue_id);
+	if (!q) {
+		r = -EFAULT; /* pqm_update_queue_properties */
+		goto out;
+	}
+	if (checks_buffers(p) && a->ring_size) {
+		r = range_mapped(q->pdd, a->ring_base_address, a->ring_size);
+		if (r)
+			goto out;
+	}
+	if (q->ring != a->ring_base_address || q->ring_size != a->ring_size) {
+		/* a new ring: restart the engine on it */
+		pthread_mutex_lock(&p->q_lock);
+		q->ring = a->ring_base_address;
+		q->ring_size = a->ring_size;
+		q->percent = a->queue_percentage & 0xff;
+		q->priority = a->queue_priority;
+		pthread_mutex_unlock(&p->q_lock);
+		engine_stop(q);
+		r = engine_start(q);
+		goto out;
+	}
+	pthread_mutex_lock(&p->q_lock);
+	q->percent = a->queue_percentage & 0xff;
+	q->priority = a->queue_priority;
+	engine_set_active(q, queue_active(q));
+	pthread_mutex_unlock(&p->q_lock);
+out:
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+int sim_ioctl_set_cu_mask(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_set_cu_mask_args *a = args;
+	uint32_t count = a->num_cu_mask;
+	uint32_t *mask;
+	struct sim_queue *q;
+	int r = 0;
+
+	if (count % 32)
+		return -EINVAL;
+	if (count == 0)
+		return -EINVAL;
+	if (count > SIM_MAX_CU_MASK_BITS)
+		count = SIM_MAX_CU_MASK_BITS; /* extra bits are dropped */
+	mask = calloc(count / 32, sizeof(uint32_t));
+	if (!mask)
+		return -ENOMEM;
+	if (sim_copy_from_user(mask, a->cu_mask_ptr, count / 32 * sizeof(uint32_t))) {
+		free(mask);
+		return -EFAULT;
+	}
+	pthread_mutex_lock(&p->lock);
+	q = queue_get(p, a->queue_id);
+	if (!q)
+		r = -EFAULT; /* pqm_update_mqd */
+	else
+		q->cu_mask_count = count;
+	pthread_mutex_unlock(&p->lock);
+	free(mask);
+	return r;
+}
+
+int sim_ioctl_alloc_queue_gws(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_alloc_queue_gws_args *a = args;
+	struct sim_queue *q;
+	int r = 0;
+
+	pthread_mutex_lock(&p->lock);
+	q = queue_get(p, a->queue_id);
+	if (!q) {
+		r = -EINVAL;
+		goto out;
+	}
+	if (!q->pdd->gpu->t->num_gws) {
+		r = -ENODEV;
+		goto out;
+	}
+	/* pqm_set_gws: one GWS queue per process and device */
+	if (a->num_gws) {
+		if (q->pdd->gws_assigned) {
+			r = -EBUSY;
+			goto out;
+		}
+		q->pdd->gws_assigned = true;
+		q->gws = true;
+	} else {
+		if (!q->pdd->gws_assigned) {
+			r = -EINVAL;
+			goto out;
+		}
+		q->pdd->gws_assigned = false;
+		q->gws = false;
+	}
+	a->first_gws = 0;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+unsigned sim_pdd_queue_count(struct sim_pdd *pdd)
+{
+	struct sim_process *p = pdd->proc;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&p->q_lock);
+	for (unsigned i = 0; i < SIM_MAX_QUEUES; i++)
+		if (p->queues[i] && p->queues[i]->pdd == pdd)
+			n++;
+	pthread_mutex_unlock(&p->q_lock);
+	return n;
+}
+
+/* VM fault, queue error or GPU reset: the process's queues on that GPU stop. */
+void sim_queues_evict(struct sim_process *p, struct sim_pdd *pdd)
+{
+	pthread_mutex_lock(&p->q_lock);
+	for (unsigned i = 0; i < SIM_MAX_QUEUES; i++) {
+		struct sim_queue *q = p->queues[i];
+
+		if (!q || q->pdd != pdd || q->evicted)
+			continue;
+		q->evicted = true;
+		engine_set_active(q, false);
+	}
+	pthread_mutex_unlock(&p->q_lock);
+}
+
+void sim_queues_release(struct sim_process *p)
+{
+	for (unsigned i = 0; i < SIM_MAX_QUEUES; i++) {
+		struct sim_queue *q;
+
+		pthread_mutex_lock(&p->q_lock);
+		q = p->queues[i];
+		p->queues[i] = NULL;
+		if (q)
+			p->nqueues--;
+		pthread_mutex_unlock(&p->q_lock);
+		if (q)
+			queue_free(p, q);
+	}
+}

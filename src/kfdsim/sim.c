@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kfdsim machine: creation, the table of fds it handed out, the device seam
+ * (open/ioctl/mmap/close) and the test hooks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim_priv.h"
+
+int sim_memfd(const char *name, uint64_t size, dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if ((size && ftruncate(fd, (off_t)size) != 0) || fstat(fd, &st) != 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return fd;
+}
+
+struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
+{
+	struct kfdsim_config cfg;
+	struct kfdsim *sim;
+	int r;
+
+	if (cfg_in)
+		cfg = *cfg_in;
+	else
+		kfdsim_config_default(&cfg);
+	cfg.target[sizeof(cfg.target) - 1] = 0;
+	cfg.sysfs_dir[sizeof(cfg.sysfs_dir) - 1] = 0;
+	if (cfg.gpu_count < 1 || cfg.gpu_count > KFDSIM_MAX_GPUS || !sim_target_find(cfg.target) ||
+	    cfg.vram_size < SIM_PAGE_SIZE || cfg.kfd_minor < 1 || cfg.kfd_minor > 17) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sim = calloc(1, sizeof(*sim));
+	if (!sim) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sim->cfg = cfg;
+	sim->ngpus = cfg.gpu_count;
+	sim->next_fake_offset = 0x10000000ULL; /* DRM_FILE_PAGE_OFFSET_START */
+	pthread_mutex_init(&sim->lock, NULL);
+	pthread_cond_init(&sim->latch_cv, NULL);
+	r = sim_topology_init(sim);
+	if (r)
+		goto fail;
+	if (cfg.sysfs_dir[0]) {
+		snprintf(sim->root, sizeof(sim->root), "%s", cfg.sysfs_dir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(sim->root, sizeof(sim->root), "%s/kfdsim-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(sim->root)) {
+			r = -errno;
+			sim->root[0] = 0;
+			goto fail;
+		}
+		sim->root_private = true;
+	}
+	r = sim_topology_write(sim);
+	if (r)
+		goto fail;
+	return sim;
+fail:
+	sim_topology_remove(sim);
+	pthread_cond_destroy(&sim->latch_cv);
+	pthread_mutex_destroy(&sim->lock);
+	free(sim);
+	errno = -r;
+	return NULL;
+}
+
+static void file_release(struct kfdsim *sim, struct sim_file *f)
+{
+	/* called with sim->lock held; drops the file's object reference */
+	if (f->kind == SIM_FILE_RENDER)
+		sim_render_put_locked(sim, f->render);
+}
+
+void kfdsim_destroy(struct kfdsim *sim)
+{
+	if (!sim)
+		return;
+	for (;;) {
+		struct sim_file *f = NULL;
+		size_t i;
+
+		pthread_mutex_lock(&sim->lock);
+		for (i = 0; i < sim->files_cap && !f; i++) {
+			f = sim->files[i];
+			if (f)
+				sim->files[i] = NULL;
+		}
+		if (!f) {
+			pthread_mutex_unlock(&sim->lock);
+			break;
+		}
+		file_release(sim, f);
+		pthread_mutex_unlock(&sim->lock);
+		if (f->kind == SIM_FILE_KFD) {
+			sim_process_close(f->proc);
+			sim_process_put(f->proc);
+		}
+		close(f->fd);
+		free(f);
+	}
+	sim_topology_remove(sim);
+	free(sim->files);
+	free(sim->exports);
+	pthread_cond_destroy(&sim->latch_cv);
+	pthread_mutex_destroy(&sim->lock);
+	free(sim);
+}
+
+void sim_process_get(struct sim_process *p)
+{
+	pthread_mutex_lock(&p->sim->lock);
+	p->refs++;
+	pthread_mutex_unlock(&p->sim->lock);
+}
+
+void sim_process_put(struct sim_process *p)
+{
+	unsigned left;
+
+	pthread_mutex_lock(&p->sim->lock);
+	left = --p->refs;
+	pthread_mutex_unlock(&p->sim->lock);
+	if (!left)
+		sim_process_destroy(p);
+}
+
+void sim_render_put_locked(struct kfdsim *sim, struct sim_render *r)
+{
+	(void)sim;
+	if (r && --r->refs == 0)
+		free(r);
+}
+
+static int file_add(struct kfdsim *sim, struct sim_file *f)
+{
+	size_t idx = (size_t)f->fd;
+
+	pthread_mutex_lock(&sim->lock);
+	if (idx >= sim->files_cap) {
+		size_t cap = sim->files_cap ? sim->files_cap : 64;
+		struct sim_file **n;
+
+		while (cap <= idx)
+			cap *= 2;
+		n = realloc(sim->files, cap * sizeof(*n));
+		if (!n) {
+			pthread_mutex_unlock(&sim->lock);
+			return -ENOMEM;
+		}
+		memset(n + sim->files_cap, 0, (cap - sim->files_cap) * sizeof(*n));
+		sim->files = n;
+		sim->files_cap = cap;
+	}
+	sim->files[idx] = f;
+	pthread_mutex_unlock(&sim->lock);
+	return 0;
+}
+
+/* Lookup under sim->lock; the inode check catches an fd number that was
+ * closed behind our back and reused. */
+static struct sim_file *file_lookup_locked(struct kfdsim *sim, int fd)
+{
+	struct sim_file *f;
+	struct stat st;
+
+	if (fd < 0 || (size_t)fd >= sim->files_cap)
+		return NULL;
+	f = sim->files[fd];
+	if (!f)
+		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_ino != f->ino || st.st_dev != f->dev)
+		return NULL;
+	return f;
+}
+
+struct sim_render *sim_render_lookup(struct kfdsim *sim, int fd)
+{
+	struct sim_file *f = file_lookup_locked(sim, fd);
+
+	return f && f->kind == SIM_FILE_RENDER ? f->render : NULL;
+}
+
+bool kfdsim_owns_fd(struct kfdsim *sim, int fd)
+{
+	bool r;
+
+	if (!sim)
+		return false;
+	pthread_mutex_lock(&sim->lock);
+	r = file_lookup_locked(sim, fd) != NULL;
+	pthread_mutex_unlock(&sim->lock);
+	return r;
+}
+
+static int sim_open_kfd(void *dev)
+{
+	struct kfdsim *sim = dev;
+	struct sim_file *f;
+	int fd, r;
+
+	if (!sim)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	fd = sim_memfd("kfdsim-kfd", 0, &f->dev, &f->ino);
+	if (fd < 0) {
+		free(f);
+		return fd;
+	}
+	f->fd = fd;
+	f->kind = SIM_FILE_KFD;
+	f->proc = sim_process_create(sim);
+	if (!f->proc) {
+		close(fd);
+		free(f);
+		return -ENOMEM;
+	}
+	r = file_add(sim, f);
+	if (r) {
+		sim_process_put(f->proc);
+		close(fd);
+		free(f);
+		return r;
+	}
+	return fd;
+}
+
+static int sim_open_render(void *dev, int minor)
+{
+	struct kfdsim *sim = dev;
+	struct sim_file *f;
+	char name[32];
+	int fd, r;
+
+	if (!sim)
+		return -EINVAL;
+	if (minor < 128 || minor >= 128 + (int)sim->ngpus)
+		return -ENOENT;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->render = calloc(1, sizeof(*f->render));
+	if (!f->render) {
+		free(f);
+		return -ENOMEM;
+	}
+	snprintf(name, sizeof(name), "kfdsim-renderD%d", minor);
+	fd = sim_memfd(name, 0, &f->dev, &f->ino);
+	if (fd < 0) {
+		free(f->render);
+		free(f);
+		return fd;
+	}
+	f->fd = fd;
+	f->kind = SIM_FILE_RENDER;
+	f->render->refs = 1;
+	f->render->gpu = (unsigned)(minor - 128);
+	r = file_add(sim, f);
+	if (r) {
+		free(f->render);
+		close(fd);
+		free(f);
+		return r;
+	}
+	return fd;
+}
+
+static int sim_close(void *dev, int fd)
+{
+	struct kfdsim *sim = dev;
+	struct sim_file *f;
+
+	if (!sim)
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	f = file_lookup_locked(sim, fd);
+	if (!f) {
+		pthread_mutex_unlock(&sim->lock);
+		return -EBADF;
+	}
+	sim->files[fd] = NULL;
+	file_release(sim, f);
+	pthread_mutex_unlock(&sim->lock);
+	if (f->kind == SIM_FILE_KFD) {
+		sim_process_close(f->proc);
+		sim_process_put(f->proc);
+	}
+	close(fd);
+	free(f);
+	return 0;
+}
+
+static int sim_ioctl(void *dev, int fd, unsigned long request, void *arg)
+{
+	struct kfdsim *sim = dev;
+	struct sim_file *f;
+	struct sim_process *p;
+	int r;
+
+	if (!sim)
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	f = file_lookup_locked(sim, fd);
+	if (!f) {
+		pthread_mutex_unlock(&sim->lock);
+		return -EBADF;
+	}
+	if (f->kind != SIM_FILE_KFD) {
+		/* DRM ioctls on render nodes are not modelled */
+		pthread_mutex_unlock(&sim->lock);
+		return -ENOTTY;
+	}
+	p = f->proc;
+	p->refs++;
+	pthread_mutex_unlock(&sim->lock);
+	r = sim_ioctl_dispatch(sim, p, request, arg);
+	sim_process_put(p);
+	return r;
+}
+
+static void *map_backing(struct sim_backing *b, void *addr, size_t len, int prot, int flags,
+			 uint64_t off)
+{
+	flags = (flags & ~(MAP_PRIVATE | MAP_ANONYMOUS)) | MAP_SHARED;
+	return mmap(addr, len, prot, flags, b->memfd, (off_t)off);
+}
+
+static void *mmap_kfd(struct sim_process *p, void *addr, size_t len, int prot, int flags,
+		      uint64_t off)
+{
+	uint64_t type = off & KFDSIM_MMAP_TYPE_MASK;
+	struct sim_pdd *pdd = NULL;
+	void *res = MAP_FAILED;
+	int err = EINVAL;
+
+	pthread_mutex_lock(&p->lock);
+	if (type != KFDSIM_MMAP_TYPE_EVENTS) {
+		pdd = sim_pdd_by_id(p, KFDSIM_MMAP_GET_GPU_ID(off));
+		if (!pdd)
+			goto out;
+	}
+	if (type == KFDSIM_MMAP_TYPE_DOORBELL) {
+		/* kfd_doorbell_mmap: exactly the process doorbell slice */
+		if (len != SIM_DOORBELL_SLICE)
+			goto out;
+		err = -sim_doorbells_get(pdd);
+		if (err)
+			goto out;
+		res = map_backing(pdd->doorbells, addr, len, prot, flags, 0);
+	} else if (type == KFDSIM_MMAP_TYPE_MMIO) {
+		/* kfd_mmio_mmap: one page */
+		if (len != SIM_PAGE_SIZE)
+			goto out;
+		err = -sim_mmio_get(pdd);
+		if (err)
+			goto out;
+		res = map_backing(pdd->mmio, addr, len, prot, flags, 0);
+	} else if (type == KFDSIM_MMAP_TYPE_EVENTS) {
+		/* kfd_event_mmap: at most the 32 KiB signal page */
+		pthread_mutex_lock(&p->ev_lock);
+		if (len > KFD_SIGNAL_EVENT_LIMIT * 8 || !p->signal_own) {
+			pthread_mutex_unlock(&p->ev_lock);
+			goto out;
+		}
+		res = map_backing(p->signal_own, addr, len, prot, flags, 0);
+		if (res != MAP_FAILED)
+			p->signal_mapped = len;
+		pthread_mutex_unlock(&p->ev_lock);
+	} else {
+		/* RESERVED_MEM (APU CWSR pages) is not modelled */
+		goto out;
+	}
+	err = res == MAP_FAILED ? errno : 0;
+out:
+	pthread_mutex_unlock(&p->lock);
+	if (res == MAP_FAILED)
+		errno = err ? err : EINVAL;
+	return res;
+}
+
+static void *mmap_render(struct kfdsim *sim, struct sim_render *r, void *addr, size_t len,
+			 int prot, int flags, uint64_t off)
+{
+	struct sim_process *p;
+	struct sim_bo *bo;
+	void *res = MAP_FAILED;
+	int err = EINVAL;
+
+	/* the owner pointer and its reference are taken under sim->lock */
+	p = r->owner;
+	if (!p) {
+		pthread_mutex_unlock(&sim->lock);
+		errno = EACCES;
+		return MAP_FAILED;
+	}
+	p->refs++;
+	pthread_mutex_unlock(&sim->lock);
+	pthread_mutex_lock(&p->lock);
+	bo = sim_bo_by_offset(&p->pdd[r->gpu], off, len);
+	if (bo) {
+		res = map_backing(bo->backing, addr, len, prot, flags, off - bo->mmap_offset);
+		err = res == MAP_FAILED ? errno : 0;
+	} else {
+		err = EACCES;
+	}
+	pthread_mutex_unlock(&p->lock);
+	sim_process_put(p);
+	if (res == MAP_FAILED)
+		errno = err;
+	return res;
+}
+
+static void *sim_mmap(void *dev, void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+	struct kfdsim *sim = dev;
+	struct sim_file *f;
+	struct sim_process *p;
+	void *res;
+
+	if (!sim || len == 0 || (offset & (off_t)(SIM_PAGE_SIZE - 1))) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	len = (len + SIM_PAGE_SIZE - 1) & ~(size_t)(SIM_PAGE_SIZE - 1);
+	pthread_mutex_lock(&sim->lock);
+	f = file_lookup_locked(sim, fd);
+	if (!f) {
+		pthread_mutex_unlock(&sim->lock);
+		errno = EBADF;
+		return MAP_FAILED;
+	}
+	if (f->kind == SIM_FILE_RENDER)
+		return mmap_render(sim, f->render, addr, len, prot, flags, (uint64_t)offset);
+	p = f->proc;
+	p->refs++;
+	pthread_mutex_unlock(&sim->lock);
+	res = mmap_kfd(p, addr, len, prot, flags, (uint64_t)offset);
+	sim_process_put(p);
+	return res;
+}
+
+static int sim_munmap(void *dev, void *addr, size_t len)
+{
+	(void)dev;
+	return munmap(addr, len) ? -errno : 0;
+}
+
+static const char *sim_sysfs_root(void *dev)
+{
+	struct kfdsim *sim = dev;
+
+	return sim ? sim->root : "";
+}
+
+static const struct vkfd_device_ops kfdsim_ops = {
+	.name = "kfdsim",
+	.open_kfd = sim_open_kfd,
+	.open_render = sim_open_render,
+	.ioctl = sim_ioctl,
+	.mmap = sim_mmap,
+	.munmap = sim_munmap,
+	.close = sim_close,
+	.sysfs_root = sim_sysfs_root,
+};
+
+const struct vkfd_device_ops *kfdsim_device_ops(void)
+{
+	return &kfdsim_ops;
+}
+
+int kfdsim_render_minor(const struct kfdsim *sim, unsigned gpu_index)
+{
+	if (!sim || gpu_index >= sim->ngpus)
+		return -1;
+	return 128 + (int)gpu_index;
+}
+
+void kfdsim_inject_ioctl_error(struct kfdsim *sim, unsigned nr, unsigned nth, int err)
+{
+	if (!sim || nr > 255)
+		return;
+	pthread_mutex_lock(&sim->lock);
+	sim->inject[nr].nth = nth;
+	sim->inject[nr].err = err < 0 ? -err : err;
+	pthread_mutex_unlock(&sim->lock);
+}
+
+void kfdsim_latch_ioctl(struct kfdsim *sim, unsigned nr)
+{
+	if (!sim || nr > 255)
+		return;
+	pthread_mutex_lock(&sim->lock);
+	sim->latch[nr].on = true;
+	pthread_mutex_unlock(&sim->lock);
+}
+
+void kfdsim_latch_release(struct kfdsim *sim, unsigned nr)
+{
+	if (!sim || nr > 255)
+		return;
+	pthread_mutex_lock(&sim->lock);
+	sim->latch[nr].on = false;
+	pthread_cond_broadcast(&sim->latch_cv);
+	pthread_mutex_unlock(&sim->lock);
+}
+
+unsigned kfdsim_latch_parked(struct kfdsim *sim, unsigned nr)
+{
+	unsigned n;
+
+	if (!sim || nr > 255)
+		return 0;
+	pthread_mutex_lock(&sim->lock);
+	n = sim->latch[nr].parked;
+	pthread_mutex_unlock(&sim->lock);
+	return n;
+}
+
+void kfdsim_inject_gpu_reset(struct kfdsim *sim, unsigned gpu_index)
+{
+	struct sim_process **procs = NULL;
+	size_t n = 0;
+
+	if (!sim || gpu_index >= sim->ngpus)
+		return;
+	pthread_mutex_lock(&sim->lock);
+	procs = calloc(sim->files_cap ? sim->files_cap : 1, sizeof(*procs));
+	for (size_t i = 0; procs && i < sim->files_cap; i++) {
+		struct sim_file *f = sim->files[i];
+
+		if (f && f->kind == SIM_FILE_KFD) {
+			f->proc->refs++;
+			procs[n++] = f->proc;
+		}
+	}
+	pthread_mutex_unlock(&sim->lock);
+	for (size_t i = 0; i < n; i++) {
+		sim_events_hw_exception(procs[i], &sim->gpus[gpu_index], true);
+		sim_queues_evict(procs[i], &procs[i]->pdd[gpu_index]);
+		sim_process_put(procs[i]);
+	}
+	free(procs);
+}
+
+uint64_t kfdsim_bytes_allocated(struct kfdsim *sim)
+{
+	uint64_t n;
+
+	if (!sim)
+		return 0;
+	pthread_mutex_lock(&sim->lock);
+	n = sim->bytes_allocated;
+	pthread_mutex_unlock(&sim->lock);
+	return n;
+}

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfdsim core internals shared by its files: the machine, processes (one per
+ * kfd fd), per-GPU process data, BOs, GPU mappings, events and queues.
+ *
+ * Lock order: sim->lock may be taken alone or after proc->lock; proc->lock
+ * (ioctl serialisation) before pdd->vm_lock / proc->ev_lock / proc->q_lock.
+ * Engine callbacks take only vm_lock, ev_lock and q_lock, never proc->lock,
+ * so an ioctl may join an engine thread while holding proc->lock.
+ */
+#ifndef KFDSIM_SIM_PRIV_H
+#define KFDSIM_SIM_PRIV_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vkfd/kfdsim.h"
+#include "kfd_compat.h"
+#include "engine/sim_engine.h"
+
+#define SIM_PAGE_SIZE 4096ULL
+#define SIM_DOORBELL_SLICE 8192u	    /* SOC15 process doorbell slice */
+#define SIM_DOORBELLS (SIM_DOORBELL_SLICE / 8) /* 8-byte doorbells */
+#define SIM_MAX_QUEUES 1024u		    /* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS */
+#define SIM_MAX_OTHER_EVENTS 4096u	    /* kfdsim bound, see docs */
+#define SIM_MAX_WAIT_EVENTS 65536u	    /* kfdsim bound, see docs */
+#define SIM_MAX_CU_MASK_BITS 1024u
+#define SIM_TASK_SIZE 0x7ffffffff000ULL	    /* x86-64 user VA limit */
+#define SIM_GPUVM_LIMIT (1ULL << 47)	    /* GPUVM end below the hole */
+#define SIM_GPU_CLOCK_HZ 100000000ULL
+
+struct sim_target {
+	const char *name; /* gfx90a */
+	const char *asic; /* node "name" file */
+	uint32_t gfx_target_version;
+	uint32_t device_id;
+	uint32_t cu_count;
+	uint32_t simd_per_cu;
+	uint32_t wave_front_size;
+	uint32_t max_waves_per_simd;
+	uint32_t array_count;
+	uint32_t simd_arrays_per_engine;
+	uint32_t cu_per_simd_array;
+	uint32_t lds_kb;
+	uint32_t gds_kb;
+	uint32_t num_gws;
+	uint32_t max_slots_scratch_cu;
+	uint32_t num_sdma;
+	uint32_t num_sdma_xgmi;
+	uint32_t sdma_queues_per_engine;
+	uint32_t num_cp_queues;
+	uint32_t max_clk_mhz;
+	uint32_t fw_version;
+	uint32_t sdma_fw_version;
+	uint32_t l1_kb;
+	uint32_t l2_kb;
+	uint64_t debug_prop;
+	uint32_t capability;
+	uint32_t gb_addr_config;
+	bool xnack_capable;
+};
+
+const struct sim_target *sim_target_find(const char *name);
+
+struct sim_gpu {
+	unsigned index;
+	uint32_t gpu_id;
+	uint32_t node_id;
+	const struct sim_target *t;
+	uint32_t location_id;
+	uint64_t unique_id;
+	uint64_t vram_used;  /* under sim->lock */
+	unsigned sdma_used;  /* SDMA queues of all processes, under sim->lock */
+	unsigned xgmi_used;
+};
+
+struct sim_process;
+struct sim_backing;
+
+enum sim_file_kind { SIM_FILE_KFD = 1, SIM_FILE_RENDER = 2 };
+
+struct sim_render {
+	unsigned refs;		   /* under sim->lock */
+	unsigned gpu;		   /* GPU index */
+	struct sim_process *owner; /* process whose VM uses it, sim->lock */
+};
+
+struct sim_file {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	enum sim_file_kind kind;
+	struct sim_process *proc;
+	struct sim_render *render;
+};
+
+struct sim_export {
+	dev_t dev;
+	ino_t ino;
+	struct sim_backing *backing; /* weak: removed when the backing dies */
+	uint32_t gpu_id;
+	uint32_t flags;
+};
+
+struct kfdsim {
+	struct kfdsim_config cfg;
+	unsigned ngpus;
+	struct sim_gpu gpus[KFDSIM_MAX_GPUS];
+	char root[PATH_MAX];
+	bool root_private;
+
+	pthread_mutex_t lock;
+	pthread_cond_t latch_cv;
+	struct sim_file **files; /* indexed by fd */
+	size_t files_cap;
+	uint64_t gtt_used;
+	uint64_t bytes_allocated;
+	uint64_t next_fake_offset;
+	struct sim_export *exports;
+	size_t nexports, exports_cap;
+	struct {
+		unsigned nth;
+		int err;
+	} inject[256];
+	struct {
+		bool on;
+		unsigned parked;
+	} latch[256];
+};
+
+/* Memory shared by BOs (an imported BO shares its exporter's backing). */
+struct sim_backing {
+	struct kfdsim *sim;
+	unsigned refs; /* atomic */
+	int memfd;
+	uint64_t size;
+	uint8_t *host;
+	dev_t dev;
+	ino_t ino;
+	bool counted; /* BO memory (kfdsim_bytes_allocated), not internal pages */
+};
+
+struct sim_bo {
+	struct sim_pdd *pdd;
+	uint32_t id;
+	uint64_t handle;
+	uint32_t flags;
+	uint64_t va;
+	uint64_t size;	     /* as requested */
+	uint64_t alloc_size; /* backing bytes (half for AQL queue memory) */
+	uint64_t mmap_offset;
+	uint64_t acct;	     /* bytes charged to VRAM / GTT */
+	struct sim_backing *backing;
+	uint8_t *userptr;
+	bool imported;
+	uint32_t mapped_mask; /* GPU indexes whose VM maps it */
+};
+
+struct sim_mapping {
+	uint64_t start, end; /* GPU VA, end exclusive */
+	uint8_t *host;
+	bool writable;
+	struct sim_bo *bo;
+};
+
+struct sim_grave {
+	void *addr;
+	size_t len;
+};
+
+struct sim_pdd {
+	struct sim_process *proc;
+	struct sim_gpu *gpu;
+	struct sim_render *render; /* acquired VM, holds a reference */
+
+	struct sim_bo **bos; /* idr: index = handle id */
+	uint32_t bos_cap;
+
+	pthread_rwlock_t vm_lock;
+	struct sim_mapping *maps; /* sorted by start, no overlap */
+	size_t nmaps, maps_cap;
+	struct sim_grave *grave;  /* host mappings retired while queues ran */
+	size_t ngrave, grave_cap;
+
+	struct sim_backing *doorbells; /* lazily created slice */
+	uint8_t doorbell_used[SIM_DOORBELLS / 8];
+	struct sim_backing *mmio;      /* HDP flush page (zeros) */
+
+	uint64_t scratch_va;
+	uint64_t tba, tma;
+	uint32_t default_policy, alternate_policy;
+	uint64_t ape1_base, ape1_size;
+	bool gws_assigned;
+	struct sim_gpu_env env;
+};
+
+struct sim_event;
+struct sim_waiter {
+	struct sim_event *ev; /* NULL once the event is destroyed */
+	bool activated;
+	bool age_enabled;
+	struct sim_waiter *next;
+};
+
+struct sim_event {
+	uint32_t id;
+	uint32_t type;
+	bool auto_reset;
+	bool signaled;
+	uint64_t age;
+	struct sim_waiter *waiters;
+	struct kfd_hsa_memory_exception_data mem_data;
+	struct kfd_hsa_hw_exception_data hw_data;
+};
+
+struct sim_queue {
+	uint32_t id;
+	struct sim_pdd *pdd;
+	uint32_t type; /* KFD_IOC_QUEUE_TYPE_* */
+	uint64_t ring, ring_size, rptr, wptr;
+	uint32_t percent, priority;
+	unsigned doorbell_id;
+	bool active;
+	bool evicted;
+	bool gws;
+	uint32_t cu_mask_count;
+	struct sim_engine_queue *eng;
+};
+
+struct sim_process {
+	struct kfdsim *sim;
+	unsigned refs; /* under sim->lock */
+	bool closed;
+	pthread_mutex_t lock;
+	struct sim_pdd pdd[KFDSIM_MAX_GPUS];
+	int32_t xnack;
+	bool runtime_enabled;
+
+	/* events, under ev_lock */
+	pthread_mutex_t ev_lock;
+	pthread_cond_t ev_cv;
+	struct sim_event *sig[KFD_SIGNAL_EVENT_LIMIT];
+	unsigned sig_count;
+	uint64_t *slots;	  /* signal page, NULL until set */
+	uint64_t signal_mapped;	  /* bytes user space mapped */
+	uint64_t signal_handle;	  /* BO handle of a user event page */
+	struct sim_backing *signal_own; /* kernel-allocated page */
+	struct sim_event **other; /* non-signal events, sorted by id */
+	size_t nother, other_cap;
+
+	/* queues, pointers under q_lock (engine callbacks read them) */
+	pthread_mutex_t q_lock;
+	struct sim_queue *queues[SIM_MAX_QUEUES];
+	unsigned nqueues;
+};
+
+/* uaccess.c: copies to and from caller pointers that fail with -EFAULT. */
+int sim_copy_from_user(void *dst, uint64_t src, size_t len);
+int sim_copy_to_user(uint64_t dst, const void *src, size_t len);
+int sim_check_user_range(uint64_t addr, uint64_t len);
+
+/* sim.c */
+int sim_memfd(const char *name, uint64_t size, dev_t *dev, ino_t *ino);
+void sim_process_get(struct sim_process *p);
+void sim_process_put(struct sim_process *p);
+struct sim_render *sim_render_lookup(struct kfdsim *sim, int fd);
+void sim_render_put_locked(struct kfdsim *sim, struct sim_render *r);
+
+/* topology.c */
+int sim_topology_init(struct kfdsim *sim);
+int sim_topology_write(struct kfdsim *sim);
+void sim_topology_remove(struct kfdsim *sim);
+
+/* process.c */
+struct sim_process *sim_process_create(struct kfdsim *sim);
+void sim_process_destroy(struct sim_process *p);
+void sim_process_close(struct sim_process *p);
+struct sim_pdd *sim_pdd_by_id(struct sim_process *p, uint32_t gpu_id);
+int sim_pdd_bind(struct sim_pdd *pdd);
+uint64_t sim_gpu_clock(void);
+
+/* memory.c */
+struct sim_backing *sim_backing_new(struct kfdsim *sim, const char *name, uint64_t size);
+void sim_backing_get(struct sim_backing *b);
+void sim_backing_put(struct sim_backing *b, struct sim_pdd *grave);
+struct sim_bo *sim_bo_lookup(struct sim_pdd *pdd, uint64_t handle);
+void sim_pdd_release_memory(struct sim_pdd *pdd);
+void *sim_translate(void *ctx, uint64_t va, uint64_t len, bool write);
+int sim_vm_lookup(struct sim_pdd *pdd, uint64_t va, bool *writable);
+struct sim_bo *sim_bo_by_offset(struct sim_pdd *pdd, uint64_t off, uint64_t len);
+int sim_doorbells_get(struct sim_pdd *pdd);
+int sim_mmio_get(struct sim_pdd *pdd);
+struct sim_mapping *sim_mapping_find(struct sim_pdd *pdd, uint64_t va);
+
+/* events.c */
+void sim_events_release(struct sim_process *p);
+void sim_events_interrupt(struct sim_process *p, uint32_t id, unsigned valid_bits);
+void sim_events_vm_fault(struct sim_process *p, struct sim_gpu *gpu, uint64_t va, bool present,
+			 bool write);
+void sim_events_hw_exception(struct sim_process *p, struct sim_gpu *gpu, bool reset);
+void sim_events_cancel_waits(struct sim_process *p);
+bool sim_event_page_is(struct sim_process *p, uint64_t handle);
+
+/* queues.c */
+void sim_queues_release(struct sim_process *p);
+void sim_queues_evict(struct sim_process *p, struct sim_pdd *pdd);
+unsigned sim_pdd_queue_count(struct sim_pdd *pdd);
+
+/* env.c */
+void sim_env_init(struct sim_pdd *pdd);
+
+/* ioctl handlers: args point at a zero-extended copy of the user struct. */
+typedef int (*sim_ioctl_fn)(struct sim_process *p, void *args);
+int sim_ioctl_get_version(struct sim_process *p, void *args);
+int sim_ioctl_get_apertures(struct sim_process *p, void *args);
+int sim_ioctl_get_apertures_new(struct sim_process *p, void *args);
+int sim_ioctl_acquire_vm(struct sim_process *p, void *args);
+int sim_ioctl_set_memory_policy(struct sim_process *p, void *args);
+int sim_ioctl_get_clock_counters(struct sim_process *p, void *args);
+int sim_ioctl_set_scratch_backing_va(struct sim_process *p, void *args);
+int sim_ioctl_set_trap_handler(struct sim_process *p, void *args);
+int sim_ioctl_set_xnack_mode(struct sim_process *p, void *args);
+int sim_ioctl_available_memory(struct sim_process *p, void *args);
+int sim_ioctl_get_tile_config(struct sim_process *p, void *args);
+int sim_ioctl_runtime_enable(struct sim_process *p, void *args);
+int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args);
+
+int sim_ioctl_alloc_memory(struct sim_process *p, void *args);
+int sim_ioctl_free_memory(struct sim_process *p, void *args);
+int sim_ioctl_map_memory(struct sim_process *p, void *args);
+int sim_ioctl_unmap_memory(struct sim_process *p, void *args);
+int sim_ioctl_export_dmabuf(struct sim_process *p, void *args);
+int sim_ioctl_import_dmabuf(struct sim_process *p, void *args);
+int sim_ioctl_get_dmabuf_info(struct sim_process *p, void *args);
+
+int sim_ioctl_create_event(struct sim_process *p, void *args);
+int sim_ioctl_destroy_event(struct sim_process *p, void *args);
+int sim_ioctl_set_event(struct sim_process *p, void *args);
+int sim_ioctl_reset_event(struct sim_process *p, void *args);
+int sim_ioctl_wait_events(struct sim_process *p, void *args);
+
+int sim_ioctl_create_queue(struct sim_process *p, void *args);
+int sim_ioctl_destroy_queue(struct sim_process *p, void *args);
+int sim_ioctl_update_queue(struct sim_process *p, void *args);
+int sim_ioctl_set_cu_mask(struct sim_process *p, void *args);
+int sim_ioctl_alloc_queue_gws(struct sim_process *p, void *args);
+
+/* ioctl.c */
+int sim_ioctl_dispatch(struct kfdsim *sim, struct sim_process *p, unsigned long request,
+		       void *arg);
+
+#endif

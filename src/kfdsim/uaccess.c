@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copies between kfdsim and caller-supplied pointers embedded in ioctl
+ * arguments (apertures_ptr, events_ptr, device_ids_array_ptr, ...). The
+ * kernel turns a bad pointer into -EFAULT; so do we, by letting the kernel
+ * do the copy (process_vm_readv/writev on ourselves) instead of touching
+ * the pointer directly.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sim_priv.h"
+
+/* process_vm_* may be filtered by a seccomp profile; then trust the caller. */
+static int vm_copy(bool write, void *local, uint64_t remote, size_t len)
+{
+	struct iovec l = { .iov_base = local, .iov_len = len };
+	struct iovec r = { .iov_base = (void *)(uintptr_t)remote, .iov_len = len };
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if (remote == 0 || remote + len < remote)
+		return -EFAULT;
+	n = write ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
+		  : process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+		if (write)
+			memcpy(r.iov_base, local, len);
+		else
+			memcpy(local, r.iov_base, len);
+		return 0;
+	}
+	return -EFAULT;
+}
+
+int sim_copy_from_user(void *dst, uint64_t src, size_t len)
+{
+	return vm_copy(false, dst, src, len);
+}
+
+int sim_copy_to_user(uint64_t dst, const void *src, size_t len)
+{
+	return vm_copy(true, (void *)src, dst, len);
+}
+
+/* The range must be mapped in this process (USERPTR registration). */
+int sim_check_user_range(uint64_t addr, uint64_t len)
+{
+	unsigned char vec[1024];
+	uint64_t chunk = sizeof(vec) * SIM_PAGE_SIZE;
+
+	if (len == 0 || addr + len < addr || addr + len > SIM_TASK_SIZE)
+		return -EFAULT;
+	for (uint64_t off = 0; off < len; off += chunk) {
+		uint64_t n = len - off < chunk ? len - off : chunk;
+
+		if (mincore((void *)(uintptr_t)(addr + off), n, vec) != 0)
+			return -EFAULT;
+	}
+	return 0;
+}
