@@ -451,6 +451,38 @@ static void check_layout(struct checker *ck, const char *head, const char **pp)
 	*pp = p;
 }
 
+/* Command table columns 4 and 5: request and response struct names must
+ * be the ones the codec sizes the command with. */
+static void check_cmd_structs(struct checker *ck, uint32_t cmd, char cells[MAX_CELLS][CELL_LEN],
+			      int n)
+{
+	const struct vkfd_cmd_info *ci = vkfd_cmd_info(cmd);
+	const struct struct_desc *req, *rsp;
+	char name[CELL_LEN];
+
+	if (n < 5) {
+		report(ck, "command %s: request/response columns missing", cells[1]);
+		return;
+	}
+	req = find_struct(cells[3]);
+	if (!req || req->size != ci->req_size)
+		report(ck, "command %s: doc request %s, codec request size %u", cells[1], cells[3],
+		       ci->req_size);
+	/* "vkfd_rsp_x + data" names the fixed part */
+	snprintf(name, sizeof(name), "%s", cells[4]);
+	name[strcspn(name, " ")] = 0;
+	if (!strcmp(name, "\xe2\x80\x94")) {
+		if (ci->rsp_size)
+			report(ck, "command %s: doc has no response, codec %u bytes", cells[1],
+			       ci->rsp_size);
+		return;
+	}
+	rsp = find_struct(name);
+	if (!rsp || rsp->size != ci->rsp_size)
+		report(ck, "command %s: doc response %s, codec response size %u", cells[1], name,
+		       ci->rsp_size);
+}
+
 static void check_table_row(struct checker *ck, char cells[MAX_CELLS][CELL_LEN], int n)
 {
 	uint64_t v;
@@ -473,6 +505,7 @@ static void check_table_row(struct checker *ck, char cells[MAX_CELLS][CELL_LEN],
 			       cells[1], vkfd_cmd_name((uint32_t)v));
 		if (sync != vkfd_cmd_is_sync((uint32_t)v))
 			report(ck, "command %s: doc says %s", cells[1], cells[2]);
+		check_cmd_structs(ck, (uint32_t)v, cells, n);
 		return;
 	}
 	/* limits table: | VKFD_X | value | */
@@ -669,6 +702,11 @@ static void test_checker_catches_mutations(void **state)
 	/* wrong command id and wrong sync kind */
 	expect_mutation_caught("| 0x11 | `FREE_MEMORY` | async |", "| 0x11 | `FREE_MEMORY` | sync |");
 	expect_mutation_caught("| 0x34 | `WAIT_EVENTS` |", "| 0x35 | `WAIT_EVENTS` |");
+	/* wrong request or response struct for a command */
+	expect_mutation_caught("| 0x21 | `DESTROY_QUEUE` | sync | `vkfd_req_handle` | `vkfd_rsp_empty` |",
+			       "| 0x21 | `DESTROY_QUEUE` | sync | `vkfd_req_update_queue` | `vkfd_rsp_empty` |");
+	expect_mutation_caught("| 0x11 | `FREE_MEMORY` | async | `vkfd_req_handle` | — |",
+			       "| 0x11 | `FREE_MEMORY` | async | `vkfd_req_handle` | `vkfd_rsp_empty` |");
 	/* wrong feature bit */
 	expect_mutation_caught("| 3 | `VKFD_FEAT_IMPORT_RESOURCE` |",
 			       "| 4 | `VKFD_FEAT_IMPORT_RESOURCE` |");
