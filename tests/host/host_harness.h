@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test harness: a guest's view of one host context over the public host
+ * API, with batches built by the protocol codec. Runs on kfdsim.
+ */
+#ifndef VKFD_HOST_HARNESS_H
+#define VKFD_HOST_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vkfd/host.h"
+#include "vkfd_codec.h"
+#include "vkfd_protocol.h"
+
+struct harness {
+	struct vkfd_host_context *ctx;
+	uint32_t ctx_id;
+	void *shmem;
+	int shmem_fd;
+	uint32_t seqno;        /* next request seqno */
+	uint32_t rsp_next;     /* next free response offset */
+	uint32_t gpu_id;
+	struct vkfd_aperture ap;
+	uint8_t *batch;
+	struct vkfd_builder b;
+	uint64_t next_va;
+	uint64_t next_fence;
+};
+
+/* Library init on kfdsim with POLL fences; quota may be NULL. */
+int h_lib_init(uint32_t flags, const struct vkfd_host_quota *quota);
+void h_lib_fini(void);
+/* Retired fences seen by the callback (all contexts). */
+bool h_fence_retired(uint32_t ctx_id, uint32_t ring, uint64_t fence_id);
+int h_fence_count(uint32_t ctx_id, uint32_t ring, uint64_t fence_id);
+
+/* Create a context, its shared memory, HELLO, ACQUIRE_VM on GPU 0. */
+int h_open(struct harness *h, uint32_t ctx_id);
+/* Create a context without shared memory. */
+int h_open_bare(struct harness *h, uint32_t ctx_id);
+void h_close(struct harness *h);
+
+/* Append a request (len bytes of req); returns its seqno; *rsp_off gets the
+ * response slot offset (sync commands). */
+uint32_t h_add(struct harness *h, uint32_t cmd, void *req, uint32_t len, uint32_t *rsp_off);
+/* Submit what was added; returns submit_cmd's result. */
+int h_flush(struct harness *h);
+/* Wait (up to 5 s) until the header seqno passed s. */
+int h_wait_seqno(struct harness *h, uint32_t s);
+/* Wait (up to ms) until the response slot at rsp_off carries seqno s. */
+int h_wait_slot(struct harness *h, uint32_t rsp_off, uint32_t s, int ms);
+/* The response slot at rsp_off. */
+void *h_rsp(struct harness *h, uint32_t rsp_off);
+/* One sync request: add, flush, wait, copy up to rsp_len bytes; returns
+ * the response's ret (or a negative harness error: -ETIMEDOUT, -EIO). */
+int h_call(struct harness *h, uint32_t cmd, void *req, uint32_t len, void *rsp,
+	   uint32_t rsp_len);
+/* One async request, flushed, then wait until processed. */
+int h_async(struct harness *h, uint32_t cmd, void *req, uint32_t len);
+
+/* Conveniences (return the response's ret). */
+int h_alloc(struct harness *h, uint64_t va, uint64_t size, uint32_t flags, uint64_t *handle,
+	    struct vkfd_rsp_alloc_memory *out);
+int h_map(struct harness *h, uint64_t handle);
+int h_unmap(struct harness *h, uint64_t handle);
+void h_free(struct harness *h, uint64_t handle);
+/* Fresh GPU VA range inside the aperture. */
+uint64_t h_va(struct harness *h, uint64_t size);
+/* Alloc + map GTT memory; returns the handle (test fails on error). */
+uint64_t h_gtt(struct harness *h, uint64_t size, uint64_t *va);
+void h_bind(struct harness *h, uint64_t handle, uint64_t blob_id);
+int h_create_event(struct harness *h, uint64_t page, uint32_t type, uint32_t auto_reset,
+		   uint32_t *id);
+
+/* Count of open fds of this process. */
+int h_fd_count(void);
+
+#endif
