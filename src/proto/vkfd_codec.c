@@ -16,11 +16,15 @@ static inline uint64_t align8(uint64_t v)
 }
 
 #define CMD(id, nm, req, rsp, is_sync, var)                                                        \
-	[id] = {.name = nm, .req_size = sizeof(req), .rsp_size = rsp, .sync = is_sync,           \
+	[id] = {.name = nm,                                                                        \
+		.req_size = sizeof(req),                                                           \
+		.rsp_size = rsp,                                                                   \
+		.sync = is_sync,                                                                   \
 		.variable = var}
-#define SYNC(id, nm, req, rsp)  CMD(id, nm, req, sizeof(rsp), true, false)
-#define ASYNC(id, nm, req)      CMD(id, nm, req, 0, false, false)
+#define SYNC(id, nm, req, rsp) CMD(id, nm, req, sizeof(rsp), true, false)
+#define ASYNC(id, nm, req)     CMD(id, nm, req, 0, false, false)
 
+/* clang-format off */
 static const struct vkfd_cmd_info cmd_table[VKFD_CMD_COUNT_] = {
 	SYNC(VKFD_CMD_HELLO, "HELLO", struct vkfd_req_hello, struct vkfd_rsp_hello),
 	SYNC(VKFD_CMD_GET_VERSION, "GET_VERSION", struct vkfd_req_get_version,
@@ -86,6 +90,7 @@ static const struct vkfd_cmd_info cmd_table[VKFD_CMD_COUNT_] = {
 	ASYNC(VKFD_CMD_SET_EVENT_ASYNC, "SET_EVENT_ASYNC", struct vkfd_req_event),
 	ASYNC(VKFD_CMD_RESET_EVENT_ASYNC, "RESET_EVENT_ASYNC", struct vkfd_req_event),
 };
+/* clang-format on */
 
 const struct vkfd_cmd_info *vkfd_cmd_info(uint32_t cmd)
 {
@@ -215,16 +220,16 @@ int vkfd_builder_add(struct vkfd_builder *b, uint32_t cmd, void *req, uint32_t l
 /* ------------------------------------------------------------------ */
 
 static const char *const frame_error_str[VKFD_FRAME_ERROR_COUNT_] = {
-	[VKFD_FRAME_OK] = "ok",
-	[VKFD_FRAME_BATCH_TOO_LARGE] = "batch larger than VKFD_MAX_BATCH_SIZE",
-	[VKFD_FRAME_TRUNCATED_HDR] = "truncated request header",
-	[VKFD_FRAME_ZERO_LEN] = "request length is zero",
-	[VKFD_FRAME_SHORT_LEN] = "request length below header size",
-	[VKFD_FRAME_UNALIGNED_LEN] = "request length not a multiple of 8",
-	[VKFD_FRAME_TOO_LARGE] = "request larger than VKFD_MAX_REQ_SIZE",
-	[VKFD_FRAME_OVERRUN] = "request overruns the batch",
-	[VKFD_FRAME_RSP_UNALIGNED] = "response offset not a multiple of 8",
-	[VKFD_FRAME_RSP_OUT_OF_AREA] = "response slot outside the response area",
+    [VKFD_FRAME_OK] = "ok",
+    [VKFD_FRAME_BATCH_TOO_LARGE] = "batch larger than VKFD_MAX_BATCH_SIZE",
+    [VKFD_FRAME_TRUNCATED_HDR] = "truncated request header",
+    [VKFD_FRAME_ZERO_LEN] = "request length is zero",
+    [VKFD_FRAME_SHORT_LEN] = "request length below header size",
+    [VKFD_FRAME_UNALIGNED_LEN] = "request length not a multiple of 8",
+    [VKFD_FRAME_TOO_LARGE] = "request larger than VKFD_MAX_REQ_SIZE",
+    [VKFD_FRAME_OVERRUN] = "request overruns the batch",
+    [VKFD_FRAME_RSP_UNALIGNED] = "response offset not a multiple of 8",
+    [VKFD_FRAME_RSP_OUT_OF_AREA] = "response slot outside the response area",
 };
 
 const char *vkfd_frame_error_str(enum vkfd_frame_error e)
@@ -544,8 +549,8 @@ int vkfd_rsp_write(void *shmem, uint32_t rsp_off, void *rsp, uint32_t rsp_len, u
 	return 0;
 }
 
-bool vkfd_event_hint_unchanged(const void *shmem, const uint32_t *ids,
-			       const uint64_t *last_seen, uint32_t n)
+bool vkfd_event_hint_unchanged(const void *shmem, const uint32_t *ids, const uint64_t *last_seen,
+			       uint32_t n)
 {
 	const struct vkfd_shmem_hdr *h = shmem;
 	const struct vkfd_event_state *ev;

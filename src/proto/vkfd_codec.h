@@ -26,11 +26,11 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 struct vkfd_cmd_info {
-	const char *name;   /* "ALLOC_MEMORY" */
-	uint32_t req_size;  /* sizeof the request struct this side knows */
-	uint32_t rsp_size;  /* sizeof the fixed response part; 0 = async */
-	bool sync;          /* has a response */
-	bool variable;      /* request and/or response length depends on a count */
+	const char *name;  /* "ALLOC_MEMORY" */
+	uint32_t req_size; /* sizeof the request struct this side knows */
+	uint32_t rsp_size; /* sizeof the fixed response part; 0 = async */
+	bool sync;         /* has a response */
+	bool variable;     /* request and/or response length depends on a count */
 };
 
 /* NULL for a command this side does not know. */
@@ -58,10 +58,10 @@ bool vkfd_rsp_slot_ok(uint32_t rsp_off, uint32_t rsp_size, uint32_t area_size);
 
 struct vkfd_builder {
 	uint8_t *buf;
-	size_t cap;         /* min(buffer size, VKFD_MAX_BATCH_SIZE) */
-	size_t len;         /* bytes used */
-	uint32_t seqno;     /* seqno the next request gets */
-	uint32_t count;     /* requests in the batch */
+	size_t cap;     /* min(buffer size, VKFD_MAX_BATCH_SIZE) */
+	size_t len;     /* bytes used */
+	uint32_t seqno; /* seqno the next request gets */
+	uint32_t count; /* requests in the batch */
 };
 
 void vkfd_builder_init(struct vkfd_builder *b, void *buf, size_t cap, uint32_t next_seqno);
@@ -83,15 +83,15 @@ int vkfd_builder_add(struct vkfd_builder *b, uint32_t cmd, void *req, uint32_t l
 
 enum vkfd_frame_error {
 	VKFD_FRAME_OK = 0,
-	VKFD_FRAME_BATCH_TOO_LARGE,  /* batch > VKFD_MAX_BATCH_SIZE */
-	VKFD_FRAME_TRUNCATED_HDR,    /* fewer than 16 bytes left */
-	VKFD_FRAME_ZERO_LEN,         /* len == 0 */
-	VKFD_FRAME_SHORT_LEN,        /* len < sizeof(struct vkfd_req_hdr) */
-	VKFD_FRAME_UNALIGNED_LEN,    /* len % 8 != 0 */
-	VKFD_FRAME_TOO_LARGE,        /* len > VKFD_MAX_REQ_SIZE */
-	VKFD_FRAME_OVERRUN,          /* len > bytes left in the batch */
-	VKFD_FRAME_RSP_UNALIGNED,    /* sync request, rsp_off % 8 != 0 */
-	VKFD_FRAME_RSP_OUT_OF_AREA,  /* sync request, slot outside the area */
+	VKFD_FRAME_BATCH_TOO_LARGE, /* batch > VKFD_MAX_BATCH_SIZE */
+	VKFD_FRAME_TRUNCATED_HDR,   /* fewer than 16 bytes left */
+	VKFD_FRAME_ZERO_LEN,        /* len == 0 */
+	VKFD_FRAME_SHORT_LEN,       /* len < sizeof(struct vkfd_req_hdr) */
+	VKFD_FRAME_UNALIGNED_LEN,   /* len % 8 != 0 */
+	VKFD_FRAME_TOO_LARGE,       /* len > VKFD_MAX_REQ_SIZE */
+	VKFD_FRAME_OVERRUN,         /* len > bytes left in the batch */
+	VKFD_FRAME_RSP_UNALIGNED,   /* sync request, rsp_off % 8 != 0 */
+	VKFD_FRAME_RSP_OUT_OF_AREA, /* sync request, slot outside the area */
 	VKFD_FRAME_ERROR_COUNT_,
 };
 const char *vkfd_frame_error_str(enum vkfd_frame_error e);
@@ -100,12 +100,12 @@ const char *vkfd_frame_error_str(enum vkfd_frame_error e);
  * included); it is not necessarily 8-byte aligned: decode with
  * vkfd_req_copy() / vkfd_cmd_decode(). */
 struct vkfd_cmd_view {
-	struct vkfd_req_hdr hdr;  /* copy of the header */
+	struct vkfd_req_hdr hdr; /* copy of the header */
 	const uint8_t *data;
-	uint32_t rsp_size;        /* vkfd_rsp_size() of this request */
+	uint32_t rsp_size; /* vkfd_rsp_size() of this request */
 	bool known;
 	bool sync;
-	size_t offset;            /* of the request in the batch */
+	size_t offset; /* of the request in the batch */
 };
 
 struct vkfd_iter {
@@ -158,7 +158,7 @@ int vkfd_topo_put(void *buf, size_t cap, size_t *off, const char *path, size_t p
 		  const void *data, size_t data_len);
 
 struct vkfd_topo_entry {
-	const char *path;       /* not NUL-terminated */
+	const char *path; /* not NUL-terminated */
 	uint32_t path_len;
 	const uint8_t *data;
 	uint32_t data_len;
@@ -230,8 +230,8 @@ static inline uint64_t vkfd_load_acquire_u64(const uint64_t *p)
  * 1..VKFD_MAX_WAIT_EVENTS, every id is a signal slot (1..4095) and every
  * table age equals last_seen[i], the age the guest last got from the host.
  * Never says more than "nothing new": it cannot report a signal. */
-bool vkfd_event_hint_unchanged(const void *shmem, const uint32_t *ids,
-			       const uint64_t *last_seen, uint32_t n);
+bool vkfd_event_hint_unchanged(const void *shmem, const uint32_t *ids, const uint64_t *last_seen,
+			       uint32_t n);
 
 /* Host: copy a fully built response into its slot: everything but
  * hdr.seqno first, then hdr.seqno with release. `rsp` is rsp_len bytes

@@ -42,41 +42,41 @@ extern "C" {
  * AMD's HSAKMT attempt and rutabaga's gfxstream-gles). */
 #define VIRTIO_GPU_CAPSET_AMDKFD 10
 
-#define VKFD_WIRE_FORMAT        1 /* layout family of this header */
-#define VKFD_PROTO_VERSION_MIN  1
-#define VKFD_PROTO_VERSION_MAX  1
-#define VKFD_PROTO_VERSION      1
+#define VKFD_WIRE_FORMAT         1 /* layout family of this header */
+#define VKFD_PROTO_VERSION_MIN   1
+#define VKFD_PROTO_VERSION_MAX   1
+#define VKFD_PROTO_VERSION       1
 #define VKFD_CONTEXT_TYPE_AMDKFD 1
 
 /* Capset feature bits (vkfd_capset.features). */
-#define VKFD_FEAT_EVENT_HINTS      (1ull << 0) /* host maintains the event-state table */
-#define VKFD_FEAT_EVENT_AGES       (1ull << 1) /* host KFD reports event ages (>= 1.14) */
-#define VKFD_FEAT_VRAM_EXPORT      (1ull << 2) /* VRAM BOs can become blobs */
-#define VKFD_FEAT_IMPORT_RESOURCE  (1ull << 3) /* IMPORT_RESOURCE / GET_RESOURCE_INFO */
-#define VKFD_FEAT_AMDGPU_QUERY     (1ull << 4) /* AMDGPU_QUERY answered */
-#define VKFD_FEAT_DOORBELL_RELAY   (1ull << 5) /* shadow doorbell pages are relayed */
-#define VKFD_FEAT_MULTI_CONTEXT    (1ull << 6) /* several contexts per host process */
-#define VKFD_FEAT_SIM_DEVICE       (1ull << 7) /* device is kfdsim, not a real GPU */
-#define VKFD_FEAT_ALL_V1           ((1ull << 8) - 1)
+#define VKFD_FEAT_EVENT_HINTS     (1ull << 0) /* host maintains the event-state table */
+#define VKFD_FEAT_EVENT_AGES      (1ull << 1) /* host KFD reports event ages (>= 1.14) */
+#define VKFD_FEAT_VRAM_EXPORT     (1ull << 2) /* VRAM BOs can become blobs */
+#define VKFD_FEAT_IMPORT_RESOURCE (1ull << 3) /* IMPORT_RESOURCE / GET_RESOURCE_INFO */
+#define VKFD_FEAT_AMDGPU_QUERY    (1ull << 4) /* AMDGPU_QUERY answered */
+#define VKFD_FEAT_DOORBELL_RELAY  (1ull << 5) /* shadow doorbell pages are relayed */
+#define VKFD_FEAT_MULTI_CONTEXT   (1ull << 6) /* several contexts per host process */
+#define VKFD_FEAT_SIM_DEVICE      (1ull << 7) /* device is kfdsim, not a real GPU */
+#define VKFD_FEAT_ALL_V1          ((1ull << 8) - 1)
 
 #define VKFD_KERNEL_VERSION(a, b, c) (((uint32_t)(a) << 16) | ((uint32_t)(b) << 8) | (uint32_t)(c))
 
 struct vkfd_capset {
-	uint32_t wire_format;       /* VKFD_WIRE_FORMAT */
-	uint32_t version_min;       /* lowest protocol version the host speaks */
-	uint32_t version_max;       /* highest protocol version the host speaks */
-	uint32_t context_type;      /* VKFD_CONTEXT_TYPE_AMDKFD */
-	uint64_t features;          /* VKFD_FEAT_* */
-	uint32_t kfd_major;         /* host KFD ioctl version in use */
+	uint32_t wire_format;  /* VKFD_WIRE_FORMAT */
+	uint32_t version_min;  /* lowest protocol version the host speaks */
+	uint32_t version_max;  /* highest protocol version the host speaks */
+	uint32_t context_type; /* VKFD_CONTEXT_TYPE_AMDKFD */
+	uint64_t features;     /* VKFD_FEAT_* */
+	uint32_t kfd_major;    /* host KFD ioctl version in use */
 	uint32_t kfd_minor;
-	uint32_t min_kfd_major;     /* lowest host KFD version this host build supports */
+	uint32_t min_kfd_major; /* lowest host KFD version this host build supports */
 	uint32_t min_kfd_minor;
 	uint32_t min_kernel_version; /* VKFD_KERNEL_VERSION() of the lowest host kernel */
-	uint32_t shmem_size;        /* VKFD_SHMEM_SIZE */
-	uint32_t num_rings;         /* VKFD_NUM_RINGS */
-	uint32_t max_batch_size;    /* VKFD_MAX_BATCH_SIZE */
-	uint32_t num_gpus;          /* GPUs in the topology export */
-	uint32_t reserved;          /* zero */
+	uint32_t shmem_size;         /* VKFD_SHMEM_SIZE */
+	uint32_t num_rings;          /* VKFD_NUM_RINGS */
+	uint32_t max_batch_size;     /* VKFD_MAX_BATCH_SIZE */
+	uint32_t num_gpus;           /* GPUs in the topology export */
+	uint32_t reserved;           /* zero */
 };
 VKFD_ASSERT_SIZE(struct vkfd_capset, 64);
 VKFD_ASSERT_OFF(struct vkfd_capset, features, 16);
@@ -88,40 +88,40 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 /* Limits                                                              */
 /* ------------------------------------------------------------------ */
 
-#define VKFD_ALIGN               8u
-#define VKFD_MAX_REQ_SIZE        4096u          /* one request, header included */
-#define VKFD_MAX_BATCH_SIZE      (128u * 1024u) /* one SUBMIT_3D payload */
-#define VKFD_NUM_RINGS           64u            /* ring 0 + 63 wait rings */
-#define VKFD_MAX_GPUS            16u            /* apertures, topology nodes */
-#define VKFD_MAX_MAP_DEVICES     64u            /* gpu ids per MAP/UNMAP */
-#define VKFD_MAX_WAIT_EVENTS     64u            /* events per WAIT_EVENTS */
-#define VKFD_MAX_CU_MASK_BITS    1024u          /* SET_CU_MASK */
-#define VKFD_MAX_CU_MASK_WORDS   (VKFD_MAX_CU_MASK_BITS / 32u)
-#define VKFD_MAX_TILE_CONFIGS    32u
-#define VKFD_MAX_MACRO_TILE_CONFIGS 16u
-#define VKFD_MAX_METADATA        256u           /* GET_RESOURCE_INFO metadata bytes */
-#define VKFD_MAX_AMDGPU_QUERY    1024u          /* AMDGPU_QUERY payload bytes */
-#define VKFD_MAX_MMR_REGS        16u            /* READ_MMR_REG count */
-#define VKFD_TOPOLOGY_MAX_CHUNK  (32u * 1024u)  /* GET_TOPOLOGY max_len */
-#define VKFD_TOPOLOGY_MAX_SIZE   (1024u * 1024u) /* whole serialized export */
-#define VKFD_TOPOLOGY_MAX_PATH   255u
-#define VKFD_TOPOLOGY_MAX_FILE   (16u * 1024u)
-#define VKFD_SIGNAL_EVENT_SLOTS  4096u          /* signal page slots, id 0 reserved */
+#define VKFD_ALIGN                   8u
+#define VKFD_MAX_REQ_SIZE            4096u          /* one request, header included */
+#define VKFD_MAX_BATCH_SIZE          (128u * 1024u) /* one SUBMIT_3D payload */
+#define VKFD_NUM_RINGS               64u            /* ring 0 + 63 wait rings */
+#define VKFD_MAX_GPUS                16u            /* apertures, topology nodes */
+#define VKFD_MAX_MAP_DEVICES         64u            /* gpu ids per MAP/UNMAP */
+#define VKFD_MAX_WAIT_EVENTS         64u            /* events per WAIT_EVENTS */
+#define VKFD_MAX_CU_MASK_BITS        1024u          /* SET_CU_MASK */
+#define VKFD_MAX_CU_MASK_WORDS       (VKFD_MAX_CU_MASK_BITS / 32u)
+#define VKFD_MAX_TILE_CONFIGS        32u
+#define VKFD_MAX_MACRO_TILE_CONFIGS  16u
+#define VKFD_MAX_METADATA            256u            /* GET_RESOURCE_INFO metadata bytes */
+#define VKFD_MAX_AMDGPU_QUERY        1024u           /* AMDGPU_QUERY payload bytes */
+#define VKFD_MAX_MMR_REGS            16u             /* READ_MMR_REG count */
+#define VKFD_TOPOLOGY_MAX_CHUNK      (32u * 1024u)   /* GET_TOPOLOGY max_len */
+#define VKFD_TOPOLOGY_MAX_SIZE       (1024u * 1024u) /* whole serialized export */
+#define VKFD_TOPOLOGY_MAX_PATH       255u
+#define VKFD_TOPOLOGY_MAX_FILE       (16u * 1024u)
+#define VKFD_SIGNAL_EVENT_SLOTS      4096u /* signal page slots, id 0 reserved */
 #define VKFD_EVENT_ID_NONSIGNAL_BASE 0x40000000u
-#define VKFD_EVENT_HINT_MAX_LOCAL 64u           /* local answers before a real round trip */
+#define VKFD_EVENT_HINT_MAX_LOCAL    64u /* local answers before a real round trip */
 
 /* ------------------------------------------------------------------ */
 /* Shared memory (blob id 0)                                           */
 /* ------------------------------------------------------------------ */
 
-#define VKFD_SHMEM_BLOB_ID       0u
-#define VKFD_SHMEM_MAGIC         0x3144464bu /* "KFD1" little-endian */
-#define VKFD_SHMEM_SIZE          (256u * 1024u)
-#define VKFD_SHMEM_HDR_SIZE      4096u
-#define VKFD_SHMEM_EVENT_OFF     4096u
-#define VKFD_SHMEM_EVENT_COUNT   VKFD_SIGNAL_EVENT_SLOTS
-#define VKFD_SHMEM_RSP_OFF       (64u * 1024u)
-#define VKFD_RSP_AREA_SIZE       (VKFD_SHMEM_SIZE - VKFD_SHMEM_RSP_OFF)
+#define VKFD_SHMEM_BLOB_ID     0u
+#define VKFD_SHMEM_MAGIC       0x3144464bu /* "KFD1" little-endian */
+#define VKFD_SHMEM_SIZE        (256u * 1024u)
+#define VKFD_SHMEM_HDR_SIZE    4096u
+#define VKFD_SHMEM_EVENT_OFF   4096u
+#define VKFD_SHMEM_EVENT_COUNT VKFD_SIGNAL_EVENT_SLOTS
+#define VKFD_SHMEM_RSP_OFF     (64u * 1024u)
+#define VKFD_RSP_AREA_SIZE     (VKFD_SHMEM_SIZE - VKFD_SHMEM_RSP_OFF)
 
 /* vkfd_shmem_hdr.async_error: non-zero = context lost. */
 #define VKFD_ASYNC_ERR_NONE        0u
@@ -135,17 +135,17 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 #define VKFD_SHMEM_FLAG_EVENT_HINTS (1u << 0) /* event-state table is maintained */
 
 struct vkfd_shmem_hdr {
-	uint32_t magic;           /* VKFD_SHMEM_MAGIC, host writes once */
-	uint32_t version;         /* negotiated protocol version */
-	uint32_t size;            /* VKFD_SHMEM_SIZE */
-	uint32_t flags;           /* VKFD_SHMEM_FLAG_* */
-	uint32_t seqno;           /* last processed request seqno (host: release) */
-	uint32_t async_error;     /* VKFD_ASYNC_ERR_* (host: release) */
-	uint32_t rsp_off;         /* VKFD_SHMEM_RSP_OFF */
-	uint32_t rsp_size;        /* VKFD_RSP_AREA_SIZE */
-	uint32_t event_off;       /* VKFD_SHMEM_EVENT_OFF */
-	uint32_t event_count;     /* VKFD_SHMEM_EVENT_COUNT */
-	uint64_t reserved[3];     /* zero */
+	uint32_t magic;       /* VKFD_SHMEM_MAGIC, host writes once */
+	uint32_t version;     /* negotiated protocol version */
+	uint32_t size;        /* VKFD_SHMEM_SIZE */
+	uint32_t flags;       /* VKFD_SHMEM_FLAG_* */
+	uint32_t seqno;       /* last processed request seqno (host: release) */
+	uint32_t async_error; /* VKFD_ASYNC_ERR_* (host: release) */
+	uint32_t rsp_off;     /* VKFD_SHMEM_RSP_OFF */
+	uint32_t rsp_size;    /* VKFD_RSP_AREA_SIZE */
+	uint32_t event_off;   /* VKFD_SHMEM_EVENT_OFF */
+	uint32_t event_count; /* VKFD_SHMEM_EVENT_COUNT */
+	uint64_t reserved[3]; /* zero */
 };
 VKFD_ASSERT_SIZE(struct vkfd_shmem_hdr, 64);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, seqno, 16);
@@ -176,9 +176,9 @@ VKFD_ASSERT_OFF(struct vkfd_req_hdr, seqno, 8);
 VKFD_ASSERT_OFF(struct vkfd_req_hdr, rsp_off, 12);
 
 struct vkfd_rsp_hdr {
-	int32_t ret;      /* 0 or -errno (Linux values) */
-	uint32_t len;     /* bytes of response written incl. header */
-	uint32_t seqno;   /* seqno of the request; written last (release) */
+	int32_t ret;    /* 0 or -errno (Linux values) */
+	uint32_t len;   /* bytes of response written incl. header */
+	uint32_t seqno; /* seqno of the request; written last (release) */
 	uint32_t reserved;
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_hdr, 16);
@@ -190,10 +190,10 @@ VKFD_ASSERT_OFF(struct vkfd_rsp_hdr, seqno, 8);
 /* ------------------------------------------------------------------ */
 
 /* Opaque per-context handle: generation << 32 | index; 0 is never valid. */
-#define VKFD_HANDLE(index, gen)  (((uint64_t)(uint32_t)(gen) << 32) | (uint32_t)(index))
-#define VKFD_HANDLE_INDEX(h)     ((uint32_t)((uint64_t)(h) & 0xffffffffu))
-#define VKFD_HANDLE_GEN(h)       ((uint32_t)((uint64_t)(h) >> 32))
-#define VKFD_HANDLE_INVALID      0ull
+#define VKFD_HANDLE(index, gen) (((uint64_t)(uint32_t)(gen) << 32) | (uint32_t)(index))
+#define VKFD_HANDLE_INDEX(h)    ((uint32_t)((uint64_t)(h)&0xffffffffu))
+#define VKFD_HANDLE_GEN(h)      ((uint32_t)((uint64_t)(h) >> 32))
+#define VKFD_HANDLE_INVALID     0ull
 
 /* ------------------------------------------------------------------ */
 /* Commands                                                            */
@@ -217,11 +217,11 @@ enum vkfd_cmd {
 	VKFD_CMD_AMDGPU_QUERY = 0x0e,
 	/* memory */
 	VKFD_CMD_ALLOC_MEMORY = 0x10,
-	VKFD_CMD_FREE_MEMORY = 0x11,            /* async */
+	VKFD_CMD_FREE_MEMORY = 0x11, /* async */
 	VKFD_CMD_MAP_MEMORY = 0x12,
 	VKFD_CMD_UNMAP_MEMORY = 0x13,
-	VKFD_CMD_UNMAP_MEMORY_ASYNC = 0x14,     /* async */
-	VKFD_CMD_BIND_BLOB = 0x15,              /* async */
+	VKFD_CMD_UNMAP_MEMORY_ASYNC = 0x14, /* async */
+	VKFD_CMD_BIND_BLOB = 0x15,          /* async */
 	VKFD_CMD_IMPORT_RESOURCE = 0x16,
 	VKFD_CMD_GET_RESOURCE_INFO = 0x17,
 	/* queues */
@@ -230,17 +230,17 @@ enum vkfd_cmd {
 	VKFD_CMD_UPDATE_QUEUE = 0x22,
 	VKFD_CMD_SET_CU_MASK = 0x23,
 	VKFD_CMD_ALLOC_QUEUE_GWS = 0x24,
-	VKFD_CMD_DOORBELL_NOTIFY = 0x25,        /* async */
-	VKFD_CMD_HDP_FLUSH = 0x26,              /* async */
+	VKFD_CMD_DOORBELL_NOTIFY = 0x25, /* async */
+	VKFD_CMD_HDP_FLUSH = 0x26,       /* async */
 	/* events */
 	VKFD_CMD_CREATE_EVENT = 0x30,
 	VKFD_CMD_DESTROY_EVENT = 0x31,
 	VKFD_CMD_SET_EVENT = 0x32,
 	VKFD_CMD_RESET_EVENT = 0x33,
-	VKFD_CMD_WAIT_EVENTS = 0x34,            /* sync, fenced on ring 1..63 */
-	VKFD_CMD_DESTROY_EVENT_ASYNC = 0x35,    /* async */
-	VKFD_CMD_SET_EVENT_ASYNC = 0x36,        /* async */
-	VKFD_CMD_RESET_EVENT_ASYNC = 0x37,      /* async */
+	VKFD_CMD_WAIT_EVENTS = 0x34,         /* sync, fenced on ring 1..63 */
+	VKFD_CMD_DESTROY_EVENT_ASYNC = 0x35, /* async */
+	VKFD_CMD_SET_EVENT_ASYNC = 0x36,     /* async */
+	VKFD_CMD_RESET_EVENT_ASYNC = 0x37,   /* async */
 
 	VKFD_CMD_COUNT_ = 0x38, /* one past the highest id, not a command */
 };
@@ -248,16 +248,16 @@ enum vkfd_cmd {
 /* --- HELLO (sync): negotiate the protocol version ------------------- */
 struct vkfd_req_hello {
 	struct vkfd_req_hdr hdr;
-	uint32_t version_min;   /* guest's range */
+	uint32_t version_min; /* guest's range */
 	uint32_t version_max;
-	uint64_t features;      /* VKFD_FEAT_* the guest wants to use */
+	uint64_t features; /* VKFD_FEAT_* the guest wants to use */
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_hello, 32);
 struct vkfd_rsp_hello {
 	struct vkfd_rsp_hdr hdr;
-	uint32_t version;       /* chosen version */
+	uint32_t version; /* chosen version */
 	uint32_t pad;
-	uint64_t features;      /* granted: requested & offered */
+	uint64_t features; /* granted: requested & offered */
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_hello, 32);
 
@@ -268,7 +268,7 @@ struct vkfd_req_get_version {
 VKFD_ASSERT_SIZE(struct vkfd_req_get_version, 16);
 struct vkfd_rsp_get_version {
 	struct vkfd_rsp_hdr hdr;
-	uint32_t major;         /* KFD ioctl version the guest should report */
+	uint32_t major; /* KFD ioctl version the guest should report */
 	uint32_t minor;
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_get_version, 24);
@@ -276,25 +276,25 @@ VKFD_ASSERT_SIZE(struct vkfd_rsp_get_version, 24);
 /* --- GET_TOPOLOGY (sync, paged) ------------------------------------- */
 struct vkfd_req_get_topology {
 	struct vkfd_req_hdr hdr;
-	uint64_t offset;        /* into the serialized export, multiple of 8 */
-	uint32_t max_len;       /* 8..VKFD_TOPOLOGY_MAX_CHUNK, multiple of 8 */
-	uint32_t flags;         /* 0 */
+	uint64_t offset;  /* into the serialized export, multiple of 8 */
+	uint32_t max_len; /* 8..VKFD_TOPOLOGY_MAX_CHUNK, multiple of 8 */
+	uint32_t flags;   /* 0 */
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_get_topology, 32);
 struct vkfd_rsp_get_topology {
 	struct vkfd_rsp_hdr hdr;
-	uint64_t total_len;     /* size of the whole serialized export */
-	uint32_t chunk_len;     /* bytes of data[] that follow */
-	uint32_t generation;    /* export generation; restart if it changes */
-	/* uint8_t data[chunk_len] follows */
+	uint64_t total_len;  /* size of the whole serialized export */
+	uint32_t chunk_len;  /* bytes of data[] that follow */
+	uint32_t generation; /* export generation; restart if it changes */
+			     /* uint8_t data[chunk_len] follows */
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_get_topology, 32);
 
 /* Topology record: {path_len, data_len, path bytes, data bytes}, the whole
  * record padded with zeroes to a multiple of 8. */
 struct vkfd_topo_record {
-	uint32_t path_len;      /* 1..VKFD_TOPOLOGY_MAX_PATH, no NUL */
-	uint32_t data_len;      /* 0..VKFD_TOPOLOGY_MAX_FILE */
+	uint32_t path_len; /* 1..VKFD_TOPOLOGY_MAX_PATH, no NUL */
+	uint32_t data_len; /* 0..VKFD_TOPOLOGY_MAX_FILE */
 };
 VKFD_ASSERT_SIZE(struct vkfd_topo_record, 8);
 
@@ -312,13 +312,13 @@ struct vkfd_aperture {
 VKFD_ASSERT_SIZE(struct vkfd_aperture, 56);
 struct vkfd_req_get_process_apertures {
 	struct vkfd_req_hdr hdr;
-	uint32_t max_nodes;     /* 1..VKFD_MAX_GPUS */
+	uint32_t max_nodes; /* 1..VKFD_MAX_GPUS */
 	uint32_t pad;
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_get_process_apertures, 24);
 struct vkfd_rsp_get_process_apertures {
 	struct vkfd_rsp_hdr hdr;
-	uint32_t num_nodes;     /* entries filled, <= max_nodes */
+	uint32_t num_nodes; /* entries filled, <= max_nodes */
 	uint32_t pad;
 	struct vkfd_aperture apertures[VKFD_MAX_GPUS];
 };
@@ -333,10 +333,10 @@ struct vkfd_req_gpu {
 	uint32_t pad;
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_gpu, 24);
-#define vkfd_req_acquire_vm       vkfd_req_gpu
-#define vkfd_req_available_memory vkfd_req_gpu
+#define vkfd_req_acquire_vm         vkfd_req_gpu
+#define vkfd_req_available_memory   vkfd_req_gpu
 #define vkfd_req_get_clock_counters vkfd_req_gpu
-#define vkfd_req_hdp_flush        vkfd_req_gpu
+#define vkfd_req_hdp_flush          vkfd_req_gpu
 
 /* Response carrying nothing but the header. */
 struct vkfd_rsp_empty {
@@ -359,7 +359,7 @@ VKFD_ASSERT_SIZE(struct vkfd_req_set_memory_policy, 48);
 /* --- SET_SCRATCH_BACKING_VA (sync) ---------------------------------- */
 struct vkfd_req_set_scratch_backing_va {
 	struct vkfd_req_hdr hdr;
-	uint64_t va_addr;       /* as the kernel's: scratch VA >> 16 in practice */
+	uint64_t va_addr; /* as the kernel's: scratch VA >> 16 in practice */
 	uint32_t gpu_id;
 	uint32_t pad;
 };
@@ -378,13 +378,13 @@ VKFD_ASSERT_SIZE(struct vkfd_req_set_trap_handler, 40);
 /* --- SET_XNACK_MODE (sync) ------------------------------------------ */
 struct vkfd_req_set_xnack_mode {
 	struct vkfd_req_hdr hdr;
-	int32_t xnack_enabled;  /* -1 query, 0 off, 1 on */
+	int32_t xnack_enabled; /* -1 query, 0 off, 1 on */
 	uint32_t pad;
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_set_xnack_mode, 24);
 struct vkfd_rsp_set_xnack_mode {
 	struct vkfd_rsp_hdr hdr;
-	int32_t xnack_enabled;  /* current mode */
+	int32_t xnack_enabled; /* current mode */
 	uint32_t pad;
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_set_xnack_mode, 24);
@@ -393,8 +393,8 @@ VKFD_ASSERT_SIZE(struct vkfd_rsp_set_xnack_mode, 24);
 struct vkfd_rsp_get_clock_counters {
 	struct vkfd_rsp_hdr hdr;
 	uint64_t gpu_clock_counter;
-	uint64_t cpu_clock_counter;     /* host CLOCK_MONOTONIC_RAW ns */
-	uint64_t system_clock_counter;  /* host CLOCK_BOOTTIME ns */
+	uint64_t cpu_clock_counter;    /* host CLOCK_MONOTONIC_RAW ns */
+	uint64_t system_clock_counter; /* host CLOCK_BOOTTIME ns */
 	uint64_t system_clock_freq;
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_get_clock_counters, 48);
@@ -409,7 +409,7 @@ VKFD_ASSERT_SIZE(struct vkfd_rsp_available_memory, 24);
 /* --- RUNTIME_ENABLE (sync) ------------------------------------------ */
 struct vkfd_req_runtime_enable {
 	struct vkfd_req_hdr hdr;
-	uint64_t r_debug;       /* guest value; recorded, never dereferenced */
+	uint64_t r_debug; /* guest value; recorded, never dereferenced */
 	uint32_t mode_mask;
 	uint32_t capabilities_mask;
 };
@@ -460,8 +460,8 @@ enum vkfd_amdgpu_query {
 struct vkfd_req_amdgpu_query {
 	struct vkfd_req_hdr hdr;
 	uint32_t gpu_id;
-	uint32_t query;         /* enum vkfd_amdgpu_query */
-	uint32_t out_size;      /* 1..VKFD_MAX_AMDGPU_QUERY */
+	uint32_t query;    /* enum vkfd_amdgpu_query */
+	uint32_t out_size; /* 1..VKFD_MAX_AMDGPU_QUERY */
 	uint32_t pad;
 	/* READ_MMR_REG: param0 = dword offset, param1 = count | instance << 32
 	 * FW_VERSION: param0 = fw type, param1 = ip instance | index << 32
@@ -472,7 +472,7 @@ struct vkfd_req_amdgpu_query {
 VKFD_ASSERT_SIZE(struct vkfd_req_amdgpu_query, 48);
 struct vkfd_rsp_amdgpu_query {
 	struct vkfd_rsp_hdr hdr;
-	uint32_t size;          /* payload bytes written, <= out_size */
+	uint32_t size; /* payload bytes written, <= out_size */
 	uint32_t pad;
 	/* uint8_t data[out_size rounded up to 8] follows */
 };
@@ -482,7 +482,7 @@ struct vkfd_amdgpu_drm_version {
 	uint32_t minor;
 	uint32_t patchlevel;
 	uint32_t pad;
-	char name[16];          /* NUL-terminated, "amdgpu" */
+	char name[16]; /* NUL-terminated, "amdgpu" */
 };
 VKFD_ASSERT_SIZE(struct vkfd_amdgpu_drm_version, 32);
 
@@ -492,25 +492,25 @@ VKFD_ASSERT_SIZE(struct vkfd_amdgpu_drm_version, 32);
 #define VKFD_MAP_UNCACHED 2u
 #define VKFD_MAP_WC       3u
 /* vkfd_rsp_alloc_memory.map_flags */
-#define VKFD_ALLOC_MAP_MIRRORED   (1u << 0) /* map the blob twice back to back */
-#define VKFD_ALLOC_MAP_SHADOW     (1u << 1) /* doorbell/MMIO: blob is a shadow page */
-#define VKFD_ALLOC_MAP_NONE       (1u << 2) /* cannot be CPU mapped */
+#define VKFD_ALLOC_MAP_MIRRORED (1u << 0) /* map the blob twice back to back */
+#define VKFD_ALLOC_MAP_SHADOW   (1u << 1) /* doorbell/MMIO: blob is a shadow page */
+#define VKFD_ALLOC_MAP_NONE     (1u << 2) /* cannot be CPU mapped */
 struct vkfd_req_alloc_memory {
 	struct vkfd_req_hdr hdr;
-	uint64_t va;            /* guest-chosen GPU VA (= guest CPU VA) */
+	uint64_t va; /* guest-chosen GPU VA (= guest CPU VA) */
 	uint64_t size;
 	uint32_t gpu_id;
-	uint32_t flags;         /* KFD_IOC_ALLOC_MEM_FLAGS_*, USERPTR refused */
+	uint32_t flags; /* KFD_IOC_ALLOC_MEM_FLAGS_*, USERPTR refused */
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_alloc_memory, 40);
 VKFD_ASSERT_OFF(struct vkfd_req_alloc_memory, va, 16);
 VKFD_ASSERT_OFF(struct vkfd_req_alloc_memory, flags, 36);
 struct vkfd_rsp_alloc_memory {
 	struct vkfd_rsp_hdr hdr;
-	uint64_t handle;        /* opaque BO handle */
-	uint64_t blob_size;     /* size of the blob a BIND_BLOB exports */
-	uint32_t map_info;      /* VKFD_MAP_* */
-	uint32_t map_flags;     /* VKFD_ALLOC_MAP_* */
+	uint64_t handle;    /* opaque BO handle */
+	uint64_t blob_size; /* size of the blob a BIND_BLOB exports */
+	uint32_t map_info;  /* VKFD_MAP_* */
+	uint32_t map_flags; /* VKFD_ALLOC_MAP_* */
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_alloc_memory, 40);
 
@@ -530,13 +530,13 @@ VKFD_ASSERT_SIZE(struct vkfd_req_handle, 24);
 struct vkfd_req_map_memory {
 	struct vkfd_req_hdr hdr;
 	uint64_t handle;
-	uint32_t n_devices;     /* 1..VKFD_MAX_MAP_DEVICES */
-	uint32_t n_success;     /* devices already done, < n_devices */
+	uint32_t n_devices; /* 1..VKFD_MAX_MAP_DEVICES */
+	uint32_t n_success; /* devices already done, < n_devices */
 	uint32_t device_ids[VKFD_MAX_MAP_DEVICES];
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_map_memory, 288);
 VKFD_ASSERT_OFF(struct vkfd_req_map_memory, device_ids, 32);
-#define vkfd_req_unmap_memory vkfd_req_map_memory
+#define vkfd_req_unmap_memory      vkfd_req_map_memory
 #define VKFD_REQ_MAP_MEMORY_LEN(n) ((uint32_t)((32u + 4u * (uint32_t)(n) + 7u) & ~7u))
 struct vkfd_rsp_map_memory {
 	struct vkfd_rsp_hdr hdr;
@@ -549,16 +549,16 @@ VKFD_ASSERT_SIZE(struct vkfd_rsp_map_memory, 24);
 /* --- BIND_BLOB (async) ---------------------------------------------- */
 struct vkfd_req_bind_blob {
 	struct vkfd_req_hdr hdr;
-	uint64_t handle;        /* BO handle */
-	uint64_t blob_id;       /* guest-chosen, != 0, unused in this context */
+	uint64_t handle;  /* BO handle */
+	uint64_t blob_id; /* guest-chosen, != 0, unused in this context */
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_bind_blob, 32);
 
 /* --- IMPORT_RESOURCE (sync) ----------------------------------------- */
 struct vkfd_req_import_resource {
 	struct vkfd_req_hdr hdr;
-	uint64_t va;            /* GPU VA to import at */
-	uint32_t res_id;        /* VMM resource attached to this context */
+	uint64_t va;     /* GPU VA to import at */
+	uint32_t res_id; /* VMM resource attached to this context */
 	uint32_t gpu_id;
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_import_resource, 32);
@@ -566,7 +566,7 @@ struct vkfd_rsp_import_resource {
 	struct vkfd_rsp_hdr hdr;
 	uint64_t handle;
 	uint64_t size;
-	uint32_t flags;         /* KFD_IOC_ALLOC_MEM_FLAGS_* of the import */
+	uint32_t flags; /* KFD_IOC_ALLOC_MEM_FLAGS_* of the import */
 	uint32_t pad;
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_import_resource, 40);
@@ -581,7 +581,7 @@ VKFD_ASSERT_SIZE(struct vkfd_req_get_resource_info, 24);
 struct vkfd_rsp_get_resource_info {
 	struct vkfd_rsp_hdr hdr;
 	uint64_t size;
-	uint32_t gpu_id;        /* 0 when the resource is not GPU memory */
+	uint32_t gpu_id; /* 0 when the resource is not GPU memory */
 	uint32_t flags;
 	uint32_t metadata_size; /* actual size; may exceed capacity */
 	uint32_t pad;
@@ -601,7 +601,7 @@ struct vkfd_req_create_queue {
 	uint64_t ctx_save_restore_address;
 	uint32_t ring_size;
 	uint32_t gpu_id;
-	uint32_t queue_type;    /* KFD_IOC_QUEUE_TYPE_* */
+	uint32_t queue_type; /* KFD_IOC_QUEUE_TYPE_* */
 	uint32_t queue_percentage;
 	uint32_t queue_priority;
 	uint32_t ctx_save_restore_size;
@@ -635,13 +635,14 @@ VKFD_ASSERT_SIZE(struct vkfd_req_update_queue, 48);
 struct vkfd_req_set_cu_mask {
 	struct vkfd_req_hdr hdr;
 	uint64_t queue;
-	uint32_t num_cu_mask;   /* bits, multiple of 32, 32..VKFD_MAX_CU_MASK_BITS */
+	uint32_t num_cu_mask; /* bits, multiple of 32, 32..VKFD_MAX_CU_MASK_BITS */
 	uint32_t pad;
 	uint32_t cu_mask[VKFD_MAX_CU_MASK_WORDS];
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_set_cu_mask, 160);
 VKFD_ASSERT_OFF(struct vkfd_req_set_cu_mask, cu_mask, 32);
-#define VKFD_REQ_SET_CU_MASK_LEN(bits) ((uint32_t)((32u + 4u * (((uint32_t)(bits) + 31u) / 32u) + 7u) & ~7u))
+#define VKFD_REQ_SET_CU_MASK_LEN(bits)                                                             \
+	((uint32_t)((32u + 4u * (((uint32_t)(bits) + 31u) / 32u) + 7u) & ~7u))
 
 /* --- ALLOC_QUEUE_GWS (sync) ----------------------------------------- */
 struct vkfd_req_alloc_queue_gws {
@@ -661,9 +662,9 @@ VKFD_ASSERT_SIZE(struct vkfd_rsp_alloc_queue_gws, 24);
 /* --- CREATE_EVENT (sync) -------------------------------------------- */
 struct vkfd_req_create_event {
 	struct vkfd_req_hdr hdr;
-	uint64_t event_page;    /* BO handle of the guest's event page, or 0 */
-	uint32_t event_type;    /* KFD_IOC_EVENT_* */
-	uint32_t auto_reset;    /* 0 or 1 */
+	uint64_t event_page; /* BO handle of the guest's event page, or 0 */
+	uint32_t event_type; /* KFD_IOC_EVENT_* */
+	uint32_t auto_reset; /* 0 or 1 */
 	uint32_t node_id;
 	uint32_t pad;
 };
@@ -697,10 +698,10 @@ struct vkfd_wait_event {
 VKFD_ASSERT_SIZE(struct vkfd_wait_event, 16);
 struct vkfd_req_wait_events {
 	struct vkfd_req_hdr hdr;
-	uint32_t ring_idx;      /* 1..VKFD_NUM_RINGS-1 */
-	uint32_t num_events;    /* 1..VKFD_MAX_WAIT_EVENTS */
-	uint32_t wait_for_all;  /* 0 or 1 */
-	uint32_t timeout_ms;    /* 0 poll, 0xffffffff infinite */
+	uint32_t ring_idx;     /* 1..VKFD_NUM_RINGS-1 */
+	uint32_t num_events;   /* 1..VKFD_MAX_WAIT_EVENTS */
+	uint32_t wait_for_all; /* 0 or 1 */
+	uint32_t timeout_ms;   /* 0 poll, 0xffffffff infinite */
 	struct vkfd_wait_event events[VKFD_MAX_WAIT_EVENTS];
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_wait_events, 1056);
@@ -708,13 +709,13 @@ VKFD_ASSERT_OFF(struct vkfd_req_wait_events, events, 32);
 #define VKFD_REQ_WAIT_EVENTS_LEN(n) ((uint32_t)(32u + 16u * (uint32_t)(n)))
 
 /* vkfd_event_data.kind */
-#define VKFD_EVENT_DATA_NONE      0u
-#define VKFD_EVENT_DATA_MEMORY    1u /* memory exception fields valid */
-#define VKFD_EVENT_DATA_HW        2u /* hw exception fields valid */
+#define VKFD_EVENT_DATA_NONE   0u
+#define VKFD_EVENT_DATA_MEMORY 1u /* memory exception fields valid */
+#define VKFD_EVENT_DATA_HW     2u /* hw exception fields valid */
 struct vkfd_event_data {
 	uint32_t event_id;
-	uint32_t kind;          /* VKFD_EVENT_DATA_* */
-	uint64_t event_age;     /* 0 when the host KFD has no ages */
+	uint32_t kind;      /* VKFD_EVENT_DATA_* */
+	uint64_t event_age; /* 0 when the host KFD has no ages */
 	/* memory exception */
 	uint64_t va;
 	uint32_t gpu_id;
@@ -734,7 +735,7 @@ VKFD_ASSERT_OFF(struct vkfd_event_data, va, 16);
 VKFD_ASSERT_OFF(struct vkfd_event_data, reset_type, 48);
 struct vkfd_rsp_wait_events {
 	struct vkfd_rsp_hdr hdr;
-	uint32_t wait_result;   /* KFD_IOC_WAIT_RESULT_* */
+	uint32_t wait_result; /* KFD_IOC_WAIT_RESULT_* */
 	uint32_t num_events;
 	struct vkfd_event_data events[VKFD_MAX_WAIT_EVENTS];
 };

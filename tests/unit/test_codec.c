@@ -149,9 +149,9 @@ static uint32_t expected_rsp_size(uint32_t cmd, const union any_req *r)
 }
 
 static const uint32_t async_cmds[] = {
-	VKFD_CMD_FREE_MEMORY,         VKFD_CMD_UNMAP_MEMORY_ASYNC, VKFD_CMD_BIND_BLOB,
-	VKFD_CMD_DOORBELL_NOTIFY,     VKFD_CMD_HDP_FLUSH,          VKFD_CMD_DESTROY_EVENT_ASYNC,
-	VKFD_CMD_SET_EVENT_ASYNC,     VKFD_CMD_RESET_EVENT_ASYNC,
+    VKFD_CMD_FREE_MEMORY,     VKFD_CMD_UNMAP_MEMORY_ASYNC, VKFD_CMD_BIND_BLOB,
+    VKFD_CMD_DOORBELL_NOTIFY, VKFD_CMD_HDP_FLUSH,          VKFD_CMD_DESTROY_EVENT_ASYNC,
+    VKFD_CMD_SET_EVENT_ASYNC, VKFD_CMD_RESET_EVENT_ASYNC,
 };
 
 static bool is_async(uint32_t cmd)
@@ -310,12 +310,16 @@ static void test_round_trip_typed(void **state)
 	bind.blob_id = 42;
 
 	vkfd_builder_init(&b, batch, sizeof(batch), 0xfffffffeu);
-	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_ALLOC_MEMORY, &alloc, sizeof(alloc), 0, NULL), 0);
-	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_MAP_MEMORY, &map,
-					  VKFD_REQ_MAP_MEMORY_LEN(2), 64, NULL), 0);
+	assert_int_equal(
+	    vkfd_builder_add(&b, VKFD_CMD_ALLOC_MEMORY, &alloc, sizeof(alloc), 0, NULL), 0);
+	assert_int_equal(
+	    vkfd_builder_add(&b, VKFD_CMD_MAP_MEMORY, &map, VKFD_REQ_MAP_MEMORY_LEN(2), 64, NULL),
+	    0);
 	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_WAIT_EVENTS, &wait,
-					  VKFD_REQ_WAIT_EVENTS_LEN(1), 128, NULL), 0);
-	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_CREATE_QUEUE, &cq, sizeof(cq), 256, NULL), 0);
+					  VKFD_REQ_WAIT_EVENTS_LEN(1), 128, NULL),
+			 0);
+	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_CREATE_QUEUE, &cq, sizeof(cq), 256, NULL),
+			 0);
 	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_BIND_BLOB, &bind, sizeof(bind), 0, NULL), 0);
 	/* seqnos wrap around */
 	assert_int_equal(b.seqno, 3);
@@ -388,8 +392,7 @@ static void test_builder_limits(void **state)
 	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_FREE_MEMORY, &h, 8, 0, NULL), -EINVAL);
 	assert_int_equal(vkfd_builder_add(&b, 0, &h, sizeof(h), 0, NULL), -EINVAL);
 	memset(&big, 0, sizeof(big));
-	assert_int_equal(vkfd_builder_add(&b, 0x40, &big, VKFD_MAX_REQ_SIZE + 1, 0, NULL),
-			 -EINVAL);
+	assert_int_equal(vkfd_builder_add(&b, 0x40, &big, VKFD_MAX_REQ_SIZE + 1, 0, NULL), -EINVAL);
 	assert_int_equal(b.len, 0);
 
 	/* 24 + 24 fit, the third does not */
@@ -682,10 +685,12 @@ static void test_topology_records(void **state)
 
 	(void)state;
 	memset(buf, 0xab, sizeof(buf));
-	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "nodes/0/gpu_id", 14, "4660\n", 5), 0);
+	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "nodes/0/gpu_id", 14, "4660\n", 5),
+			 0);
 	assert_int_equal(off, 32); /* 8 + 14 + 5 = 27 -> 32 */
 	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "nodes/0/properties", 18, props,
-				       sizeof(props) - 1), 0);
+				       sizeof(props) - 1),
+			 0);
 	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "generation_id", 13, NULL, 0), 0);
 	size_t total = off;
 
@@ -710,8 +715,9 @@ static void test_topology_records(void **state)
 	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "a/", 2, "x", 1), -EINVAL);
 	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "a\0b", 3, "x", 1), -EINVAL);
 	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "", 0, "x", 1), -EINVAL);
-	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "ok", 2, props,
-				       VKFD_TOPOLOGY_MAX_FILE + 1), -EINVAL);
+	assert_int_equal(
+	    vkfd_topo_put(buf, sizeof(buf), &off, "ok", 2, props, VKFD_TOPOLOGY_MAX_FILE + 1),
+	    -EINVAL);
 	assert_int_equal(vkfd_topo_put(buf, 16, &off, "nodes/0/gpu_id", 14, "1", 1), -ENOSPC);
 	off = 4;
 	assert_int_equal(vkfd_topo_put(buf, sizeof(buf), &off, "ok", 2, "1", 1), -EINVAL);
@@ -911,18 +917,18 @@ static void test_capset_and_versions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cmd_table),
-		cmocka_unit_test(test_round_trip_all_commands),
-		cmocka_unit_test(test_round_trip_typed),
-		cmocka_unit_test(test_builder_limits),
-		cmocka_unit_test(test_malformed_batches),
-		cmocka_unit_test(test_unknown_command_continues),
-		cmocka_unit_test(test_random_batches),
-		cmocka_unit_test(test_zero_extension_and_tail),
-		cmocka_unit_test(test_topology_records),
-		cmocka_unit_test(test_rsp_write_and_shmem),
-		cmocka_unit_test(test_event_hints),
-		cmocka_unit_test(test_capset_and_versions),
+	    cmocka_unit_test(test_cmd_table),
+	    cmocka_unit_test(test_round_trip_all_commands),
+	    cmocka_unit_test(test_round_trip_typed),
+	    cmocka_unit_test(test_builder_limits),
+	    cmocka_unit_test(test_malformed_batches),
+	    cmocka_unit_test(test_unknown_command_continues),
+	    cmocka_unit_test(test_random_batches),
+	    cmocka_unit_test(test_zero_extension_and_tail),
+	    cmocka_unit_test(test_topology_records),
+	    cmocka_unit_test(test_rsp_write_and_shmem),
+	    cmocka_unit_test(test_event_hints),
+	    cmocka_unit_test(test_capset_and_versions),
 	};
 
 	return cmocka_run_group_tests_name("vkfd_codec", tests, NULL, NULL);

@@ -38,6 +38,7 @@ struct struct_desc {
 	const struct field_desc *fields;
 };
 
+/* clang-format off */
 #define F(s, f) {#f, offsetof(struct s, f), sizeof(((struct s *)0)->f)}
 #define S(s, ...) {#s, sizeof(struct s), (const struct field_desc[]){__VA_ARGS__, {NULL, 0, 0}}}
 
@@ -232,11 +233,12 @@ static const struct const_desc features[] = {
 	C(VKFD_FEAT_MULTI_CONTEXT),   C(VKFD_FEAT_SIM_DEVICE),
 };
 #define N_FEATURES (sizeof(features) / sizeof(features[0]))
+/* clang-format on */
 
 /* ---- tiny markdown table reader ---- */
 
 #define MAX_CELLS 8
-#define CELL_LEN 160
+#define CELL_LEN  160
 
 /* Split "| a | b |" into trimmed cells with backticks removed. Returns the
  * number of cells, 0 if the line is not a table row. */
@@ -440,7 +442,8 @@ static void check_layout(struct checker *ck, const char *head, const char **pp)
 			report(ck, "%s.%s: doc offset %llu, offsetof %zu", name, fd->name,
 			       (unsigned long long)off, fd->offset);
 		if (fsz != fd->size)
-			report(ck, "%s.%s: doc size %zu, sizeof %zu", name, fd->name, fsz, fd->size);
+			report(ck, "%s.%s: doc size %zu, sizeof %zu", name, fd->name, fsz,
+			       fd->size);
 		if (off != expect_off)
 			report(ck, "%s.%s: gap or overlap in the doc table at %llu (expected %zu)",
 			       name, fd->name, (unsigned long long)off, expect_off);
@@ -698,15 +701,19 @@ static void test_checker_catches_mutations(void **state)
 	expect_mutation_caught("| 36 | u32 | flags | `KFD_IOC_ALLOC_MEM_FLAGS_*`",
 			       "| 36 | u64 | flags | `KFD_IOC_ALLOC_MEM_FLAGS_*`");
 	/* wrong limit value */
-	expect_mutation_caught("| `VKFD_MAX_WAIT_EVENTS` | 64 |", "| `VKFD_MAX_WAIT_EVENTS` | 63 |");
+	expect_mutation_caught("| `VKFD_MAX_WAIT_EVENTS` | 64 |",
+			       "| `VKFD_MAX_WAIT_EVENTS` | 63 |");
 	/* wrong command id and wrong sync kind */
-	expect_mutation_caught("| 0x11 | `FREE_MEMORY` | async |", "| 0x11 | `FREE_MEMORY` | sync |");
+	expect_mutation_caught("| 0x11 | `FREE_MEMORY` | async |",
+			       "| 0x11 | `FREE_MEMORY` | sync |");
 	expect_mutation_caught("| 0x34 | `WAIT_EVENTS` |", "| 0x35 | `WAIT_EVENTS` |");
 	/* wrong request or response struct for a command */
-	expect_mutation_caught("| 0x21 | `DESTROY_QUEUE` | sync | `vkfd_req_handle` | `vkfd_rsp_empty` |",
-			       "| 0x21 | `DESTROY_QUEUE` | sync | `vkfd_req_update_queue` | `vkfd_rsp_empty` |");
-	expect_mutation_caught("| 0x11 | `FREE_MEMORY` | async | `vkfd_req_handle` | — |",
-			       "| 0x11 | `FREE_MEMORY` | async | `vkfd_req_handle` | `vkfd_rsp_empty` |");
+	expect_mutation_caught(
+	    "| 0x21 | `DESTROY_QUEUE` | sync | `vkfd_req_handle` | `vkfd_rsp_empty` |",
+	    "| 0x21 | `DESTROY_QUEUE` | sync | `vkfd_req_update_queue` | `vkfd_rsp_empty` |");
+	expect_mutation_caught(
+	    "| 0x11 | `FREE_MEMORY` | async | `vkfd_req_handle` | — |",
+	    "| 0x11 | `FREE_MEMORY` | async | `vkfd_req_handle` | `vkfd_rsp_empty` |");
 	/* wrong feature bit */
 	expect_mutation_caught("| 3 | `VKFD_FEAT_IMPORT_RESOURCE` |",
 			       "| 4 | `VKFD_FEAT_IMPORT_RESOURCE` |");
@@ -718,9 +725,9 @@ static void test_checker_catches_mutations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_field_table_sane),
-		cmocka_unit_test(test_doc_matches_header),
-		cmocka_unit_test(test_checker_catches_mutations),
+	    cmocka_unit_test(test_field_table_sane),
+	    cmocka_unit_test(test_doc_matches_header),
+	    cmocka_unit_test(test_checker_catches_mutations),
 	};
 
 	return cmocka_run_group_tests_name("vkfd_doc_agreement", tests, load_doc, free_doc);
