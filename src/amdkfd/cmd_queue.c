@@ -127,7 +127,10 @@ int cmd_create_queue(struct cmd_ctx *c)
 		return -EINVAL;
 	if (!is_pow2(r.ring_size))
 		return -EINVAL;
-	if (!host_range_mapped(ctx, r.ring_base_address, r.ring_size, (uint32_t)g) ||
+	/* recent kernels clamp rings below 1 KiB up to 1 KiB: check what the
+	 * GPU will really read */
+	if (!host_range_mapped(ctx, r.ring_base_address, r.ring_size < 1024 ? 1024 : r.ring_size,
+			       (uint32_t)g) ||
 	    !host_range_mapped(ctx, r.read_pointer_address, 8, (uint32_t)g) ||
 	    !host_range_mapped(ctx, r.write_pointer_address, 8, (uint32_t)g) ||
 	    !optional_range_ok(ctx, r.eop_buffer_address, r.eop_buffer_size, (uint32_t)g) ||

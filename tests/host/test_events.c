@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/* Events, waits on rings 1..63, fences, event-state hints, cancellation. */
+#include <errno.h>
+#include <linux/kfd_ioctl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "host_harness.h"
+
+#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
+#define PAGE_BYTES (4096 * 8)
+
+struct ev_state {
+	struct harness h;
+	uint64_t page;
+	uint32_t ev;  /* auto-reset signal event */
+	uint32_t ev2; /* manual-reset signal event */
+};
+
+static int setup(void **state)
+{
+	static struct ev_state s;
+
+	if (h_lib_init(0, NULL) || h_open(&s.h, 1))
+		return -1;
+	s.page = h_gtt(&s.h, PAGE_BYTES, NULL);
+	if (!s.page)
+		return -1;
+	*state = &s;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ev_state *s = *state;
+
+	h_close(&s->h);
+	h_lib_fini();
+	return 0;
+}
+
+/* Retire fences (POLL mode) until (ring, id) retired or ~2 s. */
+static bool retire_until(struct harness *h, uint32_t ring, uint64_t id, int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		vkfd_host_context_retire_fences(h->ctx);
+		if (h_fence_retired(h->ctx_id, ring, id))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static uint64_t wait_age = 1;
+
+static uint32_t add_wait(struct harness *h, uint32_t ring, const uint32_t *ids, uint32_t n,
+			 uint32_t timeout, uint32_t *rsp_off)
+{
+	struct vkfd_req_wait_events r;
+
+	memset(&r, 0, sizeof(r));
+	r.ring_idx = ring;
+	r.num_events = n;
+	r.timeout_ms = timeout;
+	for (uint32_t i = 0; i < n; i++) {
+		r.events[i].event_id = ids[i];
+		/* a non-zero age asks KFD (>= 1.14) to report the event's age;
+		 * events start at age 1 */
+		r.events[i].last_event_age = wait_age;
+	}
+	return h_add(h, VKFD_CMD_WAIT_EVENTS, &r, VKFD_REQ_WAIT_EVENTS_LEN(n), rsp_off);
+}
+
+static void set_event(struct harness *h, uint32_t id)
+{
+	struct vkfd_req_event r;
+
+	memset(&r, 0, sizeof(r));
+	r.event_id = id;
+	assert_int_equal(h_call(h, VKFD_CMD_SET_EVENT, &r, sizeof(r), NULL, 0), 0);
+}
+
+static void test_create_event_page_rules(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	uint64_t small, other;
+	uint32_t id;
+
+	/* the first signal event must carry the guest's page */
+	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_SIGNAL, 1, &id), -EINVAL);
+	small = h_gtt(h, 4096, NULL);
+	assert_int_equal(h_create_event(h, small, KFD_IOC_EVENT_SIGNAL, 1, &id), -EINVAL);
+	assert_int_equal(h_create_event(h, s->page, 9, 1, &id), -EINVAL);
+	assert_int_equal(h_create_event(h, s->page, KFD_IOC_EVENT_SIGNAL, 2, &id), -EINVAL);
+	assert_int_equal(h_create_event(h, s->page, KFD_IOC_EVENT_SIGNAL, 1, &s->ev), 0);
+	/* signal ids are slots (KFD allocates from slot 0) */
+	assert_true(s->ev < 4096);
+	/* later: 0 or the same page; never another page */
+	other = h_gtt(h, PAGE_BYTES, NULL);
+	assert_int_equal(h_create_event(h, other, KFD_IOC_EVENT_SIGNAL, 1, &id), -EINVAL);
+	assert_int_equal(h_create_event(h, s->page, KFD_IOC_EVENT_SIGNAL, 0, &s->ev2), 0);
+	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_MEMORY, 0, &id), 0);
+	assert_true(id >= VKFD_EVENT_ID_NONSIGNAL_BASE);
+	/* the event page cannot be freed */
+	h_free(h, s->page);
+	assert_int_equal(h_create_event(h, s->page, KFD_IOC_EVENT_SIGNAL, 1, &id), 0);
+}
+
+static void test_poll_and_signal(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	struct vkfd_rsp_wait_events *rsp;
+	struct vkfd_event_state *table = vkfd_shmem_events(h->shmem);
+	uint32_t off, seq;
+	uint64_t age;
+
+	/* zero timeout on an unsignalled event: TIMEOUT, fence on ring 1 */
+	seq = add_wait(h, 1, &s->ev, 1, 0, &off);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 1, 501), 0);
+	assert_true(retire_until(h, 1, 501, 2000));
+	rsp = h_rsp(h, off);
+	assert_int_equal(rsp->hdr.seqno, seq);
+	assert_int_equal(rsp->hdr.ret, 0);
+	assert_int_equal(rsp->wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
+	assert_int_equal(rsp->num_events, 1);
+	assert_int_equal(rsp->events[0].event_id, s->ev);
+
+	set_event(h, s->ev);
+	seq = add_wait(h, 1, &s->ev, 1, 1000, &off);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 1, 502), 0);
+	assert_true(retire_until(h, 1, 502, 2000));
+	rsp = h_rsp(h, off);
+	assert_int_equal(rsp->hdr.seqno, seq);
+	assert_int_equal(rsp->wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
+	age = rsp->events[0].event_age;
+	assert_true(age > 1);
+	/* the host published what it saw (slot 0 has no table entry) */
+	if (s->ev)
+		assert_int_equal(vkfd_load_acquire_u64(&table[s->ev].age), age);
+	assert_true(((struct vkfd_shmem_hdr *)h->shmem)->flags & VKFD_SHMEM_FLAG_EVENT_HINTS);
+	/* auto-reset consumed the signal; the guest now knows age `age` */
+	wait_age = age;
+	add_wait(h, 1, &s->ev, 1, 0, &off);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 1, 503), 0);
+	assert_true(retire_until(h, 1, 503, 2000));
+	assert_int_equal(((struct vkfd_rsp_wait_events *)h_rsp(h, off))->wait_result,
+			 KFD_IOC_WAIT_RESULT_TIMEOUT);
+	/* SET_EVENT advances the hint */
+	set_event(h, s->ev);
+	if (s->ev)
+		assert_true(vkfd_load_acquire_u64(&table[s->ev].age) > age);
+	wait_age = 1;
+	/* each fence retired exactly once */
+	vkfd_host_context_retire_fences(h->ctx);
+	assert_int_equal(h_fence_count(h->ctx_id, 1, 501), 1);
+	assert_int_equal(h_fence_count(h->ctx_id, 1, 502), 1);
+}
+
+static void test_bad_waits(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	struct vkfd_req_wait_events r;
+	struct vkfd_rsp_wait_events rsp;
+
+	memset(&r, 0, sizeof(r));
+	r.num_events = 1;
+	r.events[0].event_id = s->ev;
+	r.ring_idx = 0;
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, sizeof(r), &rsp, 24), -EINVAL);
+	r.ring_idx = 64;
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, sizeof(r), &rsp, 24), -EINVAL);
+	r.ring_idx = 3;
+	r.events[0].event_id = 4000; /* not this context's */
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, sizeof(r), &rsp, 24), -EINVAL);
+	r.events[0].event_id = s->ev;
+	r.num_events = 0;
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, sizeof(r), &rsp, 24), -EINVAL);
+	r.num_events = 65;
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, sizeof(r), &rsp, 24), -EINVAL);
+	r.num_events = 2; /* more events than len carries */
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, VKFD_REQ_WAIT_EVENTS_LEN(1), &rsp,
+				24),
+			 -EINVAL);
+	r.num_events = 1;
+	r.wait_for_all = 2;
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, sizeof(r), &rsp, 24), -EINVAL);
+	/* rejected waits still retire their ring's fence */
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 3, 601), 0);
+	assert_true(retire_until(h, 3, 601, 2000));
+}
+
+static void test_busy_ring_and_order(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	uint32_t off1, off2, seq1, seq2;
+
+	/* an infinite wait occupies ring 2 */
+	seq1 = add_wait(h, 2, &s->ev2, 1, 0xffffffff, &off1);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 2, 701), 0);
+	seq2 = add_wait(h, 2, &s->ev2, 1, 0, &off2);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 2, 702), 0);
+	assert_int_equal(h_wait_slot(h, off2, seq2, 2000), 0);
+	assert_int_equal(((struct vkfd_rsp_hdr *)h_rsp(h, off2))->ret, -EBUSY);
+	/* neither fence may retire while the first wait is pending */
+	usleep(50000);
+	vkfd_host_context_retire_fences(h->ctx);
+	assert_false(h_fence_retired(h->ctx_id, 2, 701));
+	assert_false(h_fence_retired(h->ctx_id, 2, 702));
+	/* other rings and ring 0 keep going */
+	{
+		struct vkfd_req_get_version gv;
+
+		memset(&gv, 0, sizeof(gv));
+		assert_int_equal(h_call(h, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), NULL, 0), 0);
+		assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 0, 703), 0);
+		assert_true(retire_until(h, 0, 703, 2000));
+	}
+	set_event(h, s->ev2);
+	assert_true(retire_until(h, 2, 702, 2000));
+	assert_true(h_fence_retired(h->ctx_id, 2, 701));
+	assert_int_equal(h_wait_slot(h, off1, seq1, 100), 0);
+	assert_int_equal(((struct vkfd_rsp_wait_events *)h_rsp(h, off1))->wait_result,
+			 KFD_IOC_WAIT_RESULT_COMPLETE);
+	/* manual reset: stays signalled until reset */
+	{
+		struct vkfd_req_event r;
+
+		memset(&r, 0, sizeof(r));
+		r.event_id = s->ev2;
+		assert_int_equal(h_call(h, VKFD_CMD_RESET_EVENT, &r, sizeof(r), NULL, 0), 0);
+	}
+}
+
+static void test_wait_on_destroyed_event(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	struct vkfd_rsp_wait_events *rsp;
+	struct vkfd_req_event d;
+	uint32_t id, off, seq;
+
+	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_SIGNAL, 1, &id), 0);
+	seq = add_wait(h, 4, &id, 1, 0xffffffff, &off);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 4, 801), 0);
+	usleep(20000);
+	memset(&d, 0, sizeof(d));
+	d.event_id = id;
+	assert_int_equal(h_call(h, VKFD_CMD_DESTROY_EVENT, &d, sizeof(d), NULL, 0), 0);
+	assert_true(retire_until(h, 4, 801, 2000));
+	assert_int_equal(h_wait_slot(h, off, seq, 100), 0);
+	rsp = h_rsp(h, off);
+	assert_int_equal(rsp->hdr.ret, -EIO);
+	assert_int_equal(rsp->wait_result, KFD_IOC_WAIT_RESULT_FAIL);
+	/* the id is gone from the context */
+	assert_int_equal(h_call(h, VKFD_CMD_DESTROY_EVENT, &d, sizeof(d), NULL, 0), -EINVAL);
+	assert_int_equal(h_call(h, VKFD_CMD_SET_EVENT, &d, sizeof(d), NULL, 0), -EINVAL);
+}
+
+static void test_destroy_cancels_waits(void **state)
+{
+	struct harness h;
+	uint64_t page;
+	uint32_t ev;
+
+	(void)state;
+	assert_int_equal(h_open(&h, 9), 0);
+	page = h_gtt(&h, PAGE_BYTES, NULL);
+	assert_int_equal(h_create_event(&h, page, KFD_IOC_EVENT_SIGNAL, 1, &ev), 0);
+	for (uint32_t r = 1; r <= 8; r++) {
+		add_wait(&h, r, &ev, 1, 0xffffffff, NULL);
+		assert_int_equal(h_flush(&h), 0);
+		assert_int_equal(vkfd_host_context_submit_fence(h.ctx, 0, r, 900 + r), 0);
+	}
+	usleep(20000);
+	vkfd_host_context_retire_fences(h.ctx);
+	assert_false(h_fence_retired(9, 1, 901));
+	h_close(&h); /* returns: every blocked wait is cancelled */
+	for (uint32_t r = 1; r <= 8; r++)
+		assert_int_equal(h_fence_count(9, r, 900 + r), 1);
+}
+
+static void test_ring0_fence_after_execution(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	struct pollfd pfd;
+	int efd = vkfd_host_context_get_fencing_fd(h->ctx);
+
+	assert_true(efd >= 0);
+	for (int i = 0; i < 20; i++) {
+		struct vkfd_req_get_version gv;
+
+		memset(&gv, 0, sizeof(gv));
+		h_add(h, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), NULL);
+	}
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 0, 1001), 0);
+	pfd.fd = efd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 2000), 1); /* POLL mode: fd becomes readable */
+	assert_true(retire_until(h, 0, 1001, 2000));
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 64, 1002), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_event_page_rules),
+		cmocka_unit_test(test_poll_and_signal),
+		cmocka_unit_test(test_bad_waits),
+		cmocka_unit_test(test_busy_ring_and_order),
+		cmocka_unit_test(test_wait_on_destroyed_event),
+		cmocka_unit_test(test_destroy_cancels_waits),
+		cmocka_unit_test(test_ring0_fence_after_execution),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
