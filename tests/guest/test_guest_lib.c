@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The guest library against a real host: over the vtest transport to a
+ * vkfd-server started here, and over the direct (in-process) transport.
+ * Covers connection state, synchronous round trips, asynchronous batching
+ * (order, size bound, time bound), fenced waits on rings 1..63 including a
+ * 64th concurrent waiter, BO blobs mapped at a fixed VA, and what happens
+ * when the server disappears.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <vkfd/guest.h>
+
+#include "server_harness.h"
+#include "vkfd_codec.h"
+
+/* From the KFD UAPI (linux/kfd_ioctl.h needs <drm/drm.h>, absent here). */
+#define T_EVENT_HW_EXCEPTION 3
+#define T_WAIT_RESULT_TIMEOUT 1
+#define T_ALLOC_GTT (1u << 1)
+#define T_ALLOC_WRITABLE (1u << 31)
+
+static struct test_server srv;
+static struct vkfd_guest *g;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint32_t shm_seqno(void)
+{
+	const volatile struct vkfd_shmem_hdr *h = vkfd_guest_shmem(g, NULL);
+
+	return __atomic_load_n(&h->seqno, __ATOMIC_ACQUIRE);
+}
+
+static void get_version(void)
+{
+	struct vkfd_req_get_version req;
+	struct vkfd_rsp_get_version rsp;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_GET_VERSION;
+	assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)), 0);
+	assert_int_equal(rsp.hdr.ret, 0);
+	assert_int_equal(rsp.major, 1);
+}
+
+static void async_noop(uint32_t id)
+{
+	/* destroying an event that does not exist changes nothing */
+	struct vkfd_req_event req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_DESTROY_EVENT_ASYNC;
+	req.event_id = 0x7ff00000u + id;
+	assert_int_equal(vkfd_guest_call_async(g, &req, sizeof(req)), 0);
+}
+
+static int setup_vtest(void **state)
+{
+	(void)state;
+	if (harness_start(&srv, NULL))
+		return -1;
+	g = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, srv.sock);
+	return g ? 0 : -1;
+}
+
+static int teardown_vtest(void **state)
+{
+	(void)state;
+	vkfd_guest_disconnect(g);
+	g = NULL;
+	return harness_stop(&srv) == 0 ? 0 : -1;
+}
+
+static int setup_direct(void **state)
+{
+	(void)state;
+	g = vkfd_guest_connect(VKFD_TRANSPORT_DIRECT, NULL);
+	return g ? 0 : -1;
+}
+
+static int teardown_direct(void **state)
+{
+	(void)state;
+	vkfd_guest_disconnect(g);
+	g = NULL;
+	return 0;
+}
+
+static void test_connection_state(void **state)
+{
+	struct vkfd_capset c;
+	size_t size = 0;
+	uint32_t n = 0;
+
+	(void)state;
+	assert_true(vkfd_guest_transport(g) == VKFD_TRANSPORT_VTEST ||
+		    vkfd_guest_transport(g) == VKFD_TRANSPORT_DIRECT);
+	assert_non_null(vkfd_guest_transport_name(g));
+	assert_int_equal(vkfd_guest_capset(g, &c, sizeof(c)), (int)sizeof(c));
+	assert_int_equal(vkfd_capset_check(&c, sizeof(c)), 0);
+	assert_int_equal(vkfd_guest_wire_version(g), VKFD_PROTO_VERSION);
+	assert_non_null(vkfd_guest_shmem(g, &size));
+	assert_int_equal(size, VKFD_SHMEM_SIZE);
+	if (c.features & VKFD_FEAT_EVENT_HINTS) {
+		assert_non_null(vkfd_guest_event_table(g, &n));
+		assert_int_equal(n, VKFD_SHMEM_EVENT_COUNT);
+	}
+	assert_int_equal(vkfd_guest_async_error(g), 0);
+	uint64_t a = vkfd_guest_blob_id_alloc(g), b = vkfd_guest_blob_id_alloc(g);
+
+	assert_int_not_equal(a, 0);
+	assert_int_not_equal(a, b);
+}
+
+static void test_sync_roundtrip(void **state)
+{
+	struct vkfd_req_get_version req;
+	uint8_t rsp[64];
+
+	(void)state;
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_GET_VERSION;
+	req.hdr.seqno = 0xdeadbeef; /* ignored: the library owns it */
+	memset(rsp, 0xff, sizeof(rsp));
+	assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), rsp, sizeof(rsp)), 0);
+	struct vkfd_rsp_get_version v;
+
+	memcpy(&v, rsp, sizeof(v));
+	assert_int_equal(v.hdr.ret, 0);
+	assert_int_equal(v.hdr.len, sizeof(v));
+	assert_int_equal(v.major, 1);
+	/* nothing past the response leaks into the caller's buffer */
+	for (size_t i = sizeof(v); i < sizeof(rsp); i++)
+		assert_int_equal(rsp[i], 0);
+	assert_true(vkfd_seqno_passed(shm_seqno(), v.hdr.seqno));
+}
+
+static void test_bad_requests(void **state)
+{
+	struct vkfd_req_get_version req;
+	static uint8_t big[VKFD_MAX_REQ_SIZE + 8];
+	uint8_t rsp[32];
+
+	(void)state;
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_GET_VERSION;
+	assert_int_equal(vkfd_guest_call(g, &req, 8, rsp, sizeof(rsp)), -EINVAL);
+	assert_int_equal(vkfd_guest_call(g, NULL, 16, rsp, sizeof(rsp)), -EINVAL);
+	assert_int_equal(vkfd_guest_call(g, big, sizeof(big), rsp, sizeof(rsp)), -EMSGSIZE);
+	assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), NULL, 16), -EINVAL);
+	req.hdr.cmd = 0;
+	assert_int_equal(vkfd_guest_call_async(g, &req, sizeof(req)), -EINVAL);
+	/* a command the host does not know: an errno in the response */
+	req.hdr.cmd = 0x7e;
+	assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), rsp, sizeof(rsp)), 0);
+	struct vkfd_rsp_hdr h;
+
+	memcpy(&h, rsp, sizeof(h));
+	assert_true(h.ret < 0);
+	/* and the connection is fine afterwards */
+	get_version();
+	assert_int_equal(vkfd_guest_async_error(g), 0);
+}
+
+static void test_async_batched_with_next_call(void **state)
+{
+	(void)state;
+	get_version();
+	uint32_t s0 = shm_seqno();
+
+	for (uint32_t i = 0; i < 3; i++)
+		async_noop(i);
+	get_version();
+	/* the three async requests went in the same submit, before it */
+	assert_int_equal(shm_seqno(), s0 + 4);
+}
+
+static void test_async_time_bound(void **state)
+{
+	(void)state;
+	get_version();
+	uint32_t s0 = shm_seqno();
+	uint64_t t0 = now_ms();
+
+	async_noop(0);
+	while (shm_seqno() == s0 && now_ms() - t0 < 5000)
+		usleep(200);
+	/* sent by the library on its own, no further call needed */
+	assert_int_equal(shm_seqno(), s0 + 1);
+}
+
+static void test_async_size_bound(void **state)
+{
+	const uint32_t n = 4000; /* 4000 x 24 B > the 64 KiB bound */
+
+	(void)state;
+	get_version();
+	uint32_t s0 = shm_seqno();
+
+	for (uint32_t i = 0; i < n; i++)
+		async_noop(i);
+	/* at least one batch left without a sync call (or the 1 ms bound) */
+	uint64_t t0 = now_ms();
+
+	while (shm_seqno() == s0 && now_ms() - t0 < 5000)
+		usleep(200);
+	assert_true(shm_seqno() != s0);
+	get_version();
+	assert_int_equal(shm_seqno(), s0 + n + 1);
+	assert_int_equal(vkfd_guest_flush(g), 0);
+}
+
+static uint32_t create_event(void)
+{
+	struct vkfd_req_create_event req;
+	struct vkfd_rsp_create_event rsp;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_CREATE_EVENT;
+	req.event_type = T_EVENT_HW_EXCEPTION;
+	assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)), 0);
+	assert_int_equal(rsp.hdr.ret, 0);
+	return rsp.event_id;
+}
+
+static void destroy_event(uint32_t id)
+{
+	struct vkfd_req_event req;
+	struct vkfd_rsp_empty rsp;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_DESTROY_EVENT;
+	req.event_id = id;
+	assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)), 0);
+	assert_int_equal(rsp.hdr.ret, 0);
+}
+
+static int wait_event(uint32_t id, uint32_t timeout_ms, uint32_t *result)
+{
+	struct vkfd_req_wait_events req;
+	struct vkfd_rsp_wait_events rsp;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_WAIT_EVENTS;
+	req.num_events = 1;
+	req.timeout_ms = timeout_ms;
+	req.events[0].event_id = id;
+	r = vkfd_guest_call_wait(g, &req, VKFD_REQ_WAIT_EVENTS_LEN(1), &rsp,
+				 VKFD_RSP_WAIT_EVENTS_LEN(1));
+	if (r)
+		return r;
+	if (rsp.hdr.ret)
+		return rsp.hdr.ret;
+	*result = rsp.wait_result;
+	return 0;
+}
+
+static void test_fenced_wait(void **state)
+{
+	uint32_t ev, res = 99;
+
+	(void)state;
+	ev = create_event();
+	assert_int_equal(wait_event(ev, 0, &res), 0);
+	assert_int_equal(res, T_WAIT_RESULT_TIMEOUT);
+	uint64_t t0 = now_ms();
+
+	assert_int_equal(wait_event(ev, 200, &res), 0);
+	assert_int_equal(res, T_WAIT_RESULT_TIMEOUT);
+	assert_true(now_ms() - t0 >= 190);
+	destroy_event(ev);
+}
+
+struct waiter {
+	pthread_barrier_t *bar;
+	uint32_t ev;
+	uint32_t timeout;
+	int ret;
+	uint32_t result;
+	int *done;
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+
+	pthread_barrier_wait(w->bar);
+	w->ret = wait_event(w->ev, w->timeout, &w->result);
+	__atomic_add_fetch(w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* 63 rings carry waits; a 64th waiter sleeps until one is free. Calls on
+ * ring 0 go on meanwhile. */
+static void test_64_concurrent_waiters(void **state)
+{
+	enum { N = 64 };
+	const uint32_t timeout = 1500;
+	pthread_t th[N];
+	struct waiter w[N];
+	pthread_barrier_t bar;
+	int done = 0;
+	uint32_t ev;
+
+	(void)state;
+	ev = create_event();
+	pthread_barrier_init(&bar, NULL, N + 1);
+	for (int i = 0; i < N; i++) {
+		w[i] = (struct waiter){ .bar = &bar, .ev = ev, .timeout = timeout, .done = &done };
+		assert_int_equal(pthread_create(&th[i], NULL, waiter_main, &w[i]), 0);
+	}
+	uint64_t t0 = now_ms();
+
+	pthread_barrier_wait(&bar);
+	/* the waits do not hold up synchronous calls */
+	usleep(100000);
+	get_version();
+	assert_int_equal(__atomic_load_n(&done, __ATOMIC_ACQUIRE), 0);
+	for (int i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].ret, 0);
+		assert_int_equal(w[i].result, T_WAIT_RESULT_TIMEOUT);
+	}
+	/* the 64th had to wait for a ring, then for its own timeout */
+	assert_true(now_ms() - t0 >= 2 * timeout - 20);
+	pthread_barrier_destroy(&bar);
+	destroy_event(ev);
+}
+
+static uint32_t first_gpu(uint64_t *vm_base, uint64_t *vm_limit)
+{
+	struct vkfd_req_get_process_apertures req;
+	struct vkfd_rsp_get_process_apertures rsp;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_GET_PROCESS_APERTURES;
+	req.max_nodes = VKFD_MAX_GPUS;
+	assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)), 0);
+	assert_int_equal(rsp.hdr.ret, 0);
+	assert_true(rsp.num_nodes >= 1);
+	*vm_base = rsp.apertures[0].gpuvm_base;
+	*vm_limit = rsp.apertures[0].gpuvm_limit;
+	return rsp.apertures[0].gpu_id;
+}
+
+static void test_bo_blob_at_fixed_va(void **state)
+{
+	const size_t size = 2u << 20;
+	uint64_t base, limit;
+	uint32_t gpu;
+
+	(void)state;
+	gpu = first_gpu(&base, &limit);
+	{
+		struct vkfd_req_gpu req;
+		struct vkfd_rsp_empty rsp;
+
+		memset(&req, 0, sizeof(req));
+		req.hdr.cmd = VKFD_CMD_ACQUIRE_VM;
+		req.gpu_id = gpu;
+		assert_int_equal(vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)), 0);
+		assert_true(rsp.hdr.ret == 0 || rsp.hdr.ret == -EBUSY);
+	}
+	/* GPU VA = CPU VA: reserve the range as libhsakmt does */
+	uint8_t *va = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			   -1, 0);
+
+	assert_true(va != MAP_FAILED);
+	assert_true((uint64_t)(uintptr_t)va >= base && (uint64_t)(uintptr_t)va + size - 1 <= limit);
+
+	struct vkfd_req_alloc_memory al;
+	struct vkfd_rsp_alloc_memory ar;
+
+	memset(&al, 0, sizeof(al));
+	al.hdr.cmd = VKFD_CMD_ALLOC_MEMORY;
+	al.va = (uint64_t)(uintptr_t)va;
+	al.size = size;
+	al.gpu_id = gpu;
+	al.flags = T_ALLOC_GTT | T_ALLOC_WRITABLE;
+	assert_int_equal(vkfd_guest_call(g, &al, sizeof(al), &ar, sizeof(ar)), 0);
+	assert_int_equal(ar.hdr.ret, 0);
+	assert_int_not_equal(ar.handle, 0);
+	assert_int_equal(ar.blob_size, size);
+
+	/* BIND_BLOB is asynchronous; blob creation flushes it first */
+	struct vkfd_req_bind_blob bb;
+
+	memset(&bb, 0, sizeof(bb));
+	bb.hdr.cmd = VKFD_CMD_BIND_BLOB;
+	bb.handle = ar.handle;
+	bb.blob_id = vkfd_guest_blob_id_alloc(g);
+	assert_int_equal(vkfd_guest_call_async(g, &bb, sizeof(bb)), 0);
+
+	struct vkfd_guest_blob blob;
+
+	assert_int_equal(vkfd_guest_blob_create(g, bb.blob_id, size, VKFD_GUEST_BLOB_MAPPABLE, &blob),
+			 0);
+	assert_true(blob.fd >= 0);
+	uint8_t *m = vkfd_guest_blob_map(g, &blob, va, size, 0, PROT_READ | PROT_WRITE);
+
+	assert_ptr_equal(m, va);
+	for (size_t i = 0; i < size; i += 4096)
+		m[i] = (uint8_t)(i >> 12);
+	/* a second mapping of the same blob sees the same memory */
+	uint8_t *m2 = vkfd_guest_blob_map(g, &blob, NULL, size, 0, PROT_READ);
+
+	assert_true(m2 != MAP_FAILED);
+	for (size_t i = 0; i < size; i += 4096)
+		assert_int_equal(m2[i], (uint8_t)(i >> 12));
+	/* out of range mappings are refused */
+	assert_true(vkfd_guest_blob_map(g, &blob, NULL, size + 4096, 0, PROT_READ) == MAP_FAILED);
+	assert_true(vkfd_guest_blob_map(g, &blob, NULL, 4096, size, PROT_READ) == MAP_FAILED);
+	munmap(m2, size);
+	munmap(m, size);
+
+	/* a blob id nobody bound is refused */
+	struct vkfd_guest_blob none;
+
+	assert_true(vkfd_guest_blob_create(g, vkfd_guest_blob_id_alloc(g), 4096,
+					   VKFD_GUEST_BLOB_MAPPABLE, &none) < 0);
+	assert_int_equal(vkfd_guest_blob_create(g, 0, 4096, VKFD_GUEST_BLOB_MAPPABLE, &none),
+			 -EINVAL);
+
+	vkfd_guest_blob_destroy(g, &blob);
+	struct vkfd_req_handle fr;
+
+	memset(&fr, 0, sizeof(fr));
+	fr.hdr.cmd = VKFD_CMD_FREE_MEMORY;
+	fr.handle = ar.handle;
+	assert_int_equal(vkfd_guest_call_async(g, &fr, sizeof(fr)), 0);
+	get_version();
+	assert_int_equal(vkfd_guest_async_error(g), 0);
+}
+
+/* Last in the vtest group: the server's worker dies under the client. */
+static void test_server_gone(void **state)
+{
+	pid_t worker = 0;
+
+	(void)state;
+	assert_int_equal(harness_children(srv.pid, &worker), 1);
+	assert_int_equal(kill(worker, SIGKILL), 0);
+	struct vkfd_req_get_version req;
+	struct vkfd_rsp_get_version rsp;
+	int r = 0;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_GET_VERSION;
+	/* the first call may still be written into the socket buffer; it
+	 * then fails waiting for its fence */
+	for (int i = 0; i < 3 && r == 0; i++)
+		r = vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp));
+	assert_int_equal(r, -EPIPE);
+	uint32_t res;
+
+	assert_int_equal(wait_event(1, 0, &res), -EPIPE);
+	struct vkfd_guest_blob b;
+
+	assert_true(vkfd_guest_blob_create(g, 99, 4096, VKFD_GUEST_BLOB_MAPPABLE, &b) < 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest vtest_tests[] = {
+		cmocka_unit_test(test_connection_state),
+		cmocka_unit_test(test_sync_roundtrip),
+		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_async_batched_with_next_call),
+		cmocka_unit_test(test_async_time_bound),
+		cmocka_unit_test(test_async_size_bound),
+		cmocka_unit_test(test_fenced_wait),
+		cmocka_unit_test(test_64_concurrent_waiters),
+		cmocka_unit_test(test_bo_blob_at_fixed_va),
+		cmocka_unit_test(test_server_gone),
+	};
+	const struct CMUnitTest direct_tests[] = {
+		cmocka_unit_test(test_connection_state),
+		cmocka_unit_test(test_sync_roundtrip),
+		cmocka_unit_test(test_async_batched_with_next_call),
+		cmocka_unit_test(test_fenced_wait),
+		cmocka_unit_test(test_bo_blob_at_fixed_va),
+	};
+	int rc;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s PATH-TO-vkfd-server\n", argv[0]);
+		return 2;
+	}
+	harness_set_server_bin(argv[1]);
+	signal(SIGPIPE, SIG_IGN);
+	rc = cmocka_run_group_tests_name("vtest", vtest_tests, setup_vtest, teardown_vtest);
+	rc |= cmocka_run_group_tests_name("direct", direct_tests, setup_direct, teardown_direct);
+	return rc;
+}
