@@ -68,8 +68,8 @@ static int flush_locked(struct vkfd_guest *g, uint32_t ring, uint64_t *fence)
 }
 
 /* Caller holds g->lock. Appends, flushing first if the batch is full. */
-static int add_locked(struct vkfd_guest *g, union req_buf *req, uint32_t len,
-		      uint32_t rsp_off, uint32_t *seqno)
+static int add_locked(struct vkfd_guest *g, union req_buf *req, uint32_t len, uint32_t rsp_off,
+		      uint32_t *seqno)
 {
 	uint32_t cmd = req->hdr.cmd;
 	int r;
@@ -99,26 +99,21 @@ static int take_req(const void *req, size_t len, union req_buf *buf)
 	return 0;
 }
 
-static const struct vkfd_rsp_hdr *slot(const struct vkfd_guest *g,
-				       uint32_t rsp_off)
+static const struct vkfd_rsp_hdr *slot(const struct vkfd_guest *g, uint32_t rsp_off)
 {
-	return (const struct vkfd_rsp_hdr *)(g->shmem + VKFD_SHMEM_RSP_OFF +
-					     rsp_off);
+	return (const struct vkfd_rsp_hdr *)(g->shmem + VKFD_SHMEM_RSP_OFF + rsp_off);
 }
 
 /* Copy the response for `seqno` out of its slot (slot_size bytes). */
-static int copy_rsp(struct vkfd_guest *g, uint32_t rsp_off,
-		    uint32_t slot_size, uint32_t seqno, void *rsp,
-		    size_t rsp_len)
+static int copy_rsp(struct vkfd_guest *g, uint32_t rsp_off, uint32_t slot_size, uint32_t seqno,
+		    void *rsp, size_t rsp_len)
 {
 	const struct vkfd_rsp_hdr *h = slot(g, rsp_off);
 
 	if (vkfd_load_acquire_u32(&h->seqno) != seqno) {
 		uint32_t e = vkfd_load_acquire_u32(&shm_hdr(g)->async_error);
 
-		guest_log(GUEST_LOG_WARN,
-			  "no response for seqno %u (async error %u)", seqno,
-			  e);
+		guest_log(GUEST_LOG_WARN, "no response for seqno %u (async error %u)", seqno, e);
 		return -EIO;
 	}
 	uint32_t n = h->len;
@@ -134,8 +129,7 @@ static int copy_rsp(struct vkfd_guest *g, uint32_t rsp_off,
 	return 0;
 }
 
-static int wait_processed(struct vkfd_guest *g, uint32_t seqno,
-			  uint64_t fence)
+static int wait_processed(struct vkfd_guest *g, uint32_t seqno, uint64_t fence)
 {
 	uint64_t start = guest_now_ns();
 	int r;
@@ -156,8 +150,8 @@ static int wait_processed(struct vkfd_guest *g, uint32_t seqno,
 	return -EIO;
 }
 
-int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len,
-		    void *rsp, size_t rsp_len)
+int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len, void *rsp,
+		    size_t rsp_len)
 {
 	union req_buf buf;
 	uint32_t seqno, need;
@@ -187,8 +181,7 @@ int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len,
 	return r;
 }
 
-int vkfd_guest_call_async(struct vkfd_guest *g, const void *req,
-			  size_t req_len)
+int vkfd_guest_call_async(struct vkfd_guest *g, const void *req, size_t req_len)
 {
 	union req_buf buf;
 	int r;
@@ -233,8 +226,8 @@ static int find_chunks(uint64_t busy, unsigned n)
 	return -1;
 }
 
-int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req,
-			 size_t req_len, void *rsp, size_t rsp_len)
+int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len, void *rsp,
+			 size_t rsp_len)
 {
 	union req_buf buf;
 	uint32_t seqno, need, nchunks, rsp_off;
@@ -287,8 +280,7 @@ int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req,
 	if (!r)
 		r = g->t->ops->wait(g->t, (uint32_t)ring, fence, -1);
 	if (!r)
-		r = copy_rsp(g, rsp_off, nchunks * GUEST_WAIT_CHUNK, seqno, rsp,
-			     rsp_len);
+		r = copy_rsp(g, rsp_off, nchunks * GUEST_WAIT_CHUNK, seqno, rsp, rsp_len);
 
 	pthread_mutex_lock(&g->ring_lock);
 	g->ring_busy &= ~(1ull << ring);
@@ -316,8 +308,8 @@ static void *flusher_main(void *arg)
 			continue;
 		}
 		struct timespec ts = {
-			.tv_sec = (time_t)(due / 1000000000ull),
-			.tv_nsec = (long)(due % 1000000000ull),
+		    .tv_sec = (time_t)(due / 1000000000ull),
+		    .tv_nsec = (long)(due % 1000000000ull),
 		};
 
 		pthread_cond_timedwait(&g->flush_cond, &g->lock, &ts);
@@ -390,13 +382,12 @@ int guest_hello(struct vkfd_guest *g)
 	if (r)
 		return r;
 	if (rsp.hdr.ret) {
-		guest_log(GUEST_LOG_ERROR, "HELLO refused: %s",
-			  strerror(-rsp.hdr.ret));
+		guest_log(GUEST_LOG_ERROR, "HELLO refused: %s", strerror(-rsp.hdr.ret));
 		return rsp.hdr.ret;
 	}
 	if (rsp.version != g->version) {
-		guest_log(GUEST_LOG_ERROR, "host chose version %u, asked for %u",
-			  rsp.version, g->version);
+		guest_log(GUEST_LOG_ERROR, "host chose version %u, asked for %u", rsp.version,
+			  g->version);
 		return -EPROTO;
 	}
 	g->features = rsp.features;

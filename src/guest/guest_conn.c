@@ -15,8 +15,7 @@
 
 #include <vkfd/host.h>
 
-static struct guest_transport *open_transport(enum vkfd_transport tr,
-					      const char *target)
+static struct guest_transport *open_transport(enum vkfd_transport tr, const char *target)
 {
 	if (tr == VKFD_TRANSPORT_AUTO) {
 		const char *env = getenv("VKFD_TRANSPORT");
@@ -28,8 +27,7 @@ static struct guest_transport *open_transport(enum vkfd_transport tr,
 		else if (env && !strcmp(env, "direct"))
 			tr = VKFD_TRANSPORT_DIRECT;
 		else if (env && *env) {
-			guest_log(GUEST_LOG_ERROR, "unknown VKFD_TRANSPORT '%s'",
-				  env);
+			guest_log(GUEST_LOG_ERROR, "unknown VKFD_TRANSPORT '%s'", env);
 			errno = EINVAL;
 			return NULL;
 		}
@@ -65,36 +63,34 @@ static int read_capset(struct vkfd_guest *g)
 	memset(buf, 0, sizeof(buf));
 	n = g->t->ops->get_capset(g->t, VKFD_WIRE_FORMAT, buf, sizeof(buf));
 	if (n < 0) {
-		guest_log(GUEST_LOG_ERROR, "host offers no capset %u: %s",
-			  VKFD_CAPSET_ID, strerror(-n));
+		guest_log(GUEST_LOG_ERROR, "host offers no capset %u: %s", VKFD_CAPSET_ID,
+			  strerror(-n));
 		return n == -ENOENT ? -ENODEV : n;
 	}
 	/* Shorter capsets from older hosts are zero-extended. */
 	memset(&g->capset, 0, sizeof(g->capset));
-	memcpy(&g->capset, buf,
-	       (size_t)n < sizeof(g->capset) ? (size_t)n : sizeof(g->capset));
+	memcpy(&g->capset, buf, (size_t)n < sizeof(g->capset) ? (size_t)n : sizeof(g->capset));
 	g->capset_size = (size_t)n;
 	uint32_t v;
 
 	/* Versions first: that failure deserves the clearest message. */
-	r = vkfd_version_negotiate(VKFD_PROTO_VERSION_MIN,
-				   VKFD_PROTO_VERSION_MAX,
-				   g->capset.version_min, g->capset.version_max,
-				   &v);
+	r = vkfd_version_negotiate(VKFD_PROTO_VERSION_MIN, VKFD_PROTO_VERSION_MAX,
+				   g->capset.version_min, g->capset.version_max, &v);
 	if (r) {
-		guest_log(GUEST_LOG_ERROR,
-			  "no common protocol version: host speaks %u..%u, this guest library %u..%u",
-			  g->capset.version_min, g->capset.version_max,
-			  VKFD_PROTO_VERSION_MIN, VKFD_PROTO_VERSION_MAX);
+		guest_log(
+		    GUEST_LOG_ERROR,
+		    "no common protocol version: host speaks %u..%u, this guest library %u..%u",
+		    g->capset.version_min, g->capset.version_max, VKFD_PROTO_VERSION_MIN,
+		    VKFD_PROTO_VERSION_MAX);
 		return -EPROTO;
 	}
 	r = vkfd_capset_check(&g->capset, sizeof(g->capset));
 	if (r) {
-		guest_log(GUEST_LOG_ERROR,
-			  "capset rejected (wire format %u, context type %u, shmem %u, rings %u): %s",
-			  g->capset.wire_format, g->capset.context_type,
-			  g->capset.shmem_size, g->capset.num_rings,
-			  strerror(-r));
+		guest_log(
+		    GUEST_LOG_ERROR,
+		    "capset rejected (wire format %u, context type %u, shmem %u, rings %u): %s",
+		    g->capset.wire_format, g->capset.context_type, g->capset.shmem_size,
+		    g->capset.num_rings, strerror(-r));
 		return -EPROTO;
 	}
 	g->version = v;
@@ -116,8 +112,7 @@ static int map_shmem(struct vkfd_guest *g)
 		guest_log(GUEST_LOG_ERROR, "shmem blob: %s", strerror(-r));
 		return r;
 	}
-	void *p = g->t->ops->blob_map(g->t, &g->shmem_blob, NULL,
-				      VKFD_SHMEM_SIZE, 0, PROT_READ);
+	void *p = g->t->ops->blob_map(g->t, &g->shmem_blob, NULL, VKFD_SHMEM_SIZE, 0, PROT_READ);
 
 	if (p == MAP_FAILED) {
 		r = -errno;
@@ -132,8 +127,7 @@ static int map_shmem(struct vkfd_guest *g)
 	return r;
 }
 
-struct vkfd_guest *vkfd_guest_connect(enum vkfd_transport transport,
-				      const char *target)
+struct vkfd_guest *vkfd_guest_connect(enum vkfd_transport transport, const char *target)
 {
 	struct vkfd_guest *g = calloc(1, sizeof(*g));
 	int r;
@@ -147,12 +141,10 @@ struct vkfd_guest *vkfd_guest_connect(enum vkfd_transport transport,
 		r = errno ? -errno : -ENODEV;
 		goto fail;
 	}
-	if ((r = read_capset(g)) || (r = g->t->ops->context_init(g->t)) ||
-	    (r = map_shmem(g)) || (r = guest_calls_init(g)) ||
-	    (r = guest_hello(g)))
+	if ((r = read_capset(g)) || (r = g->t->ops->context_init(g->t)) || (r = map_shmem(g)) ||
+	    (r = guest_calls_init(g)) || (r = guest_hello(g)))
 		goto fail;
-	guest_log(GUEST_LOG_INFO, "connected over %s, protocol %u",
-		  g->t->ops->name, g->version);
+	guest_log(GUEST_LOG_INFO, "connected over %s, protocol %u", g->t->ops->name, g->version);
 	return g;
 fail:
 	vkfd_guest_disconnect(g);
@@ -168,8 +160,7 @@ void vkfd_guest_disconnect(struct vkfd_guest *g)
 	if (g->shmem)
 		munmap(g->shmem, g->shmem_size);
 	if (g->t) {
-		if (g->shmem_blob.res_id || g->shmem_blob.fd >= 0 ||
-		    g->shmem_blob.handle)
+		if (g->shmem_blob.res_id || g->shmem_blob.fd >= 0 || g->shmem_blob.handle)
 			g->t->ops->blob_destroy(g->t, &g->shmem_blob);
 		g->t->ops->destroy(g->t);
 	}
@@ -208,8 +199,7 @@ uint64_t vkfd_guest_blob_id_alloc(struct vkfd_guest *g)
 	return __atomic_fetch_add(&g->next_blob_id, 1, __ATOMIC_RELAXED);
 }
 
-int vkfd_guest_blob_create(struct vkfd_guest *g, uint64_t blob_id,
-			   uint64_t size, uint32_t flags,
+int vkfd_guest_blob_create(struct vkfd_guest *g, uint64_t blob_id, uint64_t size, uint32_t flags,
 			   struct vkfd_guest_blob *out)
 {
 	int r;
@@ -224,8 +214,7 @@ int vkfd_guest_blob_create(struct vkfd_guest *g, uint64_t blob_id,
 	return g->t->ops->blob_create(g->t, blob_id, size, flags, out);
 }
 
-void *vkfd_guest_blob_map(struct vkfd_guest *g,
-			  const struct vkfd_guest_blob *b, void *addr,
+void *vkfd_guest_blob_map(struct vkfd_guest *g, const struct vkfd_guest_blob *b, void *addr,
 			  size_t len, uint64_t offset, int prot)
 {
 	if (!g || !b) {
@@ -248,8 +237,7 @@ const volatile void *vkfd_guest_shmem(struct vkfd_guest *g, size_t *size)
 	return g ? g->shmem : NULL;
 }
 
-const volatile void *vkfd_guest_event_table(struct vkfd_guest *g,
-					    uint32_t *count)
+const volatile void *vkfd_guest_event_table(struct vkfd_guest *g, uint32_t *count)
 {
 	const struct vkfd_shmem_hdr *h;
 	uint32_t n;
@@ -259,11 +247,9 @@ const volatile void *vkfd_guest_event_table(struct vkfd_guest *g,
 	if (!g || !g->shmem)
 		return NULL;
 	h = (const struct vkfd_shmem_hdr *)g->shmem;
-	if (!(h->flags & VKFD_SHMEM_FLAG_EVENT_HINTS) ||
-	    h->event_off != VKFD_SHMEM_EVENT_OFF)
+	if (!(h->flags & VKFD_SHMEM_FLAG_EVENT_HINTS) || h->event_off != VKFD_SHMEM_EVENT_OFF)
 		return NULL;
-	n = h->event_count < VKFD_SHMEM_EVENT_COUNT ? h->event_count :
-						      VKFD_SHMEM_EVENT_COUNT;
+	n = h->event_count < VKFD_SHMEM_EVENT_COUNT ? h->event_count : VKFD_SHMEM_EVENT_COUNT;
 	if (count)
 		*count = n;
 	return g->shmem + VKFD_SHMEM_EVENT_OFF;
@@ -273,6 +259,5 @@ uint32_t vkfd_guest_async_error(struct vkfd_guest *g)
 {
 	if (!g || !g->shmem)
 		return 0;
-	return vkfd_load_acquire_u32(
-		&((const struct vkfd_shmem_hdr *)g->shmem)->async_error);
+	return vkfd_load_acquire_u32(&((const struct vkfd_shmem_hdr *)g->shmem)->async_error);
 }

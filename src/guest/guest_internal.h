@@ -17,16 +17,15 @@
 
 /* Response area split: one slot for synchronous calls (serialised), the
  * rest in chunks for fenced waits (one pending wait per ring). */
-#define GUEST_SYNC_SLOT_SIZE  (64u * 1024u)
-#define GUEST_WAIT_CHUNK      2048u
-#define GUEST_WAIT_CHUNKS     64u
-_Static_assert(GUEST_SYNC_SLOT_SIZE + GUEST_WAIT_CHUNK * GUEST_WAIT_CHUNKS <=
-		       VKFD_RSP_AREA_SIZE,
+#define GUEST_SYNC_SLOT_SIZE (64u * 1024u)
+#define GUEST_WAIT_CHUNK     2048u
+#define GUEST_WAIT_CHUNKS    64u
+_Static_assert(GUEST_SYNC_SLOT_SIZE + GUEST_WAIT_CHUNK * GUEST_WAIT_CHUNKS <= VKFD_RSP_AREA_SIZE,
 	       "response area layout");
 /* Asynchronous requests are sent once this many bytes are queued... */
 #define GUEST_ASYNC_FLUSH_BYTES (64u * 1024u)
 /* ...or this long after the oldest was queued. */
-#define GUEST_ASYNC_FLUSH_NS    1000000ull
+#define GUEST_ASYNC_FLUSH_NS 1000000ull
 
 struct vkfd_guest {
 	struct guest_transport *t;

@@ -14,15 +14,13 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void init_level(void)
 {
-	static const char *const names[] = { "none", "error", "warn", "info",
-					     "debug" };
+	static const char *const names[] = {"none", "error", "warn", "info", "debug"};
 	const char *env = getenv("VKFD_DEBUG");
 
 	if (!env || !*env)
 		return;
 	if (env[0] >= '0' && env[0] <= '9' && env[1] == '\0') {
-		level = env[0] - '0' > GUEST_LOG_DEBUG ? GUEST_LOG_DEBUG :
-							 env[0] - '0';
+		level = env[0] - '0' > GUEST_LOG_DEBUG ? GUEST_LOG_DEBUG : env[0] - '0';
 		return;
 	}
 	for (int i = 0; i <= GUEST_LOG_DEBUG; i++)

@@ -16,6 +16,6 @@ enum guest_log_level {
 };
 
 void guest_log(enum guest_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), visibility("hidden")));
+    __attribute__((format(printf, 2, 3), visibility("hidden")));
 
 #endif

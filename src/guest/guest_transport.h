@@ -25,26 +25,21 @@ struct guest_transport_ops {
 	enum vkfd_transport type;
 	/* Raw capset bytes (id VKFD_CAPSET_ID). Returns the size copied
 	 * (<= cap) or -errno (-ENOENT: the host does not offer it). */
-	int (*get_capset)(struct guest_transport *t, uint32_t version,
-			  void *buf, size_t cap);
+	int (*get_capset)(struct guest_transport *t, uint32_t version, void *buf, size_t cap);
 	/* Create the host context for our capset with GT_NUM_RINGS rings. */
 	int (*context_init)(struct guest_transport *t);
-	int (*blob_create)(struct guest_transport *t, uint64_t blob_id,
-			   uint64_t size, uint32_t flags,
-			   struct vkfd_guest_blob *out);
-	void *(*blob_map)(struct guest_transport *t,
-			  const struct vkfd_guest_blob *b, void *addr,
+	int (*blob_create)(struct guest_transport *t, uint64_t blob_id, uint64_t size,
+			   uint32_t flags, struct vkfd_guest_blob *out);
+	void *(*blob_map)(struct guest_transport *t, const struct vkfd_guest_blob *b, void *addr,
 			  size_t len, uint64_t offset, int prot);
-	void (*blob_destroy)(struct guest_transport *t,
-			     struct vkfd_guest_blob *b);
+	void (*blob_destroy)(struct guest_transport *t, struct vkfd_guest_blob *b);
 	/* Submit a command batch. With fence != NULL a fence is queued on
 	 * `ring` after it and its value (increasing per ring) stored. */
-	int (*submit)(struct guest_transport *t, const void *cmd, size_t size,
-		      uint32_t ring, uint64_t *fence);
+	int (*submit)(struct guest_transport *t, const void *cmd, size_t size, uint32_t ring,
+		      uint64_t *fence);
 	/* Sleep until `ring` retired fence `value`. timeout_ms < 0: forever.
 	 * 0, -ETIMEDOUT, or -errno (-EPIPE: host gone). */
-	int (*wait)(struct guest_transport *t, uint32_t ring, uint64_t value,
-		    int timeout_ms);
+	int (*wait)(struct guest_transport *t, uint32_t ring, uint64_t value, int timeout_ms);
 	void (*destroy)(struct guest_transport *t);
 };
 

@@ -40,8 +40,7 @@ static struct gt_direct *to_d(struct guest_transport *t)
 	return (struct gt_direct *)t;
 }
 
-static void retire(void *cookie, uint32_t ctx_id, uint32_t ring,
-		   uint64_t fence)
+static void retire(void *cookie, uint32_t ctx_id, uint32_t ring, uint64_t fence)
 {
 	struct gt_direct *d = cookie;
 
@@ -89,8 +88,7 @@ static void host_put(void)
 	pthread_mutex_unlock(&host_lock);
 }
 
-static int d_get_capset(struct guest_transport *t, uint32_t version,
-			void *buf, size_t cap)
+static int d_get_capset(struct guest_transport *t, uint32_t version, void *buf, size_t cap)
 {
 	size_t size = vkfd_host_capset_size(version);
 	int r;
@@ -126,8 +124,7 @@ static int d_context_init(struct guest_transport *t)
 	return vkfd_host_context_create(id, "vkfd-guest-direct", d, &d->ctx);
 }
 
-static int d_blob_create(struct guest_transport *t, uint64_t blob_id,
-			 uint64_t size, uint32_t flags,
+static int d_blob_create(struct guest_transport *t, uint64_t blob_id, uint64_t size, uint32_t flags,
 			 struct vkfd_guest_blob *out)
 {
 	struct gt_direct *d = to_d(t);
@@ -141,8 +138,7 @@ static int d_blob_create(struct guest_transport *t, uint64_t blob_id,
 	pthread_mutex_lock(&d->lock);
 	res_id = ++d->next_res;
 	pthread_mutex_unlock(&d->lock);
-	r = vkfd_host_context_get_blob(d->ctx, res_id, blob_id, size, flags,
-				       &blob);
+	r = vkfd_host_context_get_blob(d->ctx, res_id, blob_id, size, flags, &blob);
 	if (r)
 		return r;
 	if (blob.fd < 0)
@@ -158,22 +154,18 @@ static int d_blob_create(struct guest_transport *t, uint64_t blob_id,
 	return 0;
 }
 
-static void *d_blob_map(struct guest_transport *t,
-			const struct vkfd_guest_blob *b, void *addr,
+static void *d_blob_map(struct guest_transport *t, const struct vkfd_guest_blob *b, void *addr,
 			size_t len, uint64_t offset, int prot)
 {
 	(void)t;
-	if (b->fd < 0 || len == 0 || offset > b->size ||
-	    len > b->size - offset) {
+	if (b->fd < 0 || len == 0 || offset > b->size || len > b->size - offset) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0),
-		    b->fd, (off_t)offset);
+	return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0), b->fd, (off_t)offset);
 }
 
-static void d_blob_destroy(struct guest_transport *t,
-			   struct vkfd_guest_blob *b)
+static void d_blob_destroy(struct guest_transport *t, struct vkfd_guest_blob *b)
 {
 	struct gt_direct *d = to_d(t);
 
@@ -185,8 +177,8 @@ static void d_blob_destroy(struct guest_transport *t,
 	b->res_id = 0;
 }
 
-static int d_submit(struct guest_transport *t, const void *cmd, size_t size,
-		    uint32_t ring, uint64_t *fence)
+static int d_submit(struct guest_transport *t, const void *cmd, size_t size, uint32_t ring,
+		    uint64_t *fence)
 {
 	struct gt_direct *d = to_d(t);
 	int r = 0;
@@ -209,8 +201,7 @@ static int d_submit(struct guest_transport *t, const void *cmd, size_t size,
 	return r;
 }
 
-static int d_wait(struct guest_transport *t, uint32_t ring, uint64_t value,
-		  int timeout_ms)
+static int d_wait(struct guest_transport *t, uint32_t ring, uint64_t value, int timeout_ms)
 {
 	struct gt_direct *d = to_d(t);
 	struct timespec dl;
@@ -231,8 +222,7 @@ static int d_wait(struct guest_transport *t, uint32_t ring, uint64_t value,
 	while (d->done[ring] < value && !r) {
 		if (timeout_ms < 0)
 			pthread_cond_wait(&d->cond, &d->lock);
-		else if (pthread_cond_timedwait(&d->cond, &d->lock, &dl) ==
-			 ETIMEDOUT)
+		else if (pthread_cond_timedwait(&d->cond, &d->lock, &dl) == ETIMEDOUT)
 			r = d->done[ring] >= value ? 0 : -ETIMEDOUT;
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -253,16 +243,16 @@ static void d_destroy(struct guest_transport *t)
 }
 
 static const struct guest_transport_ops d_ops = {
-	.name = "direct",
-	.type = VKFD_TRANSPORT_DIRECT,
-	.get_capset = d_get_capset,
-	.context_init = d_context_init,
-	.blob_create = d_blob_create,
-	.blob_map = d_blob_map,
-	.blob_destroy = d_blob_destroy,
-	.submit = d_submit,
-	.wait = d_wait,
-	.destroy = d_destroy,
+    .name = "direct",
+    .type = VKFD_TRANSPORT_DIRECT,
+    .get_capset = d_get_capset,
+    .context_init = d_context_init,
+    .blob_create = d_blob_create,
+    .blob_map = d_blob_map,
+    .blob_destroy = d_blob_destroy,
+    .submit = d_submit,
+    .wait = d_wait,
+    .destroy = d_destroy,
 };
 
 struct guest_transport *gt_direct_open(void)

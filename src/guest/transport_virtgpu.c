@@ -51,8 +51,7 @@ static int xioctl(int fd, unsigned long req, void *arg)
 
 static int getparam(int fd, uint64_t param, int *value)
 {
-	struct vgu_getparam gp = { .param = param,
-				   .value = (uint64_t)(uintptr_t)value };
+	struct vgu_getparam gp = {.param = param, .value = (uint64_t)(uintptr_t)value};
 
 	*value = 0;
 	return xioctl(fd, VGU_IOCTL_GETPARAM, &gp);
@@ -127,8 +126,7 @@ static int scan_nodes(void)
 	return fd;
 }
 
-static int vg_get_capset(struct guest_transport *t, uint32_t version,
-			 void *buf, size_t cap)
+static int vg_get_capset(struct guest_transport *t, uint32_t version, void *buf, size_t cap)
 {
 	struct gt_virtgpu *g = to_vg(t);
 	struct vgu_get_caps gc;
@@ -152,23 +150,22 @@ static int vg_context_init(struct guest_transport *t)
 {
 	struct gt_virtgpu *g = to_vg(t);
 	struct vgu_context_set_param p[3] = {
-		{ VGU_CONTEXT_PARAM_CAPSET_ID, VKFD_CAPSET_ID },
-		{ VGU_CONTEXT_PARAM_NUM_RINGS, GT_NUM_RINGS },
-		/* Every ring is polled by the guest (fence fds), so no
-		 * fence events are needed in the DRM event queue. */
-		{ VGU_CONTEXT_PARAM_POLL_RINGS_MASK, 0 },
+	    {VGU_CONTEXT_PARAM_CAPSET_ID, VKFD_CAPSET_ID},
+	    {VGU_CONTEXT_PARAM_NUM_RINGS, GT_NUM_RINGS},
+	    /* Every ring is polled by the guest (fence fds), so no
+	     * fence events are needed in the DRM event queue. */
+	    {VGU_CONTEXT_PARAM_POLL_RINGS_MASK, 0},
 	};
 	struct vgu_context_init ci = {
-		.num_params = 3,
-		.ctx_set_params = (uint64_t)(uintptr_t)p,
+	    .num_params = 3,
+	    .ctx_set_params = (uint64_t)(uintptr_t)p,
 	};
 
 	return xioctl(g->fd, VGU_IOCTL_CONTEXT_INIT, &ci);
 }
 
-static int vg_blob_create(struct guest_transport *t, uint64_t blob_id,
-			  uint64_t size, uint32_t flags,
-			  struct vkfd_guest_blob *out)
+static int vg_blob_create(struct guest_transport *t, uint64_t blob_id, uint64_t size,
+			  uint32_t flags, struct vkfd_guest_blob *out)
 {
 	struct gt_virtgpu *g = to_vg(t);
 	struct vgu_resource_create_blob rc;
@@ -176,8 +173,7 @@ static int vg_blob_create(struct guest_transport *t, uint64_t blob_id,
 
 	memset(&rc, 0, sizeof(rc));
 	rc.blob_mem = VGU_BLOB_MEM_HOST3D;
-	rc.blob_flags = flags & (VGU_BLOB_FLAG_USE_MAPPABLE |
-				 VGU_BLOB_FLAG_USE_SHAREABLE |
+	rc.blob_flags = flags & (VGU_BLOB_FLAG_USE_MAPPABLE | VGU_BLOB_FLAG_USE_SHAREABLE |
 				 VGU_BLOB_FLAG_USE_CROSS_DEVICE);
 	rc.size = size;
 	rc.blob_id = blob_id;
@@ -193,16 +189,14 @@ static int vg_blob_create(struct guest_transport *t, uint64_t blob_id,
 	return 0;
 }
 
-static void *vg_blob_map(struct guest_transport *t,
-			 const struct vkfd_guest_blob *b, void *addr,
+static void *vg_blob_map(struct guest_transport *t, const struct vkfd_guest_blob *b, void *addr,
 			 size_t len, uint64_t offset, int prot)
 {
 	struct gt_virtgpu *g = to_vg(t);
-	struct vgu_map m = { .handle = b->handle };
+	struct vgu_map m = {.handle = b->handle};
 	int r;
 
-	if (!b->handle || len == 0 || offset > b->size ||
-	    len > b->size - offset) {
+	if (!b->handle || len == 0 || offset > b->size || len > b->size - offset) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
@@ -211,15 +205,14 @@ static void *vg_blob_map(struct guest_transport *t,
 		errno = -r;
 		return MAP_FAILED;
 	}
-	return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0),
-		    g->fd, (off_t)(m.offset + offset));
+	return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0), g->fd,
+		    (off_t)(m.offset + offset));
 }
 
-static void vg_blob_destroy(struct guest_transport *t,
-			    struct vkfd_guest_blob *b)
+static void vg_blob_destroy(struct guest_transport *t, struct vkfd_guest_blob *b)
 {
 	struct gt_virtgpu *g = to_vg(t);
-	struct vgu_gem_close c = { .handle = b->handle };
+	struct vgu_gem_close c = {.handle = b->handle};
 
 	if (b->handle)
 		xioctl(g->fd, VGU_IOCTL_GEM_CLOSE, &c);
@@ -227,8 +220,8 @@ static void vg_blob_destroy(struct guest_transport *t,
 	b->res_id = 0;
 }
 
-static int vg_submit(struct guest_transport *t, const void *cmd, size_t size,
-		     uint32_t ring, uint64_t *fence)
+static int vg_submit(struct guest_transport *t, const void *cmd, size_t size, uint32_t ring,
+		     uint64_t *fence)
 {
 	struct gt_virtgpu *g = to_vg(t);
 	struct vgu_execbuffer eb;
@@ -258,8 +251,7 @@ static int vg_submit(struct guest_transport *t, const void *cmd, size_t size,
 	return r;
 }
 
-static int vg_wait(struct guest_transport *t, uint32_t ring, uint64_t value,
-		   int timeout_ms)
+static int vg_wait(struct guest_transport *t, uint32_t ring, uint64_t value, int timeout_ms)
 {
 	struct gt_virtgpu *g = to_vg(t);
 	int fd = -1, r = -EINVAL;
@@ -275,7 +267,7 @@ static int vg_wait(struct guest_transport *t, uint32_t ring, uint64_t value,
 	pthread_mutex_unlock(&g->lock);
 	if (fd < 0)
 		return r;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	do
 		r = poll(&p, 1, timeout_ms);
@@ -299,16 +291,16 @@ static void vg_destroy(struct guest_transport *t)
 }
 
 static const struct guest_transport_ops vg_ops = {
-	.name = "virtgpu",
-	.type = VKFD_TRANSPORT_VIRTGPU,
-	.get_capset = vg_get_capset,
-	.context_init = vg_context_init,
-	.blob_create = vg_blob_create,
-	.blob_map = vg_blob_map,
-	.blob_destroy = vg_blob_destroy,
-	.submit = vg_submit,
-	.wait = vg_wait,
-	.destroy = vg_destroy,
+    .name = "virtgpu",
+    .type = VKFD_TRANSPORT_VIRTGPU,
+    .get_capset = vg_get_capset,
+    .context_init = vg_context_init,
+    .blob_create = vg_blob_create,
+    .blob_map = vg_blob_map,
+    .blob_destroy = vg_blob_destroy,
+    .submit = vg_submit,
+    .wait = vg_wait,
+    .destroy = vg_destroy,
 };
 
 struct guest_transport *gt_virtgpu_open(const char *node_path)
@@ -317,8 +309,8 @@ struct guest_transport *gt_virtgpu_open(const char *node_path)
 	int fd = node_path ? open_node(node_path) : scan_nodes();
 
 	if (fd < 0) {
-		guest_log(GUEST_LOG_INFO, "virtgpu: no node with capset %u (%s)",
-			  VKFD_CAPSET_ID, strerror(-fd));
+		guest_log(GUEST_LOG_INFO, "virtgpu: no node with capset %u (%s)", VKFD_CAPSET_ID,
+			  strerror(-fd));
 		errno = -fd;
 		return NULL;
 	}

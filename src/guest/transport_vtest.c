@@ -27,7 +27,7 @@
 #include "vkfd_protocol.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 60000
-#define MAX_CAPSET_DWORDS 16384
+#define MAX_CAPSET_DWORDS        16384
 /* SUBMIT_CMD2 framing around one batch: count, batch, one sync triple. */
 #define SUBMIT_OVERHEAD_DW (1 + VTW_BATCH_DWORDS + 3)
 
@@ -52,16 +52,14 @@ static struct gt_vtest *to_vt(struct guest_transport *t)
 static int fail(struct gt_vtest *v, int err)
 {
 	if (!v->dead)
-		guest_log(GUEST_LOG_WARN, "vtest transport lost: %s",
-			  strerror(-err));
+		guest_log(GUEST_LOG_WARN, "vtest transport lost: %s", strerror(-err));
 	v->dead = true;
 	return err == -ETIMEDOUT || err == -EPROTO ? err : -EPIPE;
 }
 
-static int send_cmd(struct gt_vtest *v, uint32_t cmd, const uint32_t *p,
-		    uint32_t ndw)
+static int send_cmd(struct gt_vtest *v, uint32_t cmd, const uint32_t *p, uint32_t ndw)
 {
-	uint32_t hdr[VTW_HDR_DWORDS] = { ndw, cmd };
+	uint32_t hdr[VTW_HDR_DWORDS] = {ndw, cmd};
 	int r;
 
 	if (v->dead)
@@ -76,22 +74,19 @@ static int send_cmd(struct gt_vtest *v, uint32_t cmd, const uint32_t *p,
 static int recv_hdr(struct gt_vtest *v, uint32_t cmd, uint32_t max_dw)
 {
 	uint32_t hdr[VTW_HDR_DWORDS];
-	int r = vtio_read_full(v->sock, hdr, sizeof(hdr), v->reply_timeout_ms,
-			       NULL);
+	int r = vtio_read_full(v->sock, hdr, sizeof(hdr), v->reply_timeout_ms, NULL);
 
 	if (r)
 		return fail(v, r);
 	if (hdr[VTW_HDR_CMD] != cmd || hdr[VTW_HDR_LEN] > max_dw) {
-		guest_log(GUEST_LOG_ERROR,
-			  "vtest: reply {%u, %u} to command %u", hdr[0], hdr[1],
+		guest_log(GUEST_LOG_ERROR, "vtest: reply {%u, %u} to command %u", hdr[0], hdr[1],
 			  cmd);
 		return fail(v, -EPROTO);
 	}
 	return (int)hdr[VTW_HDR_LEN];
 }
 
-static int recv_exact(struct gt_vtest *v, uint32_t cmd, uint32_t *p,
-		      uint32_t ndw)
+static int recv_exact(struct gt_vtest *v, uint32_t cmd, uint32_t *p, uint32_t ndw)
 {
 	int n = recv_hdr(v, cmd, ndw);
 
@@ -99,8 +94,7 @@ static int recv_exact(struct gt_vtest *v, uint32_t cmd, uint32_t *p,
 		return n;
 	if ((uint32_t)n != ndw)
 		return fail(v, -EPROTO);
-	int r = ndw ? vtio_read_full(v->sock, p, ndw * 4u,
-				     v->reply_timeout_ms, NULL) : 0;
+	int r = ndw ? vtio_read_full(v->sock, p, ndw * 4u, v->reply_timeout_ms, NULL) : 0;
 
 	return r ? fail(v, r) : 0;
 }
@@ -112,8 +106,7 @@ static int handshake(struct gt_vtest *v)
 	int r;
 
 	snprintf(name, sizeof(name), "vkfd-guest-%d", (int)getpid());
-	uint32_t hdr[VTW_HDR_DWORDS] = { (uint32_t)strlen(name) + 1,
-					 VTW_CMD_CREATE_RENDERER };
+	uint32_t hdr[VTW_HDR_DWORDS] = {(uint32_t)strlen(name) + 1, VTW_CMD_CREATE_RENDERER};
 
 	r = vtio_write_full(v->sock, hdr, sizeof(hdr));
 	if (!r)
@@ -126,8 +119,7 @@ static int handshake(struct gt_vtest *v)
 	    (r = recv_exact(v, VTW_CMD_PROTOCOL_VERSION, &ver, 1)))
 		return r;
 	if (ver < VTW_PROTOCOL_VERSION) {
-		guest_log(GUEST_LOG_ERROR,
-			  "vtest server speaks protocol %u, need %u", ver,
+		guest_log(GUEST_LOG_ERROR, "vtest server speaks protocol %u, need %u", ver,
 			  VTW_PROTOCOL_VERSION);
 		return -EPROTO;
 	}
@@ -137,19 +129,17 @@ static int handshake(struct gt_vtest *v)
 	    (r = recv_exact(v, VTW_CMD_GET_PARAM, out, 2)))
 		return r;
 	if (!out[0] || out[1] < GT_NUM_RINGS) {
-		guest_log(GUEST_LOG_ERROR,
-			  "vtest server offers %u timelines, need %u",
+		guest_log(GUEST_LOG_ERROR, "vtest server offers %u timelines, need %u",
 			  out[0] ? out[1] : 0, GT_NUM_RINGS);
 		return -EPROTO;
 	}
 	return 0;
 }
 
-static int vt_get_capset(struct guest_transport *t, uint32_t version,
-			 void *buf, size_t cap)
+static int vt_get_capset(struct guest_transport *t, uint32_t version, void *buf, size_t cap)
 {
 	struct gt_vtest *v = to_vt(t);
-	uint32_t req[2] = { VKFD_CAPSET_ID, version }, valid;
+	uint32_t req[2] = {VKFD_CAPSET_ID, version}, valid;
 	uint32_t *data = NULL;
 	int n, r;
 
@@ -173,8 +163,7 @@ static int vt_get_capset(struct guest_transport *t, uint32_t version,
 		goto out;
 	}
 	if (n > 1) {
-		r = vtio_read_full(v->sock, data, (size_t)(n - 1) * 4,
-				   v->reply_timeout_ms, NULL);
+		r = vtio_read_full(v->sock, data, (size_t)(n - 1) * 4, v->reply_timeout_ms, NULL);
 		if (r) {
 			r = fail(v, r);
 			goto out;
@@ -199,7 +188,7 @@ out:
 /* Caller holds the lock. */
 static int ring_sync(struct gt_vtest *v, uint32_t ring)
 {
-	uint32_t init[2] = { 0, 0 }, id;
+	uint32_t init[2] = {0, 0}, id;
 	int r;
 
 	if (v->sync_id[ring])
@@ -228,22 +217,20 @@ static int vt_context_init(struct guest_transport *t)
 	return r;
 }
 
-static int vt_blob_create(struct guest_transport *t, uint64_t blob_id,
-			  uint64_t size, uint32_t flags,
-			  struct vkfd_guest_blob *out)
+static int vt_blob_create(struct guest_transport *t, uint64_t blob_id, uint64_t size,
+			  uint32_t flags, struct vkfd_guest_blob *out)
 {
 	struct gt_vtest *v = to_vt(t);
 	uint32_t req[VTW_CREATE_BLOB_DWORDS] = {
-		VTW_BLOB_TYPE_HOST3D, flags, (uint32_t)size,
-		(uint32_t)(size >> 32), (uint32_t)blob_id,
-		(uint32_t)(blob_id >> 32),
+	    VTW_BLOB_TYPE_HOST3D, flags,
+	    (uint32_t)size,       (uint32_t)(size >> 32),
+	    (uint32_t)blob_id,    (uint32_t)(blob_id >> 32),
 	};
 	uint32_t res_id = 0;
 	int r, fd = -1;
 
 	pthread_mutex_lock(&v->lock);
-	if ((r = send_cmd(v, VTW_CMD_RESOURCE_CREATE_BLOB, req,
-			  VTW_CREATE_BLOB_DWORDS)) ||
+	if ((r = send_cmd(v, VTW_CMD_RESOURCE_CREATE_BLOB, req, VTW_CREATE_BLOB_DWORDS)) ||
 	    (r = recv_exact(v, VTW_CMD_RESOURCE_CREATE_BLOB, &res_id, 1)))
 		goto out;
 	if (!res_id) {
@@ -268,22 +255,18 @@ out:
 	return 0;
 }
 
-static void *vt_blob_map(struct guest_transport *t,
-			 const struct vkfd_guest_blob *b, void *addr,
+static void *vt_blob_map(struct guest_transport *t, const struct vkfd_guest_blob *b, void *addr,
 			 size_t len, uint64_t offset, int prot)
 {
 	(void)t;
-	if (b->fd < 0 || len == 0 || offset > b->size ||
-	    len > b->size - offset) {
+	if (b->fd < 0 || len == 0 || offset > b->size || len > b->size - offset) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0),
-		    b->fd, (off_t)offset);
+	return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0), b->fd, (off_t)offset);
 }
 
-static void vt_blob_destroy(struct guest_transport *t,
-			    struct vkfd_guest_blob *b)
+static void vt_blob_destroy(struct guest_transport *t, struct vkfd_guest_blob *b)
 {
 	struct gt_vtest *v = to_vt(t);
 
@@ -298,8 +281,8 @@ static void vt_blob_destroy(struct guest_transport *t,
 	b->res_id = 0;
 }
 
-static int vt_submit(struct guest_transport *t, const void *cmd, size_t size,
-		     uint32_t ring, uint64_t *fence)
+static int vt_submit(struct guest_transport *t, const void *cmd, size_t size, uint32_t ring,
+		     uint64_t *fence)
 {
 	struct gt_vtest *v = to_vt(t);
 	uint32_t cmd_dw = (uint32_t)(size / 4);
@@ -347,8 +330,7 @@ out:
 	return r;
 }
 
-static int vt_wait(struct guest_transport *t, uint32_t ring, uint64_t value,
-		   int timeout_ms)
+static int vt_wait(struct guest_transport *t, uint32_t ring, uint64_t value, int timeout_ms)
 {
 	struct gt_vtest *v = to_vt(t);
 	uint32_t req[5];
@@ -378,8 +360,8 @@ out:
 		return r;
 	/* Also watch the socket: a server that dies never fires the fd. */
 	struct pollfd p[2] = {
-		{ .fd = fd, .events = POLLIN },
-		{ .fd = v->sock, .events = POLLRDHUP },
+	    {.fd = fd, .events = POLLIN},
+	    {.fd = v->sock, .events = POLLRDHUP},
 	};
 	struct timespec start, now;
 	int left = timeout_ms;
@@ -428,16 +410,16 @@ static void vt_destroy(struct guest_transport *t)
 }
 
 static const struct guest_transport_ops vt_ops = {
-	.name = "vtest",
-	.type = VKFD_TRANSPORT_VTEST,
-	.get_capset = vt_get_capset,
-	.context_init = vt_context_init,
-	.blob_create = vt_blob_create,
-	.blob_map = vt_blob_map,
-	.blob_destroy = vt_blob_destroy,
-	.submit = vt_submit,
-	.wait = vt_wait,
-	.destroy = vt_destroy,
+    .name = "vtest",
+    .type = VKFD_TRANSPORT_VTEST,
+    .get_capset = vt_get_capset,
+    .context_init = vt_context_init,
+    .blob_create = vt_blob_create,
+    .blob_map = vt_blob_map,
+    .blob_destroy = vt_blob_destroy,
+    .submit = vt_submit,
+    .wait = vt_wait,
+    .destroy = vt_destroy,
 };
 
 struct guest_transport *gt_vtest_open(const char *path)
@@ -469,8 +451,7 @@ struct guest_transport *gt_vtest_open(const char *path)
 	if (env && atoi(env) > 0)
 		v->reply_timeout_ms = atoi(env);
 	pthread_mutex_init(&v->lock, NULL);
-	v->tx_cap = VTW_HDR_DWORDS + SUBMIT_OVERHEAD_DW +
-		    VKFD_MAX_BATCH_SIZE / 4;
+	v->tx_cap = VTW_HDR_DWORDS + SUBMIT_OVERHEAD_DW + VKFD_MAX_BATCH_SIZE / 4;
 	v->tx = calloc(v->tx_cap, 4);
 	v->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (!v->tx || v->sock < 0)

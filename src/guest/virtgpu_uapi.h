@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 
-#define VGU_DRM_BASE 'd'
+#define VGU_DRM_BASE         'd'
 #define VGU_DRM_COMMAND_BASE 0x40
 
 struct vgu_drm_version {
@@ -53,10 +53,10 @@ struct vgu_execbuffer {
 	uint32_t pad;
 };
 
-#define VGU_PARAM_3D_FEATURES         1
-#define VGU_PARAM_RESOURCE_BLOB       3
-#define VGU_PARAM_HOST_VISIBLE        4
-#define VGU_PARAM_CONTEXT_INIT        6
+#define VGU_PARAM_3D_FEATURES          1
+#define VGU_PARAM_RESOURCE_BLOB        3
+#define VGU_PARAM_HOST_VISIBLE         4
+#define VGU_PARAM_CONTEXT_INIT         6
 #define VGU_PARAM_SUPPORTED_CAPSET_IDS 7
 struct vgu_getparam {
 	uint64_t param;
@@ -71,7 +71,7 @@ struct vgu_get_caps {
 	uint32_t pad;
 };
 
-#define VGU_BLOB_MEM_HOST3D 0x0002
+#define VGU_BLOB_MEM_HOST3D            0x0002
 #define VGU_BLOB_FLAG_USE_MAPPABLE     0x0001
 #define VGU_BLOB_FLAG_USE_SHAREABLE    0x0002
 #define VGU_BLOB_FLAG_USE_CROSS_DEVICE 0x0004
@@ -103,19 +103,17 @@ struct vgu_context_init {
 _Static_assert(sizeof(struct vgu_map) == 16, "vgu_map");
 _Static_assert(sizeof(struct vgu_execbuffer) == 40, "vgu_execbuffer");
 _Static_assert(sizeof(struct vgu_get_caps) == 24, "vgu_get_caps");
-_Static_assert(sizeof(struct vgu_resource_create_blob) == 48,
-	       "vgu_resource_create_blob");
+_Static_assert(sizeof(struct vgu_resource_create_blob) == 48, "vgu_resource_create_blob");
 _Static_assert(sizeof(struct vgu_context_init) == 16, "vgu_context_init");
 
-#define VGU_IOCTL_VERSION   _IOWR(VGU_DRM_BASE, 0x00, struct vgu_drm_version)
-#define VGU_IOCTL_GEM_CLOSE _IOW(VGU_DRM_BASE, 0x09, struct vgu_gem_close)
-#define VGU_IOC(nr, type) _IOWR(VGU_DRM_BASE, VGU_DRM_COMMAND_BASE + (nr), type)
-#define VGU_IOCTL_MAP          VGU_IOC(0x01, struct vgu_map)
-#define VGU_IOCTL_EXECBUFFER   VGU_IOC(0x02, struct vgu_execbuffer)
-#define VGU_IOCTL_GETPARAM     VGU_IOC(0x03, struct vgu_getparam)
-#define VGU_IOCTL_GET_CAPS     VGU_IOC(0x09, struct vgu_get_caps)
-#define VGU_IOCTL_RESOURCE_CREATE_BLOB \
-	VGU_IOC(0x0a, struct vgu_resource_create_blob)
-#define VGU_IOCTL_CONTEXT_INIT VGU_IOC(0x0b, struct vgu_context_init)
+#define VGU_IOCTL_VERSION              _IOWR(VGU_DRM_BASE, 0x00, struct vgu_drm_version)
+#define VGU_IOCTL_GEM_CLOSE            _IOW(VGU_DRM_BASE, 0x09, struct vgu_gem_close)
+#define VGU_IOC(nr, type)              _IOWR(VGU_DRM_BASE, VGU_DRM_COMMAND_BASE + (nr), type)
+#define VGU_IOCTL_MAP                  VGU_IOC(0x01, struct vgu_map)
+#define VGU_IOCTL_EXECBUFFER           VGU_IOC(0x02, struct vgu_execbuffer)
+#define VGU_IOCTL_GETPARAM             VGU_IOC(0x03, struct vgu_getparam)
+#define VGU_IOCTL_GET_CAPS             VGU_IOC(0x09, struct vgu_get_caps)
+#define VGU_IOCTL_RESOURCE_CREATE_BLOB VGU_IOC(0x0a, struct vgu_resource_create_blob)
+#define VGU_IOCTL_CONTEXT_INIT         VGU_IOC(0x0b, struct vgu_context_init)
 
 #endif

@@ -12,8 +12,7 @@ static int log_level = SRV_LOG_WARN;
 
 void srv_log_init(void)
 {
-	static const char *const names[] = { "none", "error", "warn", "info",
-					     "debug" };
+	static const char *const names[] = {"none", "error", "warn", "info", "debug"};
 	const char *env = getenv("VKFD_DEBUG");
 
 	if (!env || !*env)
@@ -31,16 +30,14 @@ void srv_log_init(void)
 
 void srv_log(enum srv_log_level level, const char *fmt, ...)
 {
-	static const char *const tags[] = { "", "error", "warn", "info",
-					    "debug" };
+	static const char *const tags[] = {"", "error", "warn", "info", "debug"};
 	char line[512];
 	va_list ap;
 	int n;
 
 	if ((int)level > log_level || level == SRV_LOG_NONE)
 		return;
-	n = snprintf(line, sizeof(line), "vkfd-server[%d] %s: ", (int)getpid(),
-		     tags[level]);
+	n = snprintf(line, sizeof(line), "vkfd-server[%d] %s: ", (int)getpid(), tags[level]);
 	if (n < 0)
 		return;
 	va_start(ap, fmt);

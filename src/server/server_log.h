@@ -16,8 +16,7 @@ enum srv_log_level {
 };
 
 void srv_log_init(void);
-void srv_log(enum srv_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void srv_log(enum srv_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define srv_err(...)  srv_log(SRV_LOG_ERROR, __VA_ARGS__)
 #define srv_warn(...) srv_log(SRV_LOG_WARN, __VA_ARGS__)

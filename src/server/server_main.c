@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define DEFAULT_MAX_CLIENTS 64
-#define MAX_CLIENTS_LIMIT 4096
+#define MAX_CLIENTS_LIMIT   4096
 
 struct server {
 	const char *socket_path;
@@ -40,9 +40,8 @@ struct server {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: vkfd-server --socket PATH [--ready-fd N] [--gpus N] [--target T]\n"
-		"                   [--vram-mb M] [--device sim|real|auto] [--max-clients N]\n");
+	fprintf(f, "usage: vkfd-server --socket PATH [--ready-fd N] [--gpus N] [--target T]\n"
+		   "                   [--vram-mb M] [--device sim|real|auto] [--max-clients N]\n");
 }
 
 static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -63,15 +62,15 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 static int parse_args(struct server *s, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "ready-fd", required_argument, NULL, 'r' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "target", required_argument, NULL, 't' },
-		{ "vram-mb", required_argument, NULL, 'v' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "max-clients", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"socket", required_argument, NULL, 's'},
+	    {"ready-fd", required_argument, NULL, 'r'},
+	    {"gpus", required_argument, NULL, 'g'},
+	    {"target", required_argument, NULL, 't'},
+	    {"vram-mb", required_argument, NULL, 'v'},
+	    {"device", required_argument, NULL, 'd'},
+	    {"max-clients", required_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	unsigned long v;
 	int c;
@@ -156,9 +155,8 @@ static int make_listener(const char *path)
 		if (e != EADDRINUSE || stat(path, &st) || !S_ISSOCK(st.st_mode))
 			goto fail_errno;
 		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		bool live = probe >= 0 &&
-			    connect(probe, (struct sockaddr *)&addr,
-				    sizeof(addr)) == 0;
+		bool live =
+		    probe >= 0 && connect(probe, (struct sockaddr *)&addr, sizeof(addr)) == 0;
 
 		if (probe >= 0)
 			close(probe);
@@ -200,11 +198,9 @@ static void reap(struct server *s)
 			break;
 		}
 		if (WIFSIGNALED(status))
-			srv_warn("worker %d killed by signal %d", (int)pid,
-				 WTERMSIG(status));
+			srv_warn("worker %d killed by signal %d", (int)pid, WTERMSIG(status));
 		else
-			srv_info("worker %d exited with %d", (int)pid,
-				 WEXITSTATUS(status));
+			srv_info("worker %d exited with %d", (int)pid, WEXITSTATUS(status));
 	}
 }
 
@@ -311,8 +307,8 @@ int main(int argc, char **argv)
 
 	for (bool run = true; run;) {
 		struct pollfd p[2] = {
-			{ .fd = s.listen_fd, .events = POLLIN },
-			{ .fd = s.sig_fd, .events = POLLIN },
+		    {.fd = s.listen_fd, .events = POLLIN},
+		    {.fd = s.sig_fd, .events = POLLIN},
 		};
 
 		if (poll(p, 2, -1) < 0) {

@@ -14,7 +14,7 @@
 
 static int wait_readable(int sock, int timeout_ms)
 {
-	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct pollfd p = {.fd = sock, .events = POLLIN};
 	int r;
 
 	if (timeout_ms < 0)
@@ -55,19 +55,18 @@ static unsigned drop_fds(struct msghdr *msg, int *keep)
 	return n;
 }
 
-static ssize_t recv_some(int sock, void *buf, size_t len, int *keep,
-			 unsigned *stray)
+static ssize_t recv_some(int sock, void *buf, size_t len, int *keep, unsigned *stray)
 {
 	union {
 		char buf[CMSG_SPACE(VTIO_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = ctl.buf,
+	    .msg_controllen = sizeof(ctl.buf),
 	};
 	ssize_t r;
 
@@ -84,8 +83,7 @@ static ssize_t recv_some(int sock, void *buf, size_t len, int *keep,
 	return r;
 }
 
-int vtio_read_full(int sock, void *buf, size_t len, int timeout_ms,
-		   unsigned *stray_fds)
+int vtio_read_full(int sock, void *buf, size_t len, int timeout_ms, unsigned *stray_fds)
 {
 	uint8_t *p = buf;
 
@@ -131,12 +129,12 @@ int vtio_send_fd(int sock, int fd)
 		struct cmsghdr align;
 	} ctl;
 	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
 	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = ctl.buf,
+	    .msg_controllen = sizeof(ctl.buf),
 	};
 	ssize_t r;
 

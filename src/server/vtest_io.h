@@ -12,8 +12,7 @@
  * for each chunk. Any file descriptors that arrive with the data are closed
  * and counted in *stray_fds (may be NULL). 0, -EPIPE on end of stream
  * (also mid-message), -ETIMEDOUT, or -errno. */
-int vtio_read_full(int sock, void *buf, size_t len, int timeout_ms,
-		   unsigned *stray_fds);
+int vtio_read_full(int sock, void *buf, size_t len, int timeout_ms, unsigned *stray_fds);
 /* Write exactly len bytes (no SIGPIPE). 0 or -errno (-EPIPE: peer gone). */
 int vtio_write_full(int sock, const void *buf, size_t len);
 /* Send one fd in a one-byte message. 0 or -errno. */

@@ -189,14 +189,13 @@ void vsync_signal(struct vsync_table *t, uint32_t id, uint64_t value)
 	check_waits(t);
 }
 
-int vsync_wait(struct vsync_table *t, uint32_t flags, int32_t timeout_ms,
-	       const uint32_t *triples, uint32_t n, bool *keep)
+int vsync_wait(struct vsync_table *t, uint32_t flags, int32_t timeout_ms, const uint32_t *triples,
+	       uint32_t n, bool *keep)
 {
 	struct vsync_wait *w;
 
 	*keep = false;
-	if (n == 0 || n > VSYNC_MAX_WAIT_ENTRIES ||
-	    (flags & ~VTW_SYNC_WAIT_FLAG_ANY))
+	if (n == 0 || n > VSYNC_MAX_WAIT_ENTRIES || (flags & ~VTW_SYNC_WAIT_FLAG_ANY))
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -205,8 +204,7 @@ int vsync_wait(struct vsync_table *t, uint32_t flags, int32_t timeout_ms,
 	w->n = n;
 	for (uint32_t i = 0; i < n; i++) {
 		w->e[i].id = triples[3 * i];
-		w->e[i].value = triples[3 * i + 1] |
-				(uint64_t)triples[3 * i + 2] << 32;
+		w->e[i].value = triples[3 * i + 1] | (uint64_t)triples[3 * i + 2] << 32;
 		if (!find(t, w->e[i].id)) {
 			free(w);
 			return -ENOENT;

@@ -64,7 +64,7 @@ enum vtw_blob_type {
 #define VTW_BLOB_FLAG_MAPPABLE     (1u << 0)
 #define VTW_BLOB_FLAG_SHAREABLE    (1u << 1)
 #define VTW_BLOB_FLAG_CROSS_DEVICE (1u << 2)
-#define VTW_CREATE_BLOB_DWORDS 6
+#define VTW_CREATE_BLOB_DWORDS     6
 
 /* RESOURCE_UNREF {res_id} -> no reply */
 /* SYNC_CREATE {value_lo, value_hi} -> {sync_id} */
@@ -80,7 +80,7 @@ enum vtw_blob_type {
  * syncs are triples (id, value_lo, value_hi) signalled when the batch's
  * fence retires. No reply. */
 #define VTW_SUBMIT_FLAG_RING_IDX (1u << 0)
-#define VTW_BATCH_DWORDS 8
+#define VTW_BATCH_DWORDS         8
 enum vtw_batch_field {
 	VTW_BATCH_FLAGS = 0,
 	VTW_BATCH_CMD_OFFSET = 1,

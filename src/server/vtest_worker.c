@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NUM_RINGS VTW_MAX_TIMELINE_COUNT
-#define MAX_NAME 256
+#define NUM_RINGS        VTW_MAX_TIMELINE_COUNT
+#define MAX_NAME         256
 #define MAX_CAPSET_BYTES 65536
-#define CTX_ID 1
+#define CTX_ID           1
 
 struct pending {
 	struct pending *next;
@@ -50,10 +50,9 @@ struct worker {
 
 /* Errors from handlers: negative errno ends the client. */
 
-static int reply(struct worker *w, uint32_t cmd, const uint32_t *data,
-		 uint32_t ndw)
+static int reply(struct worker *w, uint32_t cmd, const uint32_t *data, uint32_t ndw)
 {
-	uint32_t hdr[VTW_HDR_DWORDS] = { ndw, cmd };
+	uint32_t hdr[VTW_HDR_DWORDS] = {ndw, cmd};
 	int r = vtio_write_full(w->sock, hdr, sizeof(hdr));
 
 	if (!r && ndw)
@@ -83,8 +82,7 @@ static int read_payload(struct worker *w, size_t bytes)
 
 /* ---- fences ---- */
 
-static void retire_cb(void *cookie, uint32_t ctx_id, uint32_t ring_idx,
-		      uint64_t fence_id)
+static void retire_cb(void *cookie, uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id)
 {
 	struct worker *w = cookie;
 
@@ -175,8 +173,7 @@ static int cmd_create_renderer(struct worker *w, uint32_t len_bytes)
 static int expect_len(uint32_t cmd, uint32_t got, uint32_t want)
 {
 	if (got != want) {
-		srv_warn("command %u: payload of %u dwords, expected %u", cmd,
-			 got, want);
+		srv_warn("command %u: payload of %u dwords, expected %u", cmd, got, want);
 		return -EBADMSG;
 	}
 	return 0;
@@ -184,8 +181,7 @@ static int expect_len(uint32_t cmd, uint32_t got, uint32_t want)
 
 static int cmd_protocol_version(struct worker *w)
 {
-	uint32_t v = w->buf[0] < VTW_PROTOCOL_VERSION ? w->buf[0] :
-							VTW_PROTOCOL_VERSION;
+	uint32_t v = w->buf[0] < VTW_PROTOCOL_VERSION ? w->buf[0] : VTW_PROTOCOL_VERSION;
 
 	w->version = v;
 	return reply(w, VTW_CMD_PROTOCOL_VERSION, &v, 1);
@@ -193,7 +189,7 @@ static int cmd_protocol_version(struct worker *w)
 
 static int cmd_get_param(struct worker *w)
 {
-	uint32_t out[2] = { 0, 0 };
+	uint32_t out[2] = {0, 0};
 
 	if (w->buf[0] == VTW_PARAM_MAX_TIMELINE_COUNT) {
 		out[0] = 1;
@@ -291,12 +287,11 @@ static int cmd_create_blob(struct worker *w)
 	memset(&blob, 0, sizeof(blob));
 	blob.fd = -1;
 	if (type != VTW_BLOB_TYPE_HOST3D ||
-	    (flags & ~(VTW_BLOB_FLAG_MAPPABLE | VTW_BLOB_FLAG_SHAREABLE |
-		       VTW_BLOB_FLAG_CROSS_DEVICE)) ||
+	    (flags &
+	     ~(VTW_BLOB_FLAG_MAPPABLE | VTW_BLOB_FLAG_SHAREABLE | VTW_BLOB_FLAG_CROSS_DEVICE)) ||
 	    size == 0 || size > VTEST_MAX_BLOB_BYTES) {
 		srv_warn("blob %llu: bad type %u / flags 0x%x / size %llu",
-			 (unsigned long long)blob_id, type, flags,
-			 (unsigned long long)size);
+			 (unsigned long long)blob_id, type, flags, (unsigned long long)size);
 		goto fail;
 	}
 	res_id = res_alloc(w);
@@ -304,12 +299,10 @@ static int cmd_create_blob(struct worker *w)
 		srv_warn("resource table full");
 		goto fail;
 	}
-	r = vkfd_host_context_get_blob(w->ctx, res_id, blob_id, size, flags,
-				       &blob);
+	r = vkfd_host_context_get_blob(w->ctx, res_id, blob_id, size, flags, &blob);
 	if (r || blob.fd < 0) {
-		srv_warn("blob %llu (size %llu flags 0x%x): %s",
-			 (unsigned long long)blob_id, (unsigned long long)size,
-			 flags, strerror(r ? -r : EIO));
+		srv_warn("blob %llu (size %llu flags 0x%x): %s", (unsigned long long)blob_id,
+			 (unsigned long long)size, flags, strerror(r ? -r : EIO));
 		res_set(w, res_id, false);
 		res_id = 0;
 		goto fail;
@@ -344,8 +337,7 @@ static int cmd_resource_unref(struct worker *w)
 static int cmd_sync_create(struct worker *w)
 {
 	uint32_t id = 0;
-	int r = vsync_create(w->syncs, w->buf[0] | (uint64_t)w->buf[1] << 32,
-			     &id);
+	int r = vsync_create(w->syncs, w->buf[0] | (uint64_t)w->buf[1] << 32, &id);
 
 	if (r) {
 		srv_warn("sync create: %s", strerror(-r));
@@ -363,7 +355,7 @@ static int cmd_sync_read(struct worker *w)
 		srv_warn("sync read of unknown id %u", w->buf[0]);
 		return r;
 	}
-	uint32_t out[2] = { (uint32_t)v, (uint32_t)(v >> 32) };
+	uint32_t out[2] = {(uint32_t)v, (uint32_t)(v >> 32)};
 
 	return reply(w, VTW_CMD_SYNC_READ, out, 2);
 }
@@ -379,8 +371,7 @@ static int cmd_sync_wait(struct worker *w, uint32_t len)
 		return -EBADMSG;
 	}
 	n = (len - 2) / 3;
-	fd = vsync_wait(w->syncs, w->buf[0], (int32_t)w->buf[1], w->buf + 2,
-			n, &keep);
+	fd = vsync_wait(w->syncs, w->buf[0], (int32_t)w->buf[1], w->buf + 2, n, &keep);
 	if (fd < 0) {
 		srv_warn("SYNC_WAIT: %s", strerror(-fd));
 		return fd;
@@ -395,16 +386,13 @@ static int cmd_sync_wait(struct worker *w, uint32_t len)
 
 static int check_batch(struct worker *w, const uint32_t *b, uint32_t len)
 {
-	uint64_t cmd_end = (uint64_t)b[VTW_BATCH_CMD_OFFSET] +
-			   b[VTW_BATCH_CMD_SIZE];
-	uint64_t sync_end = (uint64_t)b[VTW_BATCH_SYNC_OFFSET] +
-			    3ull * b[VTW_BATCH_SYNC_COUNT];
+	uint64_t cmd_end = (uint64_t)b[VTW_BATCH_CMD_OFFSET] + b[VTW_BATCH_CMD_SIZE];
+	uint64_t sync_end = (uint64_t)b[VTW_BATCH_SYNC_OFFSET] + 3ull * b[VTW_BATCH_SYNC_COUNT];
 	uint32_t flags = b[VTW_BATCH_FLAGS];
 
-	if ((flags & ~VTW_SUBMIT_FLAG_RING_IDX) || cmd_end > len ||
-	    sync_end > len || b[VTW_BATCH_SYNC_COUNT] > VSYNC_MAX_WAIT_ENTRIES ||
-	    ((flags & VTW_SUBMIT_FLAG_RING_IDX) &&
-	     b[VTW_BATCH_RING_IDX] >= NUM_RINGS) ||
+	if ((flags & ~VTW_SUBMIT_FLAG_RING_IDX) || cmd_end > len || sync_end > len ||
+	    b[VTW_BATCH_SYNC_COUNT] > VSYNC_MAX_WAIT_ENTRIES ||
+	    ((flags & VTW_SUBMIT_FLAG_RING_IDX) && b[VTW_BATCH_RING_IDX] >= NUM_RINGS) ||
 	    b[VTW_BATCH_NUM_IN_SYNCOBJ] || b[VTW_BATCH_NUM_OUT_SYNCOBJ])
 		return -EBADMSG;
 	const uint32_t *syncs = w->buf + b[VTW_BATCH_SYNC_OFFSET];
@@ -417,21 +405,18 @@ static int check_batch(struct worker *w, const uint32_t *b, uint32_t len)
 
 static int run_batch(struct worker *w, const uint32_t *b)
 {
-	uint32_t ring = (b[VTW_BATCH_FLAGS] & VTW_SUBMIT_FLAG_RING_IDX) ?
-				b[VTW_BATCH_RING_IDX] : 0;
+	uint32_t ring = (b[VTW_BATCH_FLAGS] & VTW_SUBMIT_FLAG_RING_IDX) ? b[VTW_BATCH_RING_IDX] : 0;
 	uint32_t nsync = b[VTW_BATCH_SYNC_COUNT];
 	const uint32_t *syncs = w->buf + b[VTW_BATCH_SYNC_OFFSET];
 	int r;
 
 	if (b[VTW_BATCH_CMD_SIZE]) {
-		r = vkfd_host_context_submit_cmd(w->ctx,
-						 w->buf + b[VTW_BATCH_CMD_OFFSET],
+		r = vkfd_host_context_submit_cmd(w->ctx, w->buf + b[VTW_BATCH_CMD_OFFSET],
 						 (size_t)b[VTW_BATCH_CMD_SIZE] * 4);
 		/* The host reports framing errors to the guest through the
 		 * shmem; the fence below still retires so nobody hangs. */
 		if (r)
-			srv_warn("submit of %u dwords: %s", b[VTW_BATCH_CMD_SIZE],
-				 strerror(-r));
+			srv_warn("submit of %u dwords: %s", b[VTW_BATCH_CMD_SIZE], strerror(-r));
 	}
 	if (!nsync)
 		return 0;
@@ -447,8 +432,7 @@ static int run_batch(struct worker *w, const uint32_t *b)
 	p->n = nsync;
 	for (uint32_t i = 0; i < nsync; i++) {
 		p->s[i].id = syncs[3 * i];
-		p->s[i].value = syncs[3 * i + 1] |
-				(uint64_t)syncs[3 * i + 2] << 32;
+		p->s[i].value = syncs[3 * i + 1] | (uint64_t)syncs[3 * i + 2] << 32;
 	}
 	if (w->q[ring].tail)
 		w->q[ring].tail->next = p;
@@ -480,8 +464,7 @@ static int cmd_submit_cmd2(struct worker *w, uint32_t len)
 	for (uint32_t i = 0; i < count; i++) {
 		r = check_batch(w, w->buf + 1 + i * VTW_BATCH_DWORDS, len);
 		if (r) {
-			srv_warn("SUBMIT_CMD2: batch %u invalid (%s)", i,
-				 strerror(-r));
+			srv_warn("SUBMIT_CMD2: batch %u invalid (%s)", i, strerror(-r));
 			return r;
 		}
 	}
@@ -497,18 +480,30 @@ static int cmd_submit_cmd2(struct worker *w, uint32_t len)
 static int fixed_len(uint32_t cmd)
 {
 	switch (cmd) {
-	case VTW_CMD_PING_PROTOCOL_VERSION: return 0;
-	case VTW_CMD_PROTOCOL_VERSION: return 1;
-	case VTW_CMD_GET_PARAM: return 1;
-	case VTW_CMD_GET_CAPSET: return 2;
-	case VTW_CMD_CONTEXT_INIT: return 1;
-	case VTW_CMD_RESOURCE_CREATE_BLOB: return VTW_CREATE_BLOB_DWORDS;
-	case VTW_CMD_RESOURCE_UNREF: return 1;
-	case VTW_CMD_SYNC_CREATE: return 2;
-	case VTW_CMD_SYNC_UNREF: return 1;
-	case VTW_CMD_SYNC_READ: return 1;
-	case VTW_CMD_SYNC_WRITE: return 3;
-	default: return -1;
+	case VTW_CMD_PING_PROTOCOL_VERSION:
+		return 0;
+	case VTW_CMD_PROTOCOL_VERSION:
+		return 1;
+	case VTW_CMD_GET_PARAM:
+		return 1;
+	case VTW_CMD_GET_CAPSET:
+		return 2;
+	case VTW_CMD_CONTEXT_INIT:
+		return 1;
+	case VTW_CMD_RESOURCE_CREATE_BLOB:
+		return VTW_CREATE_BLOB_DWORDS;
+	case VTW_CMD_RESOURCE_UNREF:
+		return 1;
+	case VTW_CMD_SYNC_CREATE:
+		return 2;
+	case VTW_CMD_SYNC_UNREF:
+		return 1;
+	case VTW_CMD_SYNC_READ:
+		return 1;
+	case VTW_CMD_SYNC_WRITE:
+		return 3;
+	default:
+		return -1;
 	}
 }
 
@@ -579,8 +574,7 @@ static int dispatch(struct worker *w, uint32_t len, uint32_t cmd)
 	case VTW_CMD_SYNC_READ:
 		return cmd_sync_read(w);
 	case VTW_CMD_SYNC_WRITE:
-		r = vsync_write(w->syncs, w->buf[0],
-				w->buf[1] | (uint64_t)w->buf[2] << 32);
+		r = vsync_write(w->syncs, w->buf[0], w->buf[1] | (uint64_t)w->buf[2] << 32);
 		if (r)
 			srv_warn("write of unknown sync %u", w->buf[0]);
 		return r;
@@ -604,8 +598,8 @@ static int serve(struct worker *w)
 {
 	for (;;) {
 		struct pollfd p[2] = {
-			{ .fd = w->sock, .events = POLLIN },
-			{ .fd = w->ctx ? w->fence_fd : -1, .events = POLLIN },
+		    {.fd = w->sock, .events = POLLIN},
+		    {.fd = w->ctx ? w->fence_fd : -1, .events = POLLIN},
 		};
 		int n = poll(p, 2, -1);
 

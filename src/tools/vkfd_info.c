@@ -22,8 +22,8 @@ static void usage(FILE *f)
 }
 
 static const char *const feature_names[] = {
-	"event-hints",	   "event-ages",     "vram-export", "import-resource",
-	"amdgpu-query",	   "doorbell-relay", "multi-context", "sim-device",
+    "event-hints",  "event-ages",     "vram-export",   "import-resource",
+    "amdgpu-query", "doorbell-relay", "multi-context", "sim-device",
 };
 
 static void print_capset(const struct vkfd_capset *c)
@@ -167,11 +167,11 @@ static int print_topology(struct vkfd_guest *g)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "transport", required_argument, NULL, 't' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "no-topology", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"transport", required_argument, NULL, 't'},
+	    {"socket", required_argument, NULL, 's'},
+	    {"no-topology", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	enum vkfd_transport tr = VKFD_TRANSPORT_AUTO;
 	const char *sock = NULL;

@@ -52,7 +52,7 @@ int harness_start(struct test_server *s, const char *const *extra)
 		_exit(127);
 	}
 	close(p[1]);
-	struct pollfd pf = { .fd = p[0], .events = POLLIN };
+	struct pollfd pf = {.fd = p[0], .events = POLLIN};
 	char byte;
 	int ok = poll(&pf, 1, 10000) == 1 && read(p[0], &byte, 1) == 1;
 

@@ -30,10 +30,10 @@
 #include "vkfd_codec.h"
 
 /* From the KFD UAPI (linux/kfd_ioctl.h needs <drm/drm.h>, absent here). */
-#define T_EVENT_HW_EXCEPTION 3
+#define T_EVENT_HW_EXCEPTION  3
 #define T_WAIT_RESULT_TIMEOUT 1
-#define T_ALLOC_GTT (1u << 1)
-#define T_ALLOC_WRITABLE (1u << 31)
+#define T_ALLOC_GTT           (1u << 1)
+#define T_ALLOC_WRITABLE      (1u << 31)
 
 static struct test_server srv;
 static struct vkfd_guest *g;
@@ -329,7 +329,7 @@ static void test_64_concurrent_waiters(void **state)
 	ev = create_event();
 	pthread_barrier_init(&bar, NULL, N + 1);
 	for (int i = 0; i < N; i++) {
-		w[i] = (struct waiter){ .bar = &bar, .ev = ev, .timeout = timeout, .done = &done };
+		w[i] = (struct waiter){.bar = &bar, .ev = ev, .timeout = timeout, .done = &done};
 		assert_int_equal(pthread_create(&th[i], NULL, waiter_main, &w[i]), 0);
 	}
 	uint64_t t0 = now_ms();
@@ -385,8 +385,8 @@ static void test_bo_blob_at_fixed_va(void **state)
 		assert_true(rsp.hdr.ret == 0 || rsp.hdr.ret == -EBUSY);
 	}
 	/* GPU VA = CPU VA: reserve the range as libhsakmt does */
-	uint8_t *va = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			   -1, 0);
+	uint8_t *va =
+	    mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	assert_true(va != MAP_FAILED);
 	assert_true((uint64_t)(uintptr_t)va >= base && (uint64_t)(uintptr_t)va + size - 1 <= limit);
@@ -416,8 +416,8 @@ static void test_bo_blob_at_fixed_va(void **state)
 
 	struct vkfd_guest_blob blob;
 
-	assert_int_equal(vkfd_guest_blob_create(g, bb.blob_id, size, VKFD_GUEST_BLOB_MAPPABLE, &blob),
-			 0);
+	assert_int_equal(
+	    vkfd_guest_blob_create(g, bb.blob_id, size, VKFD_GUEST_BLOB_MAPPABLE, &blob), 0);
 	assert_true(blob.fd >= 0);
 	uint8_t *m = vkfd_guest_blob_map(g, &blob, va, size, 0, PROT_READ | PROT_WRITE);
 
@@ -485,23 +485,23 @@ static void test_server_gone(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest vtest_tests[] = {
-		cmocka_unit_test(test_connection_state),
-		cmocka_unit_test(test_sync_roundtrip),
-		cmocka_unit_test(test_bad_requests),
-		cmocka_unit_test(test_async_batched_with_next_call),
-		cmocka_unit_test(test_async_time_bound),
-		cmocka_unit_test(test_async_size_bound),
-		cmocka_unit_test(test_fenced_wait),
-		cmocka_unit_test(test_64_concurrent_waiters),
-		cmocka_unit_test(test_bo_blob_at_fixed_va),
-		cmocka_unit_test(test_server_gone),
+	    cmocka_unit_test(test_connection_state),
+	    cmocka_unit_test(test_sync_roundtrip),
+	    cmocka_unit_test(test_bad_requests),
+	    cmocka_unit_test(test_async_batched_with_next_call),
+	    cmocka_unit_test(test_async_time_bound),
+	    cmocka_unit_test(test_async_size_bound),
+	    cmocka_unit_test(test_fenced_wait),
+	    cmocka_unit_test(test_64_concurrent_waiters),
+	    cmocka_unit_test(test_bo_blob_at_fixed_va),
+	    cmocka_unit_test(test_server_gone),
 	};
 	const struct CMUnitTest direct_tests[] = {
-		cmocka_unit_test(test_connection_state),
-		cmocka_unit_test(test_sync_roundtrip),
-		cmocka_unit_test(test_async_batched_with_next_call),
-		cmocka_unit_test(test_fenced_wait),
-		cmocka_unit_test(test_bo_blob_at_fixed_va),
+	    cmocka_unit_test(test_connection_state),
+	    cmocka_unit_test(test_sync_roundtrip),
+	    cmocka_unit_test(test_async_batched_with_next_call),
+	    cmocka_unit_test(test_fenced_wait),
+	    cmocka_unit_test(test_bo_blob_at_fixed_va),
 	};
 	int rc;
 

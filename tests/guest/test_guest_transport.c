@@ -48,7 +48,7 @@ struct fake {
 
 static int reply(int c, uint32_t cmd, const uint32_t *p, uint32_t n)
 {
-	uint32_t h[2] = { n, cmd };
+	uint32_t h[2] = {n, cmd};
 
 	if (vtio_write_full(c, h, 8))
 		return -1;
@@ -93,7 +93,7 @@ static void serve(struct fake *f, int c)
 			break;
 		}
 		case VTW_CMD_GET_PARAM: {
-			uint32_t out[2] = { 1, f->mode == FAKE_FEW_TIMELINES ? 8 : 64 };
+			uint32_t out[2] = {1, f->mode == FAKE_FEW_TIMELINES ? 8 : 64};
 
 			reply(c, VTW_CMD_GET_PARAM, out, 2);
 			break;
@@ -310,17 +310,17 @@ static void test_virtgpu_scan_finds_nothing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_common_version),
-		cmocka_unit_test(test_old_vtest_protocol),
-		cmocka_unit_test(test_too_few_timelines),
-		cmocka_unit_test(test_no_capset),
-		cmocka_unit_test(test_wrong_reply),
-		cmocka_unit_test(test_truncated_reply),
-		cmocka_unit_test(test_silent_server_times_out),
-		cmocka_unit_test(test_no_server),
-		cmocka_unit_test(test_bad_transport_env),
-		cmocka_unit_test(test_virtgpu_not_a_drm_node),
-		cmocka_unit_test(test_virtgpu_scan_finds_nothing),
+	    cmocka_unit_test(test_no_common_version),
+	    cmocka_unit_test(test_old_vtest_protocol),
+	    cmocka_unit_test(test_too_few_timelines),
+	    cmocka_unit_test(test_no_capset),
+	    cmocka_unit_test(test_wrong_reply),
+	    cmocka_unit_test(test_truncated_reply),
+	    cmocka_unit_test(test_silent_server_times_out),
+	    cmocka_unit_test(test_no_server),
+	    cmocka_unit_test(test_bad_transport_env),
+	    cmocka_unit_test(test_virtgpu_not_a_drm_node),
+	    cmocka_unit_test(test_virtgpu_scan_finds_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,7 +51,7 @@ static int vt_connect(const char *path)
 
 static void vt_send(int fd, uint32_t cmd, const void *p, uint32_t ndw)
 {
-	uint32_t h[2] = { ndw, cmd };
+	uint32_t h[2] = {ndw, cmd};
 
 	assert_int_equal(vtio_write_full(fd, h, 8), 0);
 	if (ndw)
@@ -73,7 +73,7 @@ static int vt_handshake(void)
 {
 	int fd = vt_connect(srv.sock);
 	const char name[8] = "test";
-	uint32_t h[2] = { sizeof(name), VTW_CMD_CREATE_RENDERER }, v = 3;
+	uint32_t h[2] = {sizeof(name), VTW_CMD_CREATE_RENDERER}, v = 3;
 
 	assert_int_equal(vtio_write_full(fd, h, 8), 0);
 	assert_int_equal(vtio_write_full(fd, name, sizeof(name)), 0);
@@ -89,7 +89,7 @@ static int vt_handshake(void)
 static void assert_dropped(int fd)
 {
 	uint8_t b[64];
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	for (;;) {
 		assert_int_equal(poll(&p, 1, IO_TIMEOUT), 1);
@@ -110,8 +110,8 @@ static void context_init(int fd)
 
 static int create_blob(int fd, uint64_t id, uint64_t size, uint32_t flags, uint32_t *res_id)
 {
-	uint32_t req[6] = { VTW_BLOB_TYPE_HOST3D, flags, (uint32_t)size, (uint32_t)(size >> 32),
-			    (uint32_t)id, (uint32_t)(id >> 32) };
+	uint32_t req[6] = {VTW_BLOB_TYPE_HOST3D,   flags,        (uint32_t)size,
+			   (uint32_t)(size >> 32), (uint32_t)id, (uint32_t)(id >> 32)};
 
 	vt_send(fd, VTW_CMD_RESOURCE_CREATE_BLOB, req, 6);
 	vt_recv(fd, VTW_CMD_RESOURCE_CREATE_BLOB, res_id, 1);
@@ -158,7 +158,7 @@ static void test_params_and_capset(void **state)
 	vt_recv(fd, VTW_CMD_GET_PARAM, out, 2);
 	assert_int_equal(out[0], 0);
 
-	uint32_t q[2] = { VIRTIO_GPU_CAPSET_AMDKFD, VKFD_PROTO_VERSION };
+	uint32_t q[2] = {VIRTIO_GPU_CAPSET_AMDKFD, VKFD_PROTO_VERSION};
 
 	vt_send(fd, VTW_CMD_GET_CAPSET, q, 2);
 	vt_recv(fd, VTW_CMD_GET_CAPSET, cs, 1 + sizeof(c) / 4);
@@ -200,14 +200,14 @@ static void submit(int fd, const void *cmd, uint32_t bytes, uint32_t ring, uint3
 
 static void wait_sync(int fd, uint32_t sync, uint64_t value)
 {
-	uint32_t w[5] = { 0, 5000, sync, (uint32_t)value, (uint32_t)(value >> 32) };
+	uint32_t w[5] = {0, 5000, sync, (uint32_t)value, (uint32_t)(value >> 32)};
 
 	vt_send(fd, VTW_CMD_SYNC_WAIT, w, 5);
 	vt_recv(fd, VTW_CMD_SYNC_WAIT, NULL, 0);
 	int efd = vtio_recv_fd(fd, IO_TIMEOUT);
 
 	assert_true(efd >= 0);
-	struct pollfd p = { .fd = efd, .events = POLLIN };
+	struct pollfd p = {.fd = efd, .events = POLLIN};
 
 	assert_int_equal(poll(&p, 1, 5000), 1);
 	close(efd);
@@ -216,7 +216,7 @@ static void wait_sync(int fd, uint32_t sync, uint64_t value)
 static void test_context_shmem_roundtrip(void **state)
 {
 	int fd = vt_handshake();
-	uint32_t res = 0, sync = 0, zero[2] = { 0, 0 };
+	uint32_t res = 0, sync = 0, zero[2] = {0, 0};
 	struct stat st;
 
 	(void)state;
@@ -278,22 +278,22 @@ static void test_context_shmem_roundtrip(void **state)
 static void test_sync_write_wakes_wait(void **state)
 {
 	int fd = vt_handshake();
-	uint32_t sync, zero[2] = { 0, 0 };
+	uint32_t sync, zero[2] = {0, 0};
 
 	(void)state;
 	vt_send(fd, VTW_CMD_SYNC_CREATE, zero, 2);
 	vt_recv(fd, VTW_CMD_SYNC_CREATE, &sync, 1);
-	uint32_t w[5] = { 0, 5000, sync, 7, 0 };
+	uint32_t w[5] = {0, 5000, sync, 7, 0};
 
 	vt_send(fd, VTW_CMD_SYNC_WAIT, w, 5);
 	vt_recv(fd, VTW_CMD_SYNC_WAIT, NULL, 0);
 	int efd = vtio_recv_fd(fd, IO_TIMEOUT);
 
 	assert_true(efd >= 0);
-	struct pollfd p = { .fd = efd, .events = POLLIN };
+	struct pollfd p = {.fd = efd, .events = POLLIN};
 
 	assert_int_equal(poll(&p, 1, 0), 0);
-	uint32_t wr[3] = { sync, 7, 0 };
+	uint32_t wr[3] = {sync, 7, 0};
 
 	vt_send(fd, VTW_CMD_SYNC_WRITE, wr, 3);
 	assert_int_equal(poll(&p, 1, 5000), 1);
@@ -318,7 +318,7 @@ static void test_hostile_messages(void **state)
 
 	fd = vt_connect(srv.sock); /* renderer name far too long */
 	{
-		uint32_t h[2] = { 1u << 30, VTW_CMD_CREATE_RENDERER };
+		uint32_t h[2] = {1u << 30, VTW_CMD_CREATE_RENDERER};
 
 		assert_int_equal(vtio_write_full(fd, h, 8), 0);
 	}
@@ -334,7 +334,7 @@ static void test_hostile_messages(void **state)
 
 	fd = vt_handshake(); /* 16 GiB payload announced */
 	{
-		uint32_t h[2] = { 0xffffffffu, VTW_CMD_SUBMIT_CMD2 };
+		uint32_t h[2] = {0xffffffffu, VTW_CMD_SUBMIT_CMD2};
 
 		assert_int_equal(vtio_write_full(fd, h, 8), 0);
 	}
@@ -346,7 +346,7 @@ static void test_hostile_messages(void **state)
 
 	fd = vt_handshake(); /* submit before CONTEXT_INIT */
 	{
-		uint32_t p[9] = { 1 };
+		uint32_t p[9] = {1};
 
 		vt_send(fd, VTW_CMD_SUBMIT_CMD2, p, 9);
 	}
@@ -355,7 +355,7 @@ static void test_hostile_messages(void **state)
 	fd = vt_handshake(); /* batch count larger than the message */
 	context_init(fd);
 	{
-		uint32_t p[9] = { 1000 };
+		uint32_t p[9] = {1000};
 
 		vt_send(fd, VTW_CMD_SUBMIT_CMD2, p, 9);
 	}
@@ -364,7 +364,7 @@ static void test_hostile_messages(void **state)
 	fd = vt_handshake(); /* batch pointing past the message */
 	context_init(fd);
 	{
-		uint32_t p[9] = { 1, 0, 5, 0xfffffff0u, 0, 0, 0, 0, 0 };
+		uint32_t p[9] = {1, 0, 5, 0xfffffff0u, 0, 0, 0, 0, 0};
 
 		vt_send(fd, VTW_CMD_SUBMIT_CMD2, p, 9);
 	}
@@ -373,7 +373,7 @@ static void test_hostile_messages(void **state)
 	fd = vt_handshake(); /* ring out of range */
 	context_init(fd);
 	{
-		uint32_t p[9] = { 1, VTW_SUBMIT_FLAG_RING_IDX, 9, 0, 9, 0, 64, 0, 0 };
+		uint32_t p[9] = {1, VTW_SUBMIT_FLAG_RING_IDX, 9, 0, 9, 0, 64, 0, 0};
 
 		vt_send(fd, VTW_CMD_SUBMIT_CMD2, p, 9);
 	}
@@ -381,7 +381,7 @@ static void test_hostile_messages(void **state)
 
 	fd = vt_handshake(); /* wait on a sync that does not exist */
 	{
-		uint32_t w[5] = { 0, 10, 4242, 1, 0 };
+		uint32_t w[5] = {0, 10, 4242, 1, 0};
 
 		vt_send(fd, VTW_CMD_SYNC_WAIT, w, 5);
 	}
@@ -450,7 +450,7 @@ static void test_client_killed_mid_command(void **state)
 		if (shm < 0)
 			_exit(1);
 		/* half a SUBMIT_CMD2, then die */
-		uint32_t h[4] = { 100, VTW_CMD_SUBMIT_CMD2, 1, 0 };
+		uint32_t h[4] = {100, VTW_CMD_SUBMIT_CMD2, 1, 0};
 
 		if (vtio_write_full(fd, h, sizeof(h)))
 			_exit(1);
@@ -504,7 +504,7 @@ static void test_many_clients_sequentially(void **state)
 static void test_max_clients_and_sigterm(void **state)
 {
 	struct test_server s2;
-	const char *const extra[] = { "--max-clients", "1", NULL };
+	const char *const extra[] = {"--max-clients", "1", NULL};
 	struct test_server saved = srv;
 	struct stat st;
 
@@ -529,8 +529,8 @@ static void test_max_clients_and_sigterm(void **state)
 static void test_cli_errors(void **state)
 {
 	struct test_server s2;
-	const char *const bad_dev[] = { "--device", "gpu9000", NULL };
-	const char *const bad_num[] = { "--max-clients", "-3", NULL };
+	const char *const bad_dev[] = {"--device", "gpu9000", NULL};
+	const char *const bad_num[] = {"--max-clients", "-3", NULL};
 
 	(void)state;
 	assert_int_not_equal(harness_start(&s2, bad_dev), 0);
@@ -562,14 +562,14 @@ static void test_cli_errors(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_params_and_capset),
-		cmocka_unit_test(test_context_shmem_roundtrip),
-		cmocka_unit_test(test_sync_write_wakes_wait),
-		cmocka_unit_test(test_hostile_messages),
-		cmocka_unit_test(test_client_killed_mid_command),
-		cmocka_unit_test(test_many_clients_sequentially),
-		cmocka_unit_test(test_max_clients_and_sigterm),
-		cmocka_unit_test(test_cli_errors),
+	    cmocka_unit_test(test_params_and_capset),
+	    cmocka_unit_test(test_context_shmem_roundtrip),
+	    cmocka_unit_test(test_sync_write_wakes_wait),
+	    cmocka_unit_test(test_hostile_messages),
+	    cmocka_unit_test(test_client_killed_mid_command),
+	    cmocka_unit_test(test_many_clients_sequentially),
+	    cmocka_unit_test(test_max_clients_and_sigterm),
+	    cmocka_unit_test(test_cli_errors),
 	};
 
 	if (argc < 2) {

@@ -158,13 +158,10 @@ static void test_stray_fds_closed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_short_read_is_epipe),
-		cmocka_unit_test(test_timeout),
-		cmocka_unit_test(test_write_to_closed_peer),
-		cmocka_unit_test(test_fd_passing),
-		cmocka_unit_test(test_recv_fd_without_fd),
-		cmocka_unit_test(test_stray_fds_closed),
+	    cmocka_unit_test(test_roundtrip),        cmocka_unit_test(test_short_read_is_epipe),
+	    cmocka_unit_test(test_timeout),          cmocka_unit_test(test_write_to_closed_peer),
+	    cmocka_unit_test(test_fd_passing),       cmocka_unit_test(test_recv_fd_without_fd),
+	    cmocka_unit_test(test_stray_fds_closed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,7 @@ static int fcntl_closed(int fd)
 
 static bool readable(int fd)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	return poll(&p, 1, 0) == 1;
 }
@@ -94,7 +94,7 @@ static void test_wait_all_any(void **state)
 	vsync_signal(t, b, 2);
 	assert_true(readable(fd));
 	assert_int_equal(vsync_pending_waits(t), 0); /* fired and dropped */
-	close(fd); /* the table closed its copy */
+	close(fd);                                   /* the table closed its copy */
 
 	assert_int_equal(vsync_write(t, a, 0), 0);
 	assert_int_equal(vsync_write(t, b, 0), 0);
@@ -126,8 +126,7 @@ static void test_wait_errors(void **state)
 	assert_int_equal(vsync_wait(t, 0, -1, tr, 1, &keep), -ENOENT);
 	triple(tr, a, 1);
 	assert_int_equal(vsync_wait(t, 0, -1, tr, 0, &keep), -EINVAL);
-	assert_int_equal(vsync_wait(t, 0, -1, tr, VSYNC_MAX_WAIT_ENTRIES + 1, &keep),
-			 -EINVAL);
+	assert_int_equal(vsync_wait(t, 0, -1, tr, VSYNC_MAX_WAIT_ENTRIES + 1, &keep), -EINVAL);
 	assert_int_equal(vsync_wait(t, 0x80, -1, tr, 1, &keep), -EINVAL);
 	/* timeout 0 and not ready: an unsignalled fd, nothing kept */
 	fd = vsync_wait(t, 0, 0, tr, 1, &keep);
@@ -175,7 +174,7 @@ static void test_expired_waits_dropped(void **state)
 	fd = vsync_wait(t, 0, 1, tr, 1, &keep);
 	assert_true(fd >= 0 && keep);
 	usleep(5000);
-	vsync_signal(t, id, 0); /* no change: no sweep */
+	vsync_signal(t, id, 0);                     /* no change: no sweep */
 	assert_int_equal(vsync_write(t, id, 0), 0); /* sweeps */
 	assert_int_equal(vsync_pending_waits(t), 0);
 	vsync_table_destroy(t);
@@ -184,11 +183,11 @@ static void test_expired_waits_dropped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_wait_all_any),
-		cmocka_unit_test(test_wait_errors),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_expired_waits_dropped),
+	    cmocka_unit_test(test_values),
+	    cmocka_unit_test(test_wait_all_any),
+	    cmocka_unit_test(test_wait_errors),
+	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_expired_waits_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
