@@ -267,17 +267,20 @@ static int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req,
 /* Connections                                                         */
 /* ------------------------------------------------------------------ */
 
+/* VKFD_TRANSPORT if set; else vtest when VKFD_SOCKET names a socket (what
+ * vkfd-run sets up); else the library's choice (virtgpu in a VM). */
 static enum vkfd_transport bk_transport(void)
 {
 	const char *t = getenv("VKFD_TRANSPORT");
+	const char *s = getenv("VKFD_SOCKET");
 
-	if (!t || !*t)
-		return VKFD_TRANSPORT_VTEST;
-	if (!strcmp(t, "direct"))
+	if (t && !strcmp(t, "direct"))
 		return VKFD_TRANSPORT_DIRECT;
-	if (!strcmp(t, "virtgpu"))
+	if (t && !strcmp(t, "virtgpu"))
 		return VKFD_TRANSPORT_VIRTGPU;
-	return VKFD_TRANSPORT_VTEST;
+	if ((t && !strcmp(t, "vtest")) || (s && *s))
+		return VKFD_TRANSPORT_VTEST;
+	return VKFD_TRANSPORT_AUTO;
 }
 
 static struct bk_conn *bk_conn_new(int *err)
