@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/* Teardown at any moment releases every host resource (fds, threads, sim
+ * memory); parked KFD calls never block submit_cmd or unrelated get_blob. */
+#include <errno.h>
+#include <linux/kfd_ioctl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "host_harness.h"
+#include "host_internal.h"
+#include "vkfd/kfdsim.h"
+
+#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
+#define VRAM (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
+
+static int setup(void **state)
+{
+	(void)state;
+	return h_lib_init(0, NULL);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_lib_fini();
+	return 0;
+}
+
+/* A context holding one of everything. */
+static void populate(struct harness *h, int *blob_fd)
+{
+	struct vkfd_req_create_queue r;
+	struct vkfd_rsp_create_queue rsp;
+	struct vkfd_req_wait_events w;
+	struct vkfd_blob blob;
+	uint64_t ring, ctl, page, vram, db;
+	uint32_t ev;
+
+	assert_true(h_gtt(h, 4096, &ring) != 0);
+	assert_true(h_gtt(h, 4096, &ctl) != 0);
+	page = h_gtt(h, 4096 * 8, NULL);
+	assert_int_equal(h_alloc(h, h_va(h, 8 << 20), 8 << 20, VRAM, &vram, NULL), 0);
+	assert_int_equal(h_map(h, vram), 0);
+	assert_int_equal(h_alloc(h, h_va(h, 8192), 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL, &db,
+				 NULL),
+			 0);
+	h_bind(h, vram, 1);
+	assert_int_equal(vkfd_host_context_get_blob(h->ctx, 1, 1, 8 << 20, 1, &blob), 0);
+	*blob_fd = blob.fd;
+	memset(&r, 0, sizeof(r));
+	r.ring_base_address = ring;
+	r.ring_size = 4096;
+	r.write_pointer_address = ctl;
+	r.read_pointer_address = ctl + 8;
+	r.gpu_id = h->gpu_id;
+	r.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	r.queue_percentage = 100;
+	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+	assert_int_equal(h_create_event(h, page, KFD_IOC_EVENT_SIGNAL, 1, &ev), 0);
+	memset(&w, 0, sizeof(w));
+	w.ring_idx = 1;
+	w.num_events = 1;
+	w.timeout_ms = 0xffffffff;
+	w.events[0].event_id = ev;
+	h_add(h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), NULL);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 1, 1), 0);
+}
+
+static void test_destroy_releases_everything(void **state)
+{
+	uint64_t base_bytes = kfdsim_bytes_allocated(host_g.sim);
+	int base_fds = h_fd_count();
+	struct harness h;
+	int blob_fd;
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		assert_int_equal(h_open(&h, 1), 0);
+		populate(&h, &blob_fd);
+		assert_true(kfdsim_bytes_allocated(host_g.sim) > base_bytes);
+		assert_true(h_fd_count() > base_fds);
+		close(blob_fd); /* the VMM's copy of the exported blob */
+		h_close(&h);
+		assert_int_equal(kfdsim_bytes_allocated(host_g.sim), base_bytes);
+		assert_int_equal(h_fd_count(), base_fds);
+	}
+}
+
+static void test_destroy_with_queued_batches(void **state)
+{
+	uint64_t base_bytes = kfdsim_bytes_allocated(host_g.sim);
+	int base_fds = h_fd_count();
+	struct harness h;
+
+	(void)state;
+	assert_int_equal(h_open(&h, 2), 0);
+	for (int i = 0; i < 200; i++) {
+		struct vkfd_req_alloc_memory r;
+
+		memset(&r, 0, sizeof(r));
+		r.va = h_va(&h, 4096);
+		r.size = 4096;
+		r.gpu_id = h.gpu_id;
+		r.flags = GTT;
+		h_add(&h, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), NULL);
+		if (i % 20 == 19)
+			assert_int_equal(h_flush(&h), 0);
+	}
+	h_close(&h); /* destroy while the executor is still busy */
+	assert_int_equal(kfdsim_bytes_allocated(host_g.sim), base_bytes);
+	assert_int_equal(h_fd_count(), base_fds);
+}
+
+struct blob_call {
+	struct vkfd_host_context *ctx;
+	uint64_t blob_id, size;
+	int ret;
+	int fd;
+	volatile int done;
+};
+
+static void *get_blob_thread(void *arg)
+{
+	struct blob_call *c = arg;
+	struct vkfd_blob b;
+
+	c->ret = vkfd_host_context_get_blob(c->ctx, 1, c->blob_id, c->size, 1, &b);
+	c->fd = b.fd;
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void latch_case(unsigned nr)
+{
+	struct harness h;
+	struct vkfd_req_get_version gv;
+	struct blob_call call;
+	pthread_t t;
+	uint64_t early, victim, qh = 0;
+	uint32_t s;
+	int i;
+
+	assert_int_equal(h_open(&h, 3), 0);
+	/* a BO bound to a blob in an earlier submit */
+	assert_int_equal(h_alloc(&h, h_va(&h, 65536), 65536, GTT, &early, NULL), 0);
+	h_bind(&h, early, 500);
+	assert_int_equal(h_alloc(&h, h_va(&h, 4096), 4096, GTT, &victim, NULL), 0);
+	if (nr == 0x03) {
+		uint64_t ring, ctl;
+		struct vkfd_req_create_queue r;
+		struct vkfd_rsp_create_queue rsp;
+
+		assert_true(h_gtt(&h, 4096, &ring) && h_gtt(&h, 4096, &ctl));
+		memset(&r, 0, sizeof(r));
+		r.ring_base_address = ring;
+		r.ring_size = 4096;
+		r.write_pointer_address = ctl;
+		r.read_pointer_address = ctl + 8;
+		r.gpu_id = h.gpu_id;
+		r.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+		r.queue_percentage = 100;
+		assert_int_equal(h_call(&h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)),
+				 0);
+		qh = rsp.queue;
+	}
+	kfdsim_latch_ioctl(host_g.sim, nr);
+	/* the parked call */
+	if (nr == 0x18) {
+		struct vkfd_req_map_memory m;
+
+		memset(&m, 0, sizeof(m));
+		m.handle = victim;
+		m.n_devices = 1;
+		m.device_ids[0] = h.gpu_id;
+		s = h_add(&h, VKFD_CMD_MAP_MEMORY, &m, VKFD_REQ_MAP_MEMORY_LEN(1), NULL);
+	} else {
+		struct vkfd_req_handle f;
+
+		memset(&f, 0, sizeof(f));
+		f.handle = nr == 0x17 ? victim : qh;
+		s = h_add(&h, nr == 0x17 ? VKFD_CMD_FREE_MEMORY : VKFD_CMD_DESTROY_QUEUE, &f,
+			  sizeof(f), NULL);
+	}
+	assert_int_equal(h_flush(&h), 0);
+	for (i = 0; i < 2000 && kfdsim_latch_parked(host_g.sim, nr) == 0; i++)
+		usleep(1000);
+	assert_int_equal(kfdsim_latch_parked(host_g.sim, nr), 1);
+	/* the VMM thread is never blocked by it */
+	memset(&gv, 0, sizeof(gv));
+	h_add(&h, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), NULL);
+	assert_int_equal(h_flush(&h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h.ctx, 0, 0, 77), 0);
+	memset(&call, 0, sizeof(call));
+	call.ctx = h.ctx;
+	call.blob_id = 500;
+	call.size = 65536;
+	assert_int_equal(pthread_create(&t, NULL, get_blob_thread, &call), 0);
+	for (i = 0; i < 5000 && !__atomic_load_n(&call.done, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	assert_true(__atomic_load_n(&call.done, __ATOMIC_ACQUIRE)); /* returned while parked */
+	assert_int_equal(call.ret, 0);
+	close(call.fd);
+	/* the parked command has not completed */
+	assert_false(vkfd_seqno_passed(vkfd_load_acquire_u32(
+						&((struct vkfd_shmem_hdr *)h.shmem)->seqno),
+					s));
+	kfdsim_latch_release(host_g.sim, nr);
+	pthread_join(t, NULL);
+	assert_int_equal(h_wait_seqno(&h, s), 0);
+	h_close(&h);
+}
+
+static void test_latched_map(void **state)
+{
+	(void)state;
+	latch_case(0x18); /* MAP_MEMORY_TO_GPU */
+}
+
+static void test_latched_free(void **state)
+{
+	(void)state;
+	latch_case(0x17); /* FREE_MEMORY_OF_GPU */
+}
+
+static void test_latched_destroy_queue(void **state)
+{
+	(void)state;
+	latch_case(0x03); /* DESTROY_QUEUE */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_destroy_releases_everything),
+		cmocka_unit_test(test_destroy_with_queued_batches),
+		cmocka_unit_test(test_latched_map),
+		cmocka_unit_test(test_latched_free),
+		cmocka_unit_test(test_latched_destroy_queue),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
