@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,20 @@ vkfd_renderer_context_submit_fence(struct virgl_context *base,
    struct vkfd_renderer_context *ctx = to_vkfd_context(base);
 
    return vkfd_host_context_submit_fence(ctx->host, flags, ring_idx, fence_id);
+}
+
+int
+vkfd_renderer_get_doorbell_fd(struct virgl_context *base)
+{
+   struct vkfd_renderer_context *ctx = to_vkfd_context(base);
+
+   int fd = vkfd_host_context_get_doorbell_fd(ctx->host);
+   if (fd < 0)
+      return fd;
+
+   /* the library keeps its own; the VMM gets a descriptor it may close */
+   int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+   return dup_fd >= 0 ? dup_fd : -errno;
 }
 
 void

@@ -47,6 +47,10 @@ vkfd_renderer_create(uint32_t ctx_id,
                      const char *debug_name,
                      struct virgl_context **out);
 
+/* A dup of the context's doorbell-relay eventfd, or a negative errno. */
+int
+vkfd_renderer_get_doorbell_fd(struct virgl_context *ctx);
+
 #else /* ENABLE_AMDKFD */
 
 static inline void
@@ -86,6 +90,12 @@ vkfd_renderer_create(UNUSED uint32_t ctx_id,
 {
    *out = NULL;
    return -ENODEV;
+}
+
+static inline int
+vkfd_renderer_get_doorbell_fd(UNUSED struct virgl_context *ctx)
+{
+   return -ENOTSUP;
 }
 
 #endif /* ENABLE_AMDKFD */
