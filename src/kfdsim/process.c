@@ -29,6 +29,7 @@ struct sim_process *sim_process_create(struct kfdsim *sim)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->ev_lock, NULL);
 	pthread_mutex_init(&p->q_lock, NULL);
+	pthread_cond_init(&p->q_cv, NULL);
 	{
 		pthread_condattr_t ca;
 
@@ -78,6 +79,7 @@ void sim_process_destroy(struct sim_process *p)
 		pthread_rwlock_destroy(&pdd->vm_lock);
 	}
 	pthread_cond_destroy(&p->ev_cv);
+	pthread_cond_destroy(&p->q_cv);
 	pthread_mutex_destroy(&p->q_lock);
 	pthread_mutex_destroy(&p->ev_lock);
 	pthread_mutex_destroy(&p->lock);

@@ -123,10 +123,16 @@ static void engine_set_active(struct sim_queue *q, bool on)
 }
 #endif
 
+/* The queue is already out of p->queues; wait for evictions that still
+ * hold it, then stop its engine. */
 static void queue_free(struct sim_process *p, struct sim_queue *q)
 {
 	struct kfdsim *sim = p->sim;
 
+	pthread_mutex_lock(&p->q_lock);
+	while (q->evict_refs)
+		pthread_cond_wait(&p->q_cv, &p->q_lock);
+	pthread_mutex_unlock(&p->q_lock);
 	engine_stop(q);
 	doorbell_free(q->pdd, q->doorbell_id);
 	pthread_mutex_lock(&sim->lock);
@@ -339,8 +345,9 @@ int sim_ioctl_update_queue(struct sim_process *p, void *args)
 	pthread_mutex_lock(&p->q_lock);
 	q->percent = a->queue_percentage & 0xff;
 	q->priority = a->queue_priority;
-	engine_set_active(q, queue_active(q));
 	pthread_mutex_unlock(&p->q_lock);
+	/* proc->lock keeps the queue alive; deactivation may wait */
+	engine_set_active(q, queue_active(q));
 out:
 	pthread_mutex_unlock(&p->lock);
 	return r;
@@ -429,9 +436,16 @@ unsigned sim_pdd_queue_count(struct sim_pdd *pdd)
 	return n;
 }
 
-/* VM fault, queue error or GPU reset: the process's queues on that GPU stop. */
+/* VM fault, queue error or GPU reset: the process's queues on that GPU stop.
+ * Called from engine threads too: deactivating another queue waits for its
+ * engine to park, so that happens outside q_lock (its engine may be about to
+ * run this same function). */
 void sim_queues_evict(struct sim_process *p, struct sim_pdd *pdd)
 {
+	struct sim_queue **list;
+	unsigned n = 0;
+
+	list = calloc(SIM_MAX_QUEUES, sizeof(*list));
 	pthread_mutex_lock(&p->q_lock);
 	for (unsigned i = 0; i < SIM_MAX_QUEUES; i++) {
 		struct sim_queue *q = p->queues[i];
@@ -439,9 +453,20 @@ void sim_queues_evict(struct sim_process *p, struct sim_pdd *pdd)
 		if (!q || q->pdd != pdd || q->evicted)
 			continue;
 		q->evicted = true;
-		engine_set_active(q, false);
+		if (list) {
+			q->evict_refs++;
+			list[n++] = q;
+		}
 	}
 	pthread_mutex_unlock(&p->q_lock);
+	for (unsigned i = 0; i < n; i++)
+		engine_set_active(list[i], false);
+	pthread_mutex_lock(&p->q_lock);
+	for (unsigned i = 0; i < n; i++)
+		list[i]->evict_refs--;
+	pthread_cond_broadcast(&p->q_cv);
+	pthread_mutex_unlock(&p->q_lock);
+	free(list);
 }
 
 void sim_queues_release(struct sim_process *p)

@@ -228,6 +228,7 @@ struct sim_queue {
 	bool evicted;
 	bool gws;
 	uint32_t cu_mask_count;
+	unsigned evict_refs; /* evictions in flight, under q_lock */
 	struct sim_engine_queue *eng;
 };
 
@@ -254,6 +255,7 @@ struct sim_process {
 
 	/* queues, pointers under q_lock (engine callbacks read them) */
 	pthread_mutex_t q_lock;
+	pthread_cond_t q_cv;
 	struct sim_queue *queues[SIM_MAX_QUEUES];
 	unsigned nqueues;
 };

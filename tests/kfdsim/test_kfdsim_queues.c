@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/* kfdsim conformance: CREATE/DESTROY/UPDATE_QUEUE argument checks,
+ * doorbell offsets, SDMA limits, SET_CU_MASK, ALLOC_QUEUE_GWS, latches,
+ * and a queue actually served by the engine. */
+#include <pthread.h>
+
+#include "sim_fixture.h"
+
+#define GTT_W (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE)
+
+struct qbufs {
+	uint64_t ring, rptr, wptr;
+	uint8_t *cpu; /* CPU view of ring (64 KiB) + pointers page */
+};
+
+/* A 64 KiB ring BO and a page holding rptr/wptr, mapped on GPU 0. */
+static void make_bufs(struct fx *f, struct qbufs *b)
+{
+	uint64_t va = fx_va(f, 65536 + 4096), h, off = 0;
+	uint32_t ids[1] = { f->gpu_id[0] };
+
+	assert_int_equal(fx_alloc(f, 0, GTT_W, va, 65536 + 4096, &h, &off), 0);
+	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
+	b->cpu = f->ops->mmap(f->sim, (void *)(uintptr_t)va, 65536 + 4096, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_FIXED, f->rfd[0], (off_t)off);
+	assert_ptr_equal(b->cpu, (void *)(uintptr_t)va);
+	b->ring = va;
+	b->rptr = va + 65536 + 0x80;
+	b->wptr = va + 65536 + 0x38;
+}
+
+static void qargs(struct fx *f, const struct qbufs *b, struct kfdsim_create_queue_args *q,
+		  uint32_t type)
+{
+	memset(q, 0, sizeof(*q));
+	q->base.ring_base_address = b->ring;
+	q->base.ring_size = 65536;
+	q->base.read_pointer_address = b->rptr;
+	q->base.write_pointer_address = b->wptr;
+	q->base.gpu_id = f->gpu_id[0];
+	q->base.queue_type = type;
+	q->base.queue_percentage = 100;
+	q->base.queue_priority = 7;
+}
+
+static int create_q(struct fx *f, struct kfdsim_create_queue_args *q)
+{
+	return fx_ioctl(f, AMDKFD_IOC_CREATE_QUEUE, &q->base);
+}
+
+static int destroy_q(struct fx *f, uint32_t id)
+{
+	struct kfd_ioctl_destroy_queue_args d = { .queue_id = id };
+
+	return fx_ioctl(f, AMDKFD_IOC_DESTROY_QUEUE, &d);
+}
+
+static void test_create_queue_checks(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfdsim_create_queue_args q;
+	struct qbufs b;
+
+	(void)state;
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	q.base.queue_percentage = 101;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	/* only the low byte is the percentage */
+	q.base.queue_percentage = 0x0164;
+	q.base.queue_priority = 16;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.queue_priority = 15;
+	q.base.ring_size = 3000;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.ring_size = 65536;
+	q.base.queue_type = 7;
+	assert_int_equal(create_q(f, &q), -KFDSIM_ENOTSUPP);
+	q.base.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	q.base.read_pointer_address = 0x7ffffffffffeULL;
+	assert_int_equal(create_q(f, &q), -EFAULT);
+	q.base.read_pointer_address = b.rptr;
+	q.base.eop_buffer_address = ~0ULL;
+	assert_int_equal(create_q(f, &q), -EFAULT);
+	q.base.eop_buffer_address = 0;
+	q.base.ctx_save_restore_address = 1ULL << 60;
+	assert_int_equal(create_q(f, &q), -EFAULT);
+	q.base.ctx_save_restore_address = 0;
+	q.base.gpu_id = 0;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.gpu_id = f->gpu_id[0];
+	/* KFD 1.17: rptr, wptr and ring must be GPU mapped */
+	q.base.write_pointer_address = fx_va(f, 4096);
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.write_pointer_address = b.wptr;
+	q.base.ring_size = 1u << 20;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.ring_size = 65536;
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(q.base.queue_id, 0);
+	assert_int_equal(q.base.doorbell_offset, (3ULL << 62) | ((uint64_t)f->gpu_id[0] << 46));
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(q.base.queue_id, 1);
+	assert_int_equal(q.base.doorbell_offset & 0x1fff, 8);
+	fx_free(f);
+}
+
+static void test_ring_size_clamp(void **state)
+{
+	struct kfdsim_config cfg;
+	struct kfdsim_create_queue_args q;
+	struct qbufs b;
+	struct fx *f;
+
+	(void)state;
+	kfdsim_config_default(&cfg);
+	cfg.kfd_minor = 11; /* no buffer checks: an unmapped ring is accepted */
+	f = fx_new(&cfg, true);
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE);
+	q.base.ring_size = 256;
+	q.base.ring_base_address = 0x100000;
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(q.base.ring_size, KFD_MIN_QUEUE_RING_SIZE);
+	q.base.ring_size = 0;
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(q.base.ring_size, KFD_MIN_QUEUE_RING_SIZE);
+	fx_free(f);
+}
+
+static void test_queue_before_acquire(void **state)
+{
+	struct fx *f = fx_new(NULL, false);
+	struct kfdsim_create_queue_args q;
+	struct qbufs b = { .ring = 0x100000, .rptr = 0x200000, .wptr = 0x200008 };
+
+	(void)state;
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	assert_int_equal(create_q(f, &q), -ESRCH);
+	fx_free(f);
+}
+
+static void test_destroy_update(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfdsim_create_queue_args q;
+	struct kfd_ioctl_update_queue_args u;
+	struct qbufs b;
+
+	(void)state;
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	assert_int_equal(create_q(f, &q), 0);
+	u = (struct kfd_ioctl_update_queue_args){ .ring_base_address = b.ring,
+						  .queue_id = q.base.queue_id,
+						  .ring_size = 65536,
+						  .queue_percentage = 0,
+						  .queue_priority = 3 };
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
+	u.queue_percentage = 100;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
+	u.queue_percentage = 101;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EINVAL);
+	u.queue_percentage = 50;
+	u.queue_priority = 16;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EINVAL);
+	u.queue_priority = 1;
+	u.ring_size = 1000;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EINVAL);
+	u.ring_size = 32768;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
+	/* unknown queue: pqm_update_queue_properties answers -EFAULT */
+	u.queue_id = 55;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EFAULT);
+	assert_int_equal(destroy_q(f, 55), -EINVAL);
+	assert_int_equal(destroy_q(f, 5000), -EINVAL);
+	assert_int_equal(destroy_q(f, q.base.queue_id), 0);
+	assert_int_equal(destroy_q(f, q.base.queue_id), -EINVAL);
+	/* the id and doorbell are free again */
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(q.base.queue_id, 0);
+	assert_int_equal(q.base.doorbell_offset & 0x1fff, 0);
+	fx_free(f);
+}
+
+static void test_sdma_queues(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfdsim_create_queue_args q;
+	struct qbufs b;
+	unsigned n = 0;
+
+	(void)state;
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_SDMA);
+	assert_int_equal(create_q(f, &q), 0);
+	/* SDMA doorbells come from the reserved block 0x0E0.. of the slice */
+	assert_int_equal((q.base.doorbell_offset & 0x1fff) / 8, 0xe0);
+	n = 1;
+	while (create_q(f, &q) == 0)
+		n++;
+	/* gfx90a model: 2 engines x 8 queues */
+	assert_int_equal(n, 16);
+	assert_int_equal(create_q(f, &q), -ENOMEM);
+	assert_int_equal(destroy_q(f, 3), 0);
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(q.base.queue_id, 3);
+	fx_free(f);
+}
+
+static void test_cu_mask_and_gws(void **state)
+{
+	struct kfdsim_config cfg;
+	struct fx *f = fx_new(NULL, true);
+	struct kfdsim_create_queue_args q, q2;
+	struct kfd_ioctl_set_cu_mask_args cm;
+	struct kfd_ioctl_alloc_queue_gws_args g;
+	uint32_t mask[40];
+	struct qbufs b;
+
+	(void)state;
+	memset(mask, 0xff, sizeof(mask));
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	assert_int_equal(create_q(f, &q), 0);
+	q2 = q;
+	assert_int_equal(create_q(f, &q2), 0);
+	cm = (struct kfd_ioctl_set_cu_mask_args){ .queue_id = q.base.queue_id,
+						  .num_cu_mask = 33,
+						  .cu_mask_ptr = (uintptr_t)mask };
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), -EINVAL);
+	cm.num_cu_mask = 0;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), -EINVAL);
+	cm.num_cu_mask = 128;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), 0);
+	/* more than 1024 bits are cut, not refused */
+	cm.num_cu_mask = 40 * 32;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), 0);
+	cm.cu_mask_ptr = 32;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), -EFAULT);
+	cm.cu_mask_ptr = (uintptr_t)mask;
+	cm.queue_id = 99;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), -EFAULT);
+
+	g = (struct kfd_ioctl_alloc_queue_gws_args){ .queue_id = 99, .num_gws = 1 };
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), -EINVAL);
+	g.queue_id = q.base.queue_id;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), 0);
+	assert_int_equal(g.first_gws, 0);
+	/* one GWS queue per process and device */
+	g.queue_id = q2.base.queue_id;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), -EBUSY);
+	g.queue_id = q.base.queue_id;
+	g.num_gws = 0;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), 0);
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), -EINVAL);
+	fx_free(f);
+
+	/* the gfx1030 model has no GWS */
+	kfdsim_config_default(&cfg);
+	strcpy(cfg.target, "gfx1030");
+	f = fx_new(&cfg, true);
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	assert_int_equal(create_q(f, &q), 0);
+	g = (struct kfd_ioctl_alloc_queue_gws_args){ .queue_id = q.base.queue_id, .num_gws = 1 };
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), -ENODEV);
+	fx_free(f);
+}
+
+static void test_xnack_busy_with_queue(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfdsim_create_queue_args q;
+	struct kfd_ioctl_set_xnack_mode_args x = { .xnack_enabled = 1 };
+	struct qbufs b;
+
+	(void)state;
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_XNACK_MODE, &x), -EBUSY);
+	x.xnack_enabled = -1;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_XNACK_MODE, &x), 0);
+	fx_free(f);
+}
+
+/* AQL barrier-AND packet (header type 3), no dependencies, no signal. */
+static void put_barrier(uint8_t *slot)
+{
+	uint16_t header = 3 | (1 << 8); /* type BARRIER_AND, barrier bit */
+
+	memset(slot, 0, 64);
+	__atomic_store_n((uint16_t *)slot, header, __ATOMIC_RELEASE);
+}
+
+static void test_engine_serves_doorbell(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfdsim_create_queue_args q;
+	struct qbufs b;
+	uint64_t *db, *rptr, *wptr, t0;
+
+	(void)state;
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	rptr = (uint64_t *)(b.cpu + 65536 + 0x80);
+	wptr = (uint64_t *)(b.cpu + 65536 + 0x38);
+	/* empty AQL slots hold type INVALID (1) */
+	for (unsigned i = 0; i < 65536 / 64; i++)
+		*(uint16_t *)(b.cpu + i * 64) = 1;
+	assert_int_equal(create_q(f, &q), 0);
+	db = f->ops->mmap(f->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, f->kfd,
+			  (off_t)(q.base.doorbell_offset & ~0x1fffULL));
+	assert_true(db != MAP_FAILED);
+	put_barrier(b.cpu);
+	put_barrier(b.cpu + 64);
+	*wptr = 2;
+	__atomic_store_n(&db[(q.base.doorbell_offset & 0x1fff) / 8], 1, __ATOMIC_RELEASE);
+	t0 = fx_now_ns();
+	while (__atomic_load_n(rptr, __ATOMIC_ACQUIRE) < 2 && fx_now_ns() - t0 < 5000000000ULL)
+		usleep(1000);
+	assert_int_equal(*rptr, 2);
+	assert_int_equal(destroy_q(f, q.base.queue_id), 0);
+	f->ops->munmap(f->sim, db, 8192);
+	fx_free(f);
+}
+
+struct latch_arg {
+	struct fx *f;
+	uint64_t handle;
+	int ret;
+};
+
+static void *free_in_thread(void *arg)
+{
+	struct latch_arg *a = arg;
+
+	a->ret = fx_free_bo(a->f, a->handle);
+	return NULL;
+}
+
+static void test_latch(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct latch_arg a = { .f = f, .ret = 1 };
+	pthread_t t;
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(fx_alloc(f, 0, GTT_W, fx_va(f, 4096), 4096, &a.handle, NULL), 0);
+	kfdsim_latch_ioctl(f->sim, 0x17);
+	pthread_create(&t, NULL, free_in_thread, &a);
+	t0 = fx_now_ns();
+	while (kfdsim_latch_parked(f->sim, 0x17) == 0 && fx_now_ns() - t0 < 5000000000ULL)
+		usleep(1000);
+	assert_int_equal(kfdsim_latch_parked(f->sim, 0x17), 1);
+	usleep(10000);
+	assert_int_equal(__atomic_load_n(&a.ret, __ATOMIC_ACQUIRE), 1); /* still parked */
+	kfdsim_latch_release(f->sim, 0x17);
+	pthread_join(t, NULL);
+	assert_int_equal(a.ret, 0);
+	assert_int_equal(kfdsim_latch_parked(f->sim, 0x17), 0);
+	fx_free(f);
+}
+
+static void test_close_with_queues(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfdsim_create_queue_args q;
+	struct qbufs b;
+
+	(void)state;
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	assert_int_equal(create_q(f, &q), 0);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_SDMA);
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(f->ops->close(f->sim, f->kfd), 0);
+	assert_int_equal(kfdsim_bytes_allocated(f->sim), 0);
+	/* destroy with fds still open releases the rest (checked by ASan) */
+	fx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_queue_checks),
+		cmocka_unit_test(test_ring_size_clamp),
+		cmocka_unit_test(test_queue_before_acquire),
+		cmocka_unit_test(test_destroy_update),
+		cmocka_unit_test(test_sdma_queues),
+		cmocka_unit_test(test_cu_mask_and_gws),
+		cmocka_unit_test(test_xnack_busy_with_queue),
+		cmocka_unit_test(test_engine_serves_doorbell),
+		cmocka_unit_test(test_latch),
+		cmocka_unit_test(test_close_with_queues),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
