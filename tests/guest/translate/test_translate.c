@@ -734,6 +734,80 @@ static void test_create_queue_sizes(void **state)
 	}
 }
 
+
+static void test_sizes_and_misc(void **state)
+{
+	uint8_t big[64];
+	struct bk_alloc_memory a;
+	struct bk_available_memory am;
+	struct bk_tile_config tc;
+	uint32_t tiles[4] = { 0xaaaa, 0xaaaa, 0xaaaa, 0xaaaa };
+	uint64_t mva = va_reserve(PAGE);
+	void *m;
+	int r;
+
+	(void)state;
+	/* a longer argument than the kernel's: its tail is left alone */
+	memset(big, 0xcc, sizeof(big));
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(big),
+			     big), 0);
+	assert_int_equal(big[0], 1);
+	for (size_t i = 8; i < sizeof(big); i++)
+		assert_int_equal(big[i], 0xcc);
+	/* a shorter one is zero-extended: no gpu_id / flags -> EINVAL, and
+	 * nothing past the declared size is written */
+	memset(big, 0, sizeof(big));
+	memcpy(big, &(uint64_t){ va_reserve(PAGE) }, 8);
+	memcpy(big + 8, &(uint64_t){ PAGE }, 8);
+	memset(big + 32, 0xcc, 32);
+	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, 32, big),
+			 -EINVAL);
+	for (size_t i = 32; i < sizeof(big); i++)
+		assert_int_equal(big[i], 0xcc);
+
+	memset(&am, 0, sizeof(am));
+	am.gpu_id = gpu_id;
+	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am),
+			 0);
+	assert_true(am.available > 0);
+	am.gpu_id = 0xdead;
+	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am),
+			 -EINVAL);
+
+	/* tile config: at most the caller's capacity is written */
+	memset(&tc, 0, sizeof(tc));
+	tc.gpu_id = gpu_id;
+	tc.tile_config_ptr = (uintptr_t)tiles;
+	tc.num_tile_configs = 2;
+	r = kio(kfd, RW, BK_NR_GET_TILE_CONFIG, sizeof(tc), &tc);
+	if (r == 0) {
+		assert_true(tc.num_tile_configs <= 2);
+		assert_int_equal(tiles[2], 0xaaaa);
+		assert_int_equal(tiles[3], 0xaaaa);
+	} else {
+		fail_msg("GET_TILE_CONFIG: %d", r);
+	}
+
+	/* the HDP page: MMIO_REMAP, one page, mmap on the kfd fd */
+	assert_int_equal(alloc_bo(mva, PAGE,
+				  BK_ALLOC_MMIO_REMAP | (1u << 31) | (1u << 26),
+				  &a), 0);
+	assert_int_equal(a.mmap_offset & BK_MMAP_TYPE_MASK, BK_MMAP_TYPE_MMIO);
+	m = B.mmap((void *)(uintptr_t)mva, PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
+	assert_true(m == MAP_FAILED); /* not a render-node offset */
+	m = B.mmap((void *)(uintptr_t)mva, PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, kfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)mva);
+	((volatile uint32_t *)m)[0] = 1; /* HDP_MEM_FLUSH_CNTL */
+	m = B.mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, kfd,
+		   (off_t)a.mmap_offset);
+	assert_true(m == MAP_FAILED); /* larger than the page */
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_true(B.mmap(NULL, PAGE, PROT_READ, MAP_SHARED, kfd,
+			   (off_t)a.mmap_offset) == MAP_FAILED);
+}
+
 static void test_render_drm(void **state)
 {
 	struct {
@@ -817,6 +891,7 @@ int main(void)
 		cmocka_unit_test(test_userptr_conversion),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_create_queue_sizes),
+		cmocka_unit_test(test_sizes_and_misc),
 		cmocka_unit_test(test_render_drm),
 	};
 
