@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engines inside kfdsim, driven the way ROCr drives a GPU: USERPTR
+ * memory for the AQL ring, amd_queue_t-style pointers and signals, a GTT
+ * event page, a doorbell mapped from the kfd fd, WAIT_EVENTS for
+ * completion. Checks that the core and the engines agree on the contract
+ * (sim_engine.h), complementing the fake-environment tests.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <linux/kfd_ioctl.h>
+
+#include "aql_packets.h"
+#include "vkfd/kfdsim.h"
+
+#define RING_SIZE 4096u
+#define BUF_SIZE (1u << 20)
+/* offsets in the USERPTR buffer */
+#define OFF_RING 0x0
+#define OFF_WPTR 0x1038  /* amd_queue_t write_dispatch_id */
+#define OFF_RPTR 0x1080  /* amd_queue_t read_dispatch_id */
+#define OFF_SIG  0x2000
+#define OFF_KOBJ 0x3000
+#define OFF_KARG 0x4000
+#define OFF_DATA 0x10000
+#define EVENT_PAGE_SIZE (4096u * 8u)
+/* The header's (1 << 31) overflows int (UBSan); same bits, unsigned. */
+#define FLAG_WRITABLE (1u << 31)
+#define FLAG_EXECUTABLE (1u << 30)
+
+struct world {
+	struct kfdsim *sim;
+	const struct vkfd_device_ops *ops;
+	int kfd, rfd;
+	uint32_t gpu_id;
+	uint8_t *buf;        /* USERPTR: GPU VA == this pointer */
+	uint8_t *reserve;    /* PROT_NONE VA for the event page */
+	uint64_t *slots;     /* event page, CPU view */
+	uint64_t ev_page_va;
+	uint32_t event_id;
+	uint32_t mem_event_id;
+	volatile uint64_t *doorbell;
+	void *db_map;
+	uint32_t queue_id;
+	uint64_t next;
+};
+
+static int kio(struct world *w, unsigned long req, void *arg)
+{
+	return w->ops->ioctl(w->sim, w->kfd, req, arg);
+}
+
+static uint64_t va(struct world *w, uint64_t off)
+{
+	return (uint64_t)(uintptr_t)(w->buf + off);
+}
+
+static void map_to_gpu(struct world *w, uint64_t handle)
+{
+	struct kfd_ioctl_map_memory_to_gpu_args m = {
+		.handle = handle,
+		.device_ids_array_ptr = (uintptr_t)&w->gpu_id,
+		.n_devices = 1,
+	};
+
+	assert_int_equal(kio(w, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &m), 0);
+	assert_int_equal(m.n_success, 1);
+}
+
+static int setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kfdsim_config cfg;
+	struct kfd_process_device_apertures ap[KFDSIM_MAX_GPUS];
+	struct kfd_ioctl_get_process_apertures_new_args apa = {
+		.kfd_process_device_apertures_ptr = (uintptr_t)ap,
+		.num_of_nodes = KFDSIM_MAX_GPUS,
+	};
+	struct kfd_ioctl_acquire_vm_args acq;
+	struct kfd_ioctl_alloc_memory_of_gpu_args al;
+	struct kfd_ioctl_create_event_args ev;
+	struct kfd_ioctl_create_queue_args cq;
+	uint64_t db_page;
+	void *p;
+
+	assert_non_null(w);
+	kfdsim_config_default(&cfg);
+	w->sim = kfdsim_create(&cfg);
+	assert_non_null(w->sim);
+	w->ops = kfdsim_device_ops();
+	w->kfd = w->ops->open_kfd(w->sim);
+	assert_true(w->kfd >= 0);
+	assert_int_equal(kio(w, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &apa), 0);
+	assert_true(apa.num_of_nodes >= 1);
+	w->gpu_id = ap[0].gpu_id;
+	w->rfd = w->ops->open_render(w->sim, kfdsim_render_minor(w->sim, 0));
+	assert_true(w->rfd >= 0);
+	acq = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)w->rfd,
+						  .gpu_id = w->gpu_id };
+	assert_int_equal(kio(w, AMDKFD_IOC_ACQUIRE_VM, &acq), 0);
+
+	/* ring, pointers, signals, kernels, data: one USERPTR buffer */
+	w->buf = aligned_alloc(4096, BUF_SIZE);
+	assert_non_null(w->buf);
+	memset(w->buf, 0, BUF_SIZE);
+	memset(&al, 0, sizeof(al));
+	al.va_addr = va(w, 0);
+	al.size = BUF_SIZE;
+	al.gpu_id = w->gpu_id;
+	al.mmap_offset = va(w, 0);
+	al.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | FLAG_WRITABLE | FLAG_EXECUTABLE;
+	assert_int_equal(kio(w, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &al), 0);
+	map_to_gpu(w, al.handle);
+
+	/* event page: a GTT BO mapped for the CPU at its GPU VA */
+	w->reserve = mmap(NULL, 4u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+	assert_true(w->reserve != MAP_FAILED);
+	w->ev_page_va = ((uintptr_t)w->reserve + (2u << 20) - 1) & ~((uint64_t)(2u << 20) - 1);
+	memset(&al, 0, sizeof(al));
+	al.va_addr = w->ev_page_va;
+	al.size = EVENT_PAGE_SIZE;
+	al.gpu_id = w->gpu_id;
+	al.flags = KFD_IOC_ALLOC_MEM_FLAGS_GTT | FLAG_WRITABLE;
+	assert_int_equal(kio(w, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &al), 0);
+	p = w->ops->mmap(w->sim, (void *)(uintptr_t)w->ev_page_va, EVENT_PAGE_SIZE,
+			 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, w->rfd,
+			 (off_t)al.mmap_offset);
+	assert_true(p == (void *)(uintptr_t)w->ev_page_va);
+	w->slots = p;
+	map_to_gpu(w, al.handle);
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event_page_offset = al.handle;
+	ev.event_type = KFD_IOC_EVENT_SIGNAL;
+	ev.auto_reset = 1;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_EVENT, &ev), 0);
+	w->event_id = ev.event_id;
+	assert_true(w->event_id < 4096);
+	memset(&ev, 0, sizeof(ev));
+	ev.event_type = KFD_IOC_EVENT_MEMORY;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_EVENT, &ev), 0);
+	w->mem_event_id = ev.event_id;
+
+	/* builtin descriptors */
+	for (uint32_t id = 1; id <= 5; id++) {
+		memcpy(w->buf + OFF_KOBJ + 64 * id, KFDSIM_KERNEL_MAGIC, 8);
+		memcpy(w->buf + OFF_KOBJ + 64 * id + 8, &id, 4);
+	}
+	for (uint64_t i = 0; i < RING_SIZE; i += 64) {
+		uint16_t h = AQL_TYPE_INVALID;
+
+		memcpy(w->buf + OFF_RING + i, &h, 2);
+	}
+
+	memset(&cq, 0, sizeof(cq));
+	cq.ring_base_address = va(w, OFF_RING);
+	cq.ring_size = RING_SIZE;
+	cq.write_pointer_address = va(w, OFF_WPTR);
+	cq.read_pointer_address = va(w, OFF_RPTR);
+	cq.gpu_id = w->gpu_id;
+	cq.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	cq.queue_percentage = 100;
+	cq.queue_priority = 7;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
+	w->queue_id = cq.queue_id;
+
+	/* the doorbell slice through the kfd fd, as libhsakmt maps it */
+	db_page = cq.doorbell_offset & ~(uint64_t)(8192 - 1);
+	w->db_map = w->ops->mmap(w->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, w->kfd,
+				 (off_t)db_page);
+	assert_true(w->db_map != MAP_FAILED);
+	w->doorbell = (volatile uint64_t *)((uint8_t *)w->db_map + (cq.doorbell_offset & 8191));
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+	struct kfd_ioctl_destroy_queue_args dq = { .queue_id = w->queue_id };
+
+	assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
+	w->ops->munmap(w->sim, w->db_map, 8192);
+	w->ops->close(w->sim, w->kfd);
+	w->ops->close(w->sim, w->rfd);
+	kfdsim_destroy(w->sim);
+	munmap(w->reserve, 4u << 20);
+	free(w->buf);
+	free(w);
+	return 0;
+}
+
+static void submit(struct world *w, const void *pkt)
+{
+	uint8_t *slot = w->buf + OFF_RING + (w->next % (RING_SIZE / 64)) * 64;
+	uint16_t header;
+
+	memcpy(slot + 2, (const uint8_t *)pkt + 2, 62);
+	memcpy(&header, pkt, 2);
+	__atomic_store_n((uint16_t *)slot, header, __ATOMIC_RELEASE);
+	w->next++;
+	__atomic_store_n((uint64_t *)(w->buf + OFF_WPTR), w->next, __ATOMIC_RELEASE);
+	/* ROCr rings the doorbell with the packet index; no kick: the engine
+	 * must notice by itself */
+	*w->doorbell = w->next - 1;
+}
+
+static void dispatch(struct world *w, uint32_t builtin, uint64_t kernarg, uint64_t signal)
+{
+	struct aql_dispatch_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.header = AQL_TYPE_KERNEL_DISPATCH | AQL_HEADER_BARRIER;
+	p.setup = 1;
+	p.workgroup_size[0] = p.workgroup_size[1] = p.workgroup_size[2] = 1;
+	p.grid_size[0] = p.grid_size[1] = p.grid_size[2] = 1;
+	p.kernel_object = va(w, OFF_KOBJ + 64 * builtin);
+	p.kernarg_address = kernarg;
+	p.completion_signal = signal;
+	submit(w, &p);
+}
+
+static int wait_event(struct world *w, uint32_t id, uint32_t timeout_ms,
+		      struct kfd_event_data *out)
+{
+	struct kfd_event_data d;
+	struct kfd_ioctl_wait_events_args a;
+	int r;
+
+	memset(&d, 0, sizeof(d));
+	d.event_id = id;
+	memset(&a, 0, sizeof(a));
+	a.events_ptr = (uintptr_t)&d;
+	a.num_events = 1;
+	a.wait_for_all = 0;
+	a.timeout = timeout_ms;
+	r = kio(w, AMDKFD_IOC_WAIT_EVENTS, &a);
+	if (out)
+		*out = d;
+	return r ? r : (int)a.wait_result;
+}
+
+static void test_dispatch_signals_event(void **state)
+{
+	struct world *w = *state;
+	struct aql_amd_signal *sig = (void *)(w->buf + OFF_SIG);
+	uint32_t *data = (void *)(w->buf + OFF_DATA);
+	uint64_t dst = va(w, OFF_DATA);
+	uint32_t value = 0xabcd1234, count = 100;
+
+	sig->kind = 1;
+	sig->value = 1;
+	sig->event_mailbox_ptr = w->ev_page_va + 8ull * w->event_id;
+	sig->event_id = w->event_id;
+	memcpy(w->buf + OFF_KARG, &dst, 8);
+	memcpy(w->buf + OFF_KARG + 8, &value, 4);
+	memcpy(w->buf + OFF_KARG + 12, &count, 4);
+	dispatch(w, KFDSIM_BUILTIN_FILL_U32, va(w, OFF_KARG), va(w, OFF_SIG));
+
+	assert_int_equal(wait_event(w, w->event_id, 5000, NULL), KFD_IOC_WAIT_RESULT_COMPLETE);
+	assert_int_equal(__atomic_load_n(&sig->value, __ATOMIC_ACQUIRE), 0);
+	for (uint32_t i = 0; i < count; i++)
+		assert_int_equal(data[i], value);
+	assert_int_equal(data[count], 0);
+	assert_true(sig->end_ts >= sig->start_ts && sig->start_ts != 0);
+
+	/* the read index follows (published after the signal) */
+	for (int i = 0; i < 5000 && __atomic_load_n((uint64_t *)(w->buf + OFF_RPTR),
+						    __ATOMIC_ACQUIRE) != 1; i++)
+		usleep(1000);
+	assert_int_equal(*(uint64_t *)(w->buf + OFF_RPTR), 1);
+}
+
+static void test_fault_raises_memory_event(void **state)
+{
+	struct world *w = *state;
+	struct kfd_event_data d;
+	/* an address in the PROT_NONE reservation that no BO covers */
+	uint64_t bad = w->ev_page_va + (1u << 20) + 0x123;
+
+	memcpy(w->buf + OFF_KARG, &bad, 8);
+	dispatch(w, KFDSIM_BUILTIN_FAULT, va(w, OFF_KARG), 0);
+	assert_int_equal(wait_event(w, w->mem_event_id, 5000, &d), KFD_IOC_WAIT_RESULT_COMPLETE);
+	assert_int_equal(d.memory_exception_data.gpu_id, w->gpu_id);
+	assert_int_equal(d.memory_exception_data.va, bad & ~4095ull);
+	assert_int_equal(d.memory_exception_data.failure.NotPresent, 1);
+}
+
+/* ROCr's BlitSdmaV4 sequence for a copy with an interrupt signal: copy,
+ * atomic decrement of the signal, fence of the event id into the mailbox,
+ * trap with the event id; every packet padded to 32 bytes. */
+static void test_sdma_copy_signals_event(void **state)
+{
+	struct world *w = *state;
+	struct kfd_ioctl_create_queue_args cq;
+	struct kfd_ioctl_destroy_queue_args dq;
+	struct aql_amd_signal *sig = (void *)(w->buf + OFF_SIG + 64);
+	uint64_t ring = va(w, 0x20000), src = va(w, OFF_DATA), dst = va(w, OFF_DATA + 0x8000);
+	uint64_t value_va = va(w, OFF_SIG + 64 + 8);
+	uint64_t mailbox = w->ev_page_va + 8ull * w->event_id;
+	uint32_t pk[32] = {
+		/* COPY_LINEAR 4000 bytes */
+		1, 4000 - 1, 0, (uint32_t)src, (uint32_t)(src >> 32), (uint32_t)dst,
+		(uint32_t)(dst >> 32), 0,
+		/* ATOMIC ADD64 -1 */
+		10u | 47u << 25, (uint32_t)value_va, (uint32_t)(value_va >> 32), 0xffffffff,
+		0xffffffff, 0, 0, 0,
+		/* FENCE event id -> mailbox */
+		5, (uint32_t)mailbox, (uint32_t)(mailbox >> 32), w->event_id, 0, 0, 0, 0,
+		/* TRAP */
+		6, w->event_id, 0, 0, 0, 0, 0, 0,
+	};
+	void *db_map;
+	volatile uint64_t *db;
+
+	for (int i = 0; i < 4000; i++)
+		w->buf[OFF_DATA + i] = (uint8_t)(i * 31 + 7);
+	sig->kind = 1;
+	sig->value = 1;
+	memset(&cq, 0, sizeof(cq));
+	cq.ring_base_address = ring;
+	cq.ring_size = 4096;
+	cq.read_pointer_address = va(w, 0x21000);
+	cq.write_pointer_address = va(w, 0x21008);
+	cq.gpu_id = w->gpu_id;
+	cq.queue_type = KFD_IOC_QUEUE_TYPE_SDMA;
+	cq.queue_percentage = 100;
+	cq.queue_priority = 15;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
+	db_map = w->ops->mmap(w->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, w->kfd,
+			      (off_t)(cq.doorbell_offset & ~(uint64_t)8191));
+	assert_true(db_map != MAP_FAILED);
+	db = (volatile uint64_t *)((uint8_t *)db_map + (cq.doorbell_offset & 8191));
+
+	memcpy(w->buf + 0x20000, pk, sizeof(pk));
+	__atomic_store_n((uint64_t *)(w->buf + 0x21008), (uint64_t)sizeof(pk), __ATOMIC_RELEASE);
+	*db = sizeof(pk);
+
+	assert_int_equal(wait_event(w, w->event_id, 5000, NULL), KFD_IOC_WAIT_RESULT_COMPLETE);
+	assert_int_equal(__atomic_load_n(&sig->value, __ATOMIC_ACQUIRE), 0);
+	assert_memory_equal(w->buf + OFF_DATA + 0x8000, w->buf + OFF_DATA, 4000);
+	assert_int_equal(w->buf[OFF_DATA + 0x8000 + 4000], 0);
+
+	w->ops->munmap(w->sim, db_map, 8192);
+	dq = (struct kfd_ioctl_destroy_queue_args){ .queue_id = cq.queue_id };
+	assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dispatch_signals_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_raises_memory_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sdma_copy_signals_event, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
