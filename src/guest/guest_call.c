@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-#define DEFAULT_SPIN_NS 20000u
+#define DEFAULT_SPIN_NS    20000u
+#define WAIT_BUSY_RETRIES  1000u
+#define WAIT_BUSY_SLEEP_US 1000u
 
 uint64_t guest_now_ns(void)
 {
@@ -272,15 +275,29 @@ int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len, 
 		buf.wait.ring_idx = (uint32_t)ring;
 	rsp_off = GUEST_SYNC_SLOT_SIZE + (uint32_t)chunk * GUEST_WAIT_CHUNK;
 
-	pthread_mutex_lock(&g->lock);
-	r = add_locked(g, &buf, (uint32_t)req_len, rsp_off, &seqno);
-	if (!r)
-		r = flush_locked(g, (uint32_t)ring, &fence);
-	pthread_mutex_unlock(&g->lock);
-	if (!r)
-		r = g->t->ops->wait(g->t, (uint32_t)ring, fence, -1);
-	if (!r)
-		r = copy_rsp(g, rsp_off, nchunks * GUEST_WAIT_CHUNK, seqno, rsp, rsp_len);
+	for (unsigned attempt = 0;; attempt++) {
+		pthread_mutex_lock(&g->lock);
+		r = add_locked(g, &buf, (uint32_t)req_len, rsp_off, &seqno);
+		if (!r)
+			r = flush_locked(g, (uint32_t)ring, &fence);
+		pthread_mutex_unlock(&g->lock);
+		if (!r)
+			r = g->t->ops->wait(g->t, (uint32_t)ring, fence, -1);
+		/* -EBUSY: the host's wait threads had not yet noticed that a
+		 * wait ended when its ring's fence retired. Never more than 63
+		 * waits are in flight from here, so this is transient and the
+		 * refused wait did not start: try again shortly. */
+		if (!r && attempt < WAIT_BUSY_RETRIES &&
+		    vkfd_load_acquire_u32(&slot(g, rsp_off)->seqno) == seqno &&
+		    slot(g, rsp_off)->ret == -EBUSY) {
+			guest_log(GUEST_LOG_DEBUG, "ring %d: host busy, wait resubmitted", ring);
+			usleep(WAIT_BUSY_SLEEP_US);
+			continue;
+		}
+		if (!r)
+			r = copy_rsp(g, rsp_off, nchunks * GUEST_WAIT_CHUNK, seqno, rsp, rsp_len);
+		break;
+	}
 
 	pthread_mutex_lock(&g->ring_lock);
 	g->ring_busy &= ~(1ull << ring);

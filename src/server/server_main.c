@@ -36,6 +36,7 @@ struct server {
 	int sig_fd;
 	pid_t *workers;
 	unsigned nworkers;
+	bool stopping; /* workers killed on purpose: not worth a warning */
 };
 
 static void usage(FILE *f)
@@ -197,8 +198,10 @@ static void reap(struct server *s)
 			s->workers[i] = s->workers[--s->nworkers];
 			break;
 		}
-		if (WIFSIGNALED(status))
+		if (WIFSIGNALED(status) && !s->stopping)
 			srv_warn("worker %d killed by signal %d", (int)pid, WTERMSIG(status));
+		else if (WIFSIGNALED(status))
+			srv_info("worker %d stopped by signal %d", (int)pid, WTERMSIG(status));
 		else
 			srv_info("worker %d exited with %d", (int)pid, WEXITSTATUS(status));
 	}
@@ -246,6 +249,7 @@ static void stop_workers(struct server *s)
 {
 	struct timespec start, now;
 
+	s->stopping = true;
 	for (unsigned i = 0; i < s->nworkers; i++)
 		kill(s->workers[i], SIGTERM);
 	clock_gettime(CLOCK_MONOTONIC, &start);
