@@ -69,6 +69,10 @@ struct vkfd_kfd_runtime_enable_args {
 /* AMDKFD_IOC_CREATE_PROCESS (nr 0x27): secondary KFD process on this fd. */
 #define VKFD_KFD_IOC_CREATE_PROCESS _IOC(_IOC_NONE, AMDKFD_IOCTL_BASE, 0x27, 0)
 
+/* The header spells WRITABLE as (1 << 31), undefined behaviour in C when
+ * evaluated; use this unsigned spelling instead. */
+#define VKFD_KFD_ALLOC_WRITABLE 0x80000000u
+
 #ifndef KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT
 #define KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT (1 << 24)
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "host_harness.h"
+#include "kfd_compat.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -300,7 +301,7 @@ uint64_t h_gtt(struct harness *h, uint64_t size, uint64_t *va_out)
 {
 	uint64_t va = h_va(h, size), handle = 0;
 
-	if (h_alloc(h, va, size, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+	if (h_alloc(h, va, size, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE,
 		    &handle, NULL) ||
 	    h_map(h, handle))
 		return 0;

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "host_harness.h"
+#include "kfd_compat.h"
 
 static void test_capset_before_init(void **state)
 {
@@ -110,7 +111,7 @@ static void test_bo_blob_export(void **state)
 	assert_int_equal(h_open(&h, 2), 0);
 	va = h_va(&h, 1 << 20);
 	assert_int_equal(h_alloc(&h, va, 1 << 20,
-				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE,
 				 &handle, &ar),
 			 0);
 	assert_int_equal(ar.blob_size, 1 << 20);
@@ -156,7 +157,7 @@ static void test_aql_blob_is_half(void **state)
 	assert_int_equal(h_open(&h, 3), 0);
 	va = h_va(&h, 64 << 10);
 	assert_int_equal(h_alloc(&h, va, 64 << 10,
-				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE |
+				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |
 					 KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
 				 &handle, &ar),
 			 0);

@@ -14,8 +14,9 @@
 #include <cmocka.h>
 
 #include "host_harness.h"
+#include "kfd_compat.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
+#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 #define PAGE_BYTES (4096 * 8)
 
 struct ev_state {

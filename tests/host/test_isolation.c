@@ -15,8 +15,9 @@
 #include <cmocka.h>
 
 #include "host_harness.h"
+#include "kfd_compat.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
+#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 
 static int lib_init_cfg(uint32_t flags, const struct vkfd_host_quota *q, uint32_t per_gpu)
 {

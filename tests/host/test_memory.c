@@ -13,9 +13,10 @@
 #include <cmocka.h>
 
 #include "host_harness.h"
+#include "kfd_compat.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
-#define VRAM (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
+#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define VRAM (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE)
 
 static int setup(void **state)
 {
@@ -69,7 +70,7 @@ static void test_alloc_checks(void **state)
 	assert_int_equal(h_alloc(h, va, 4097, GTT, NULL, NULL), -EINVAL);
 	assert_int_equal(h_alloc(h, va, 4096, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, NULL, NULL),
 			 -EINVAL);
-	assert_int_equal(h_alloc(h, va, 4096, KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL, NULL),
+	assert_int_equal(h_alloc(h, va, 4096, VKFD_KFD_ALLOC_WRITABLE, NULL, NULL),
 			 -EINVAL); /* no memory type */
 	assert_int_equal(h_alloc(h, va, 4096, GTT | KFD_IOC_ALLOC_MEM_FLAGS_VRAM, NULL, NULL),
 			 -EINVAL); /* two memory types */

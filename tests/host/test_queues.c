@@ -16,8 +16,9 @@
 #include <cmocka.h>
 
 #include "host_harness.h"
+#include "kfd_compat.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)
+#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 
 struct bo {
 	uint64_t handle, va, size;
