@@ -65,7 +65,7 @@ rocminfo-multi)
 	# 8192 MiB = 8388608 KB: the first pool of each GPU agent (its VRAM).
 	n=$(awk '/^Agent [0-9]+/ { gpu = 0; first = 1 }
 		/Name:[[:space:]]+gfx1030/ { gpu = 1 }
-		gpu && first && /Size:[[:space:]]+/ { print $2; first = 0 }' "$out/stdout" |
+		gpu && first && /^[[:space:]]*Size:/ { print $2; first = 0 }' "$out/stdout" |
 		grep -c '^8388608(0x800000)$')
 	[ "$n" -eq 2 ] || fail "expected both GPUs to show 8388608 KB of VRAM, saw $n"
 	[ "$(tail -n 1 "$out/stdout" | tr -d '[:space:]')" = "***Done***" ] ||

@@ -4,6 +4,10 @@
  * family. Calls on device fds go to the backend; everything else goes to
  * the C library untouched.
  */
+/* The interposers define both foo and foo64: keep the headers from
+ * redirecting foo to foo64 (meson builds with _FILE_OFFSET_BITS=64; on
+ * x86-64 both have the same ABI). */
+#undef _FILE_OFFSET_BITS
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

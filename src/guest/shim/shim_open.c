@@ -4,6 +4,10 @@
  * and opendir. glibc's fopen and opendir do not call the interposable open,
  * so each is caught separately.
  */
+/* The interposers define both foo and foo64: keep the headers from
+ * redirecting foo to foo64 (meson builds with _FILE_OFFSET_BITS=64; on
+ * x86-64 both have the same ABI). */
+#undef _FILE_OFFSET_BITS
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,24 +62,21 @@ static int open_common(int dirfd, const char *path, int flags, mode_t mode)
 {
 	const struct shim_real *real = shim_real_get();
 	char buf[PATH_MAX];
-	const char *rest;
 	int minor = -1, fd;
 	enum shim_path_kind kind;
 
 	if (shim_busy() || !path || (path[0] != '/' && dirfd != AT_FDCWD))
 		return real->openat(dirfd, path, flags, mode);
-	kind = shim_path_classify(path, &rest, &minor);
+	kind = shim_path_classify(path, NULL, &minor);
 	switch (kind) {
 	case SHIM_PATH_OTHER:
-		break;
-	case SHIM_PATH_SYSFS:
-		fd = shim_path_sysfs(rest, buf, sizeof(buf));
-		if (fd) {
-			errno = -fd;
+	case SHIM_PATH_SYSFS: {
+		const char *mapped;
+
+		if (shim_path_map(path, buf, sizeof(buf), &mapped))
 			return -1;
-		}
-		shim_debug("sysfs %s -> %s", path, buf);
-		return real->openat(dirfd, buf, flags, mode);
+		return real->openat(dirfd, mapped, flags, mode);
+	}
 	case SHIM_PATH_KFD:
 	case SHIM_PATH_RENDER:
 		fd = device_open(kind, minor, flags);
@@ -200,12 +201,12 @@ static FILE *fopen_common(const char *path, const char *mode,
 	switch (shim_path_classify(path, NULL, NULL)) {
 	case SHIM_PATH_KFD:
 		return fopen_device(path, mode);
-	case SHIM_PATH_SYSFS:
+	case SHIM_PATH_RENDER:
+		return real_fopen(path, mode);
+	default:
 		if (shim_path_map(path, buf, sizeof(buf), &mapped))
 			return NULL;
 		return real_fopen(mapped, mode);
-	default:
-		return real_fopen(path, mode);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "shim_core.h"
+#include "shim_cpucache.h"
 #include "shim_path.h"
 
 #define KFD_SYSFS_DEV "/sys/devices/virtual/kfd/kfd"
@@ -88,8 +89,18 @@ int shim_path_map(const char *path, char *buf, size_t len, const char **out)
 	int ret;
 
 	*out = path;
-	if (shim_busy() || shim_path_classify(path, &rest, NULL) != SHIM_PATH_SYSFS)
+	if (shim_busy() || !path)
 		return 0;
+	if (shim_path_classify(path, &rest, NULL) != SHIM_PATH_SYSFS) {
+		ret = shim_cpucache_map(path, buf, len);
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		if (ret > 0)
+			*out = buf;
+		return 0;
+	}
 	ret = shim_path_sysfs(rest, buf, len);
 	if (ret) {
 		errno = -ret;

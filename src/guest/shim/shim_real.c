@@ -2,6 +2,10 @@
 /*
  * Resolution of the real C library functions behind the interposers.
  */
+/* The interposers define both foo and foo64: keep the headers from
+ * redirecting foo to foo64 (meson builds with _FILE_OFFSET_BITS=64; on
+ * x86-64 both have the same ABI). */
+#undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>

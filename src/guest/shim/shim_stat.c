@@ -5,6 +5,10 @@
  * faccessat, readlink and realpath. Virtual sysfs paths are redirected;
  * /dev/kfd is reported as a character device while the backend works.
  */
+/* The interposers define both foo and foo64: keep the headers from
+ * redirecting foo to foo64 (meson builds with _FILE_OFFSET_BITS=64; on
+ * x86-64 both have the same ABI). */
+#undef _FILE_OFFSET_BITS
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
