@@ -41,6 +41,8 @@ struct sim_engine_queue {
 	 * take one before it sees the queue active again (under `lock`). */
 	bool parked;
 	bool exited;                  /* engine thread has returned */
+	bool self_stopped;            /* stop() came from a callback: the
+				       * thread frees the queue itself */
 
 	/* Engine-private read index: packets for AQL, bytes for SDMA. */
 	uint64_t rptr;

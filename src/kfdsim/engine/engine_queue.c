@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 /* Polls before the first sleep; a doorbell usually follows quickly. */
@@ -183,6 +182,7 @@ static void *engine_thread(void *arg)
 {
 	struct sim_engine_queue *q = arg;
 	struct engine_backoff backoff;
+	bool self_free;
 
 	engine_backoff_reset(&backoff);
 	while (!atomic_load(&q->stop)) {
@@ -217,8 +217,14 @@ static void *engine_thread(void *arg)
 	}
 	pthread_mutex_lock(&q->lock);
 	q->exited = true;
+	self_free = q->self_stopped;
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
+	if (self_free) {
+		pthread_cond_destroy(&q->cond);
+		pthread_mutex_destroy(&q->lock);
+		free(q);
+	}
 	return NULL;
 }
 
@@ -329,6 +335,16 @@ void sim_engine_queue_stop(struct sim_engine_queue *q)
 {
 	if (!q)
 		return;
+	if (pthread_equal(pthread_self(), q->thread)) {
+		/* From one of this queue's callbacks: joining would deadlock.
+		 * The thread unwinds and frees the queue itself. */
+		pthread_mutex_lock(&q->lock);
+		atomic_store(&q->stop, true);
+		q->self_stopped = true;
+		pthread_mutex_unlock(&q->lock);
+		pthread_detach(q->thread);
+		return;
+	}
 	atomic_store(&q->stop, true);
 	wake(q);
 	pthread_join(q->thread, NULL);

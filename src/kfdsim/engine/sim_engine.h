@@ -80,9 +80,11 @@ void sim_engine_queue_stop(struct sim_engine_queue *q);
  *   holds no pointer from translate() and will take none until the queue
  *   is active again (an interrupted packet resumes where it was). So the
  *   caller must not hold a lock that translate() takes while calling it.
- * - stop() must not be called from an env callback, nor while holding a
- *   lock that the callbacks or translate() take. A long packet (SLEEP, a
- *   barrier wait, a large copy) is abandoned promptly, not completed.
+ * - stop() must not be called while holding a lock that the callbacks or
+ *   translate() take. Called from one of the queue's own callbacks it
+ *   returns at once and the engine thread frees the queue when it unwinds.
+ *   A long packet (SLEEP, a barrier wait, a large copy) is abandoned
+ *   promptly, not completed.
  * - Pointers returned by translate() are used only until the engine's next
  *   preemption point (at most 64 KiB of copying later).
  */

@@ -52,6 +52,8 @@ static void fake_vm_fault(void *ctx, uint64_t va, bool write)
 	g->fault_va = va;
 	g->fault_write = write;
 	pthread_mutex_unlock(&g->lock);
+	if (g->stop_on_fault)
+		sim_engine_queue_stop(g->stop_on_fault);
 }
 
 static void fake_queue_error(void *ctx, uint32_t queue_id, int reason)

@@ -44,6 +44,8 @@ struct fake_gpu {
 	/* If set, the interrupt callback deactivates this queue (as a core
 	 * evicting queues from a callback would). */
 	struct sim_engine_queue *deactivate_on_interrupt;
+	/* If set, the vm_fault callback stops (and so frees) this queue. */
+	struct sim_engine_queue *stop_on_fault;
 };
 
 void fake_gpu_init(struct fake_gpu *g);

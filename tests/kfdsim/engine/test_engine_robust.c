@@ -402,6 +402,26 @@ static void test_deactivate_waits_for_engine(void **state)
 	fake_gpu_fini(&g);
 }
 
+/* stop() from the queue's own callback must neither deadlock nor free the
+ * queue under the engine's feet (the sanitizer build checks the latter). */
+static void test_stop_from_own_callback(void **state)
+{
+	struct fake_gpu g;
+	struct test_queue t;
+
+	(void)state;
+	test_env_setup(&g);
+	tq_start(&t, &g, SIM_QUEUE_COMPUTE_AQL, 4096);
+	g.stop_on_fault = t.q;
+	put_u64(&g, KARG_VA, HOLE_VA);
+	aql_dispatch(&t, KFDSIM_BUILTIN_FAULT, KARG_VA, 0);
+	assert_true(wait_until(has_fault, &g, WAIT_MS));
+	assert_int_equal(g.fault_va, HOLE_VA);
+	t.q = NULL; /* freed by its own thread */
+	sleep_ms(50);
+	fake_gpu_fini(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_huge_copy_faults_at_end),
 		cmocka_unit_test(test_fill_wrapping_range),
 		cmocka_unit_test(test_deactivate_waits_for_engine),
+		cmocka_unit_test(test_stop_from_own_callback),
 		cmocka_unit_test(test_aql_garbage),
 		cmocka_unit_test(test_sdma_garbage),
 	};
