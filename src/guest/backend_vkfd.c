@@ -514,139 +514,173 @@ static bool bk_topo_is_props(const char *rel, unsigned int node)
 	return !strcmp(rel, p);
 }
 
-/* Materialise the export under bk.root, with one CPU node (node 0) made
- * from the guest's CPUs and the host's GPU nodes renumbered after it. */
+/* One export record, bounds-checked: 1 and *e filled, 0 at the end,
+ * -EPROTO when malformed. */
+struct bk_rec {
+	char rel[BK_TOPO_MAX_PATH];
+	const uint8_t *data;
+	uint32_t data_len;
+};
+
+static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off,
+		       struct bk_rec *e)
+{
+	struct vkfd_topo_record rec;
+	size_t rsz;
+
+	if (*off == len)
+		return 0;
+	if (len - *off < sizeof(rec))
+		return -EPROTO;
+	memcpy(&rec, buf + *off, sizeof(rec));
+	if (rec.path_len == 0 || rec.path_len > VKFD_TOPOLOGY_MAX_PATH ||
+	    rec.path_len >= sizeof(e->rel) ||
+	    rec.data_len > VKFD_TOPOLOGY_MAX_FILE)
+		return -EPROTO;
+	rsz = (sizeof(rec) + rec.path_len + rec.data_len + 7) & ~(size_t)7;
+	if (rsz > len - *off)
+		return -EPROTO;
+	if (!bk_topo_rel_ok((const char *)buf + *off + sizeof(rec),
+			    rec.path_len))
+		return -EPROTO;
+	memcpy(e->rel, buf + *off + sizeof(rec), rec.path_len);
+	e->rel[rec.path_len] = '\0';
+	e->data = buf + *off + sizeof(rec) + rec.path_len;
+	e->data_len = rec.data_len;
+	*off += rsz;
+	return 1;
+}
+
+/* Materialise the export under troot, with one CPU node (node 0) made
+ * from the guest's CPUs and the host's GPU nodes renumbered after it.
+ * Link directories are renumbered densely and the link counts in each GPU
+ * node's properties are set from the link files actually exported (the
+ * guest's tree must be self-consistent whatever the host sent). */
 static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 {
-	size_t off;
-	unsigned int n_gpu_nodes = 0;
-	unsigned long links[VKFD_MAX_GPUS] = { 0 };
+	uint64_t io_mask[VKFD_MAX_GPUS] = { 0 }, p2p_mask[VKFD_MAX_GPUS] = { 0 };
 	bool has_props[VKFD_MAX_GPUS] = { false };
+	unsigned int n_nodes = 0;
 	char *fixed = malloc(BK_TOPO_FIXED_CAP);
+	struct bk_rec e;
+	size_t off;
 	int r = 0;
 
 	if (!fixed)
 		return -ENOMEM;
-
-	/* first pass: count GPU nodes, collect gpu ids / render minors */
 	memset(bk.gpus, 0, sizeof(bk.gpus));
 	bk.n_gpus = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		off = 0;
-		while (off < len) {
-			struct vkfd_topo_record rec;
-			const char *path;
-			const uint8_t *data;
-			char rel[BK_TOPO_MAX_PATH], out[BK_TOPO_MAX_PATH + 16];
-			unsigned int node;
-			size_t rsz;
-			ssize_t fl;
 
-			if (len - off < sizeof(rec))
-				{
-				r = -EPROTO;
-				goto out;
-			}
-			memcpy(&rec, buf + off, sizeof(rec));
-			if (rec.path_len == 0 ||
-			    rec.path_len > VKFD_TOPOLOGY_MAX_PATH ||
-			    rec.data_len > VKFD_TOPOLOGY_MAX_FILE)
-				{
-				r = -EPROTO;
-				goto out;
-			}
-			rsz = (sizeof(rec) + rec.path_len + rec.data_len + 7) &
-			      ~(size_t)7;
-			if (rsz > len - off)
-				{
-				r = -EPROTO;
-				goto out;
-			}
-			path = (const char *)buf + off + sizeof(rec);
-			data = buf + off + sizeof(rec) + rec.path_len;
-			off += rsz;
-			if (!bk_topo_rel_ok(path, rec.path_len))
-				{
-				r = -EPROTO;
-				goto out;
-			}
-			memcpy(rel, path, rec.path_len);
-			rel[rec.path_len] = '\0';
-			if (!bk_topo_renumber_path(rel, 1, &node, out,
-						   sizeof(out)))
-				{
-				r = -EPROTO;
-				goto out;
-			}
-			if (pass == 0) {
-				if (node != UINT_MAX && node + 1 > n_gpu_nodes)
-					n_gpu_nodes = node + 1;
-				continue;
-			}
-			if (node != UINT_MAX && node < VKFD_MAX_GPUS) {
-				char tail[64];
+	/* pass 0: nodes and the link indices each node really has */
+	off = 0;
+	while ((r = bk_rec_next(buf, len, &off, &e)) > 0) {
+		char tmp[BK_TOPO_MAX_PATH + 16];
+		const char *tail;
+		unsigned long link;
+		unsigned int node;
+		int kind;
 
-				snprintf(tail, sizeof(tail), "nodes/%u/gpu_id",
-					 node);
-				if (!strcmp(rel, tail)) {
+		if (!bk_topo_renumber_path(e.rel, 1, &node, tmp, sizeof(tmp)))
+			r = -EPROTO;
+		else if (node == UINT_MAX)
+			continue;
+		else if (node >= VKFD_MAX_GPUS)
+			r = -EPROTO;
+		if (r < 0)
+			break;
+		if (node + 1 > n_nodes)
+			n_nodes = node + 1;
+		kind = bk_topo_link_of(e.rel, &link, &tail);
+		if (kind < 0 || (kind > 0 && link >= 64)) {
+			r = -EPROTO;
+			break;
+		}
+		if (kind == 1)
+			io_mask[node] |= 1ull << link;
+		else if (kind == 2)
+			p2p_mask[node] |= 1ull << link;
+	}
+	if (r < 0)
+		goto out;
+	bk.n_gpus = n_nodes;
+
+	/* pass 1: write the files */
+	off = 0;
+	while ((r = bk_rec_next(buf, len, &off, &e)) > 0) {
+		char out[BK_TOPO_MAX_PATH + 64];
+		const char *tail = "";
+		unsigned long link = 0;
+		unsigned int node;
+		ssize_t fl;
+		int kind;
+
+		if (!bk_topo_renumber_path(e.rel, 1, &node, out, sizeof(out))) {
+			r = -EPROTO;
+			break;
+		}
+		kind = node == UINT_MAX ? 0 :
+					  bk_topo_link_of(e.rel, &link, &tail);
+		if (kind > 0) {
+			uint64_t m = kind == 1 ? io_mask[node] : p2p_mask[node];
+			unsigned int dense = (unsigned int)__builtin_popcountll(
+				m & ((1ull << link) - 1));
+
+			snprintf(out, sizeof(out), "nodes/%u/%s/%u%s", node + 1,
+				 kind == 1 ? "io_links" : "p2p_links", dense,
+				 tail);
+			fl = bk_topo_fix_links((const char *)e.data,
+					       e.data_len, 1, n_nodes, fixed,
+					       BK_TOPO_FIXED_CAP);
+		} else if (node != UINT_MAX && bk_topo_is_props(e.rel, node)) {
+			long long m = bk_prop((const char *)e.data, e.data_len,
+					      "drm_render_minor");
+
+			bk.gpus[node].render_minor =
+				m >= 128 && m < 1024 ? (int)m : -1;
+			has_props[node] = true;
+			fl = bk_topo_set_link_counts(
+				(const char *)e.data, e.data_len, fixed,
+				BK_TOPO_FIXED_CAP,
+				(unsigned int)__builtin_popcountll(io_mask[node]) +
+					1,
+				(unsigned int)__builtin_popcountll(
+					p2p_mask[node]));
+		} else {
+			if (node != UINT_MAX) {
+				char p[64];
+
+				snprintf(p, sizeof(p), "nodes/%u/gpu_id", node);
+				if (!strcmp(e.rel, p)) {
 					char num[32];
-					size_t nl = rec.data_len < sizeof(num) - 1 ?
-						    rec.data_len : sizeof(num) - 1;
+					size_t nl = e.data_len < sizeof(num) - 1 ?
+							    e.data_len :
+							    sizeof(num) - 1;
 
-					memcpy(num, data, nl);
+					memcpy(num, e.data, nl);
 					num[nl] = '\0';
 					bk.gpus[node].gpu_id =
 						(uint32_t)strtoul(num, NULL, 10);
 				}
-				snprintf(tail, sizeof(tail),
-					 "nodes/%u/properties", node);
-				if (!strcmp(rel, tail)) {
-					long long m = bk_prop((const char *)data,
-							      rec.data_len,
-							      "drm_render_minor");
-
-					bk.gpus[node].render_minor =
-						m >= 0 && m < 1024 ? (int)m : -1;
-				}
 			}
-			if (strstr(rel, "/io_links/") ||
-			    strstr(rel, "/p2p_links/")) {
-				fl = bk_topo_fix_links((const char *)data,
-						       rec.data_len, 1,
-						       n_gpu_nodes, fixed,
-						       BK_TOPO_FIXED_CAP);
-			} else if (node < VKFD_MAX_GPUS &&
-				   bk_topo_is_props(rel, node)) {
-				fl = bk_topo_bump_links((const char *)data,
-							rec.data_len, fixed,
-							BK_TOPO_FIXED_CAP,
-							&links[node]);
-				has_props[node] = true;
-			} else {
-				fl = (ssize_t)rec.data_len;
-				memcpy(fixed, data, rec.data_len);
-			}
-			r = fl < 0 ? (int)fl :
-				     bk_topo_write(troot, out, fixed, (size_t)fl);
-			if (r)
-				break;
+			fl = (ssize_t)e.data_len;
+			memcpy(fixed, e.data, e.data_len);
 		}
+		r = fl < 0 ? (int)fl :
+			     bk_topo_write(troot, out, fixed, (size_t)fl);
 		if (r)
 			break;
-		if (pass == 0) {
-			if (n_gpu_nodes > VKFD_MAX_GPUS)
-				{
-				r = -EPROTO;
-				goto out;
-			}
-			bk.n_gpus = n_gpu_nodes;
-		}
 	}
+	if (r < 0)
+		goto out;
+	r = 0;
 	for (unsigned int k = 0; !r && k < bk.n_gpus; k++) {
-		if (!has_props[k])
+		if (!has_props[k] || !bk.gpus[k].gpu_id)
 			r = -EPROTO;
 		else
-			r = bk_topo_gpu_cpu_link(troot, k + 1, links[k], 0);
+			r = bk_topo_gpu_cpu_link(
+				troot, k + 1,
+				(unsigned long)__builtin_popcountll(io_mask[k]),
+				0);
 	}
 	if (!r)
 		r = bk_topo_cpu_node(troot, 0, 1, bk.n_gpus);
@@ -1255,8 +1289,12 @@ static int h_clock_counters(struct bk_conn *c, void *arg, uint32_t usize)
 	pthread_mutex_lock(&bk_lock);
 	gi = bk_gpu_index(a->gpu_id);
 	pthread_mutex_unlock(&bk_lock);
-	if (gi < 0)
-		return -EINVAL;
+	if (gi < 0) {
+		/* the kernel: a node without GPU (ROCr asks for node 0, the
+		 * CPU) gets gpu counter 0 and the CPU clocks, no error */
+		a->gpu_clock_counter = 0;
+		goto cpu;
+	}
 	pthread_mutex_lock(&c->ev_lock);
 	if (!c->clk[gi].have_rate) {
 		memset(&req, 0, sizeof(req));
@@ -1295,6 +1333,7 @@ static int h_clock_counters(struct bk_conn *c, void *arg, uint32_t usize)
 				   c->clk[gi].rate);
 		pthread_mutex_unlock(&c->ev_lock);
 	}
+cpu:
 	a->cpu_clock_counter = bk_clock_ns(CLOCK_MONOTONIC_RAW);
 	a->system_clock_counter = bk_clock_ns(CLOCK_BOOTTIME);
 	a->system_clock_freq = 1000000000ull;

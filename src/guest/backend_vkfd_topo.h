@@ -273,17 +273,18 @@ static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
 	return (ssize_t)o;
 }
 
-/* A GPU node's properties with io_links_count raised by one (for the
- * GPU->CPU link the guest adds); *old gets the previous count. Appends the
- * key if the host left it out. New length or -EOVERFLOW. */
-static ssize_t bk_topo_bump_links(const char *in, size_t len, char *out,
-				  size_t out_size, unsigned long *old)
+/* A GPU node's properties with io_links_count and p2p_links_count set to
+ * what the guest's tree really holds (the exported link files plus the
+ * GPU->CPU link the guest adds); keys the host left out are appended.
+ * New length or -EOVERFLOW. */
+static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out,
+				       size_t out_size, unsigned int io,
+				       unsigned int p2p)
 {
 	size_t o = 0, i = 0;
-	bool seen = false;
+	bool seen_io = false, seen_p2p = false;
 	int w;
 
-	*old = 0;
 	while (i < len) {
 		size_t e = i;
 		char line[256];
@@ -295,27 +296,67 @@ static ssize_t bk_topo_bump_links(const char *in, size_t len, char *out,
 		memcpy(line, in + i, e - i);
 		line[e - i] = '\0';
 		if (!strncmp(line, "io_links_count ", 15)) {
-			*old = strtoul(line + 15, NULL, 10);
-			if (*old > 1000)
-				return -EOVERFLOW;
-			seen = true;
+			seen_io = true;
 			w = snprintf(out + o, out_size - o,
-				     "io_links_count %lu\n", *old + 1);
-		} else {
+				     "io_links_count %u\n", io);
+		} else if (!strncmp(line, "p2p_links_count ", 16)) {
+			seen_p2p = true;
+			w = snprintf(out + o, out_size - o,
+				     "p2p_links_count %u\n", p2p);
+		} else if (e > i) {
 			w = snprintf(out + o, out_size - o, "%s\n", line);
+		} else {
+			w = 0;
 		}
 		if (w < 0 || (size_t)w >= out_size - o)
 			return -EOVERFLOW;
 		o += (size_t)w;
 		i = e + 1;
 	}
-	if (!seen) {
-		w = snprintf(out + o, out_size - o, "io_links_count 1\n");
+	if (!seen_io) {
+		w = snprintf(out + o, out_size - o, "io_links_count %u\n", io);
+		if (w < 0 || (size_t)w >= out_size - o)
+			return -EOVERFLOW;
+		o += (size_t)w;
+	}
+	if (!seen_p2p) {
+		w = snprintf(out + o, out_size - o, "p2p_links_count %u\n",
+			     p2p);
 		if (w < 0 || (size_t)w >= out_size - o)
 			return -EOVERFLOW;
 		o += (size_t)w;
 	}
 	return (ssize_t)o;
+}
+
+/* Link directory of a node path: "nodes/K/io_links/L/..." gives kind 1,
+ * "nodes/K/p2p_links/L/..." kind 2, with *link = L and *tail pointing at
+ * what follows L ("" or "/..."); else 0; -1 when L is not a number. */
+static int bk_topo_link_of(const char *rel, unsigned long *link,
+			   const char **tail)
+{
+	const char *p = strchr(rel + 6, '/');
+	int kind = 0;
+	char *end;
+
+	if (strncmp(rel, "nodes/", 6) || !p)
+		return 0;
+	if (!strncmp(p, "/io_links/", 10)) {
+		kind = 1;
+		p += 10;
+	} else if (!strncmp(p, "/p2p_links/", 11)) {
+		kind = 2;
+		p += 11;
+	} else {
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
+	*link = strtoul(p, &end, 10);
+	if (*end != '/' && *end != '\0')
+		return -1;
+	*tail = end;
+	return kind;
 }
 
 /* The GPU->CPU link the host does not export (type 2 = PCIe). */

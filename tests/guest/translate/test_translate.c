@@ -351,9 +351,15 @@ static void test_clock_counters(void **state)
 	assert_true(c1.gpu_clock_counter > c2.gpu_clock_counter);
 	assert_true(c1.system_clock_counter - c2.system_clock_counter >=
 		    2000000ull);
-	c1.gpu_id = 0xdead;
+	/* a node without GPU (ROCr asks for node 0): no error, gpu counter
+	 * 0, CPU clocks and frequency as for a GPU */
+	c1.gpu_id = 0;
+	c1.gpu_clock_counter = 1234;
 	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1),
-			     &c1), -EINVAL);
+			     &c1), 0);
+	assert_int_equal(c1.gpu_clock_counter, 0);
+	assert_int_equal(c1.system_clock_freq, 1000000000ull);
+	assert_true(c1.cpu_clock_counter > c2.cpu_clock_counter);
 }
 
 static void test_vram_alloc_mmap_map_free(void **state)
