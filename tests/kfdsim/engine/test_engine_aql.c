@@ -476,7 +476,7 @@ static void test_deactivate_from_interrupt_callback(void **state)
 	/* cross-queue: an SDMA queue's trap deactivates this AQL queue while
 	 * it sleeps; the call from the SDMA thread waits for it to park */
 	signal_init(&f->g, SIG_VA + 128, 1, 0, 0);
-	put_u64(&f->g, KARG_VA + 128, 500000000ull); /* 500 ms */
+	put_u64(&f->g, KARG_VA + 128, 1000000000ull); /* 1 s: margin for a loaded host */
 	aql_dispatch(&f->t, KFDSIM_BUILTIN_SLEEP, KARG_VA + 128, SIG_VA + 128);
 	tq_start_at(&other, &f->g, SIM_QUEUE_SDMA, 256, Q2_VA);
 	f->g.deactivate_on_interrupt = f->t.q;
