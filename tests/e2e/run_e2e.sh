@@ -1,16 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # One end-to-end case with real ROCm userspace on a kfdsim GPU.
-#   run_e2e.sh CASE VKFD_RUN HSA_E2E SANITIZE
+#   run_e2e.sh CASE VKFD_RUN HSA_E2E SANITIZE [MODE]
 # CASE: rocminfo | rocminfo-multi | hsa | hsa-fault
-# VKFD_E2E_RUN_ARGS selects how vkfd-run provides the device (default --native).
+# MODE: native (vkfd-run --native, the default) or server (vkfd-run's default
+# mode: a private vkfd-server and the shim's vkfd backend).
+# VKFD_E2E_RUN_ARGS, when set, replaces the vkfd-run options MODE picks.
 # Exit 0 pass, 1 fail, 77 skip (ROCm userspace missing).
 set -u
 case_name=$1
 vkfd_run=$2
 hsa_e2e=$3
 sanitize=${4:-none}
-run_args=${VKFD_E2E_RUN_ARGS:---native}
+mode=${5:-native}
+case $mode in
+native) run_args=--native ;;
+server) run_args= ;;
+*)
+	echo "unknown mode $mode"
+	exit 1
+	;;
+esac
+run_args=${VKFD_E2E_RUN_ARGS-$run_args}
 
 skip() {
 	echo "SKIP: $*"
