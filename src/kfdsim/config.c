@@ -59,7 +59,7 @@ int kfdsim_config_from_env(struct kfdsim_config *cfg)
 	}
 	s = getenv("VKFDSIM_KFD_MINOR");
 	if (s) {
-		if (parse_u64(s, 1, 17, &v))
+		if (parse_u64(s, 1, SIM_MAX_KFD_MINOR, &v))
 			return -EINVAL;
 		cfg->kfd_minor = (uint32_t)v;
 	}

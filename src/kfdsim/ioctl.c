@@ -62,6 +62,9 @@ static const struct ioctl_desc table[256] = {
 	DEF(AMDKFD_IOC_AVAILABLE_MEMORY, sim_ioctl_available_memory, 9),
 	DEF(AMDKFD_IOC_EXPORT_DMABUF, sim_ioctl_export_dmabuf, 12),
 	DEF(AMDKFD_IOC_RUNTIME_ENABLE, sim_ioctl_runtime_enable, 13),
+	[0x20] = { .cmd = _IOWR('K', 0x20, struct kfd_ioctl_svm_args),
+		   .fn = sim_ioctl_primary_only, .min_minor = 0 },
+	[0x26] = { .cmd = _IOWR('K', 0x26, uint8_t[32]), .fn = sim_ioctl_primary_only, .min_minor = 0 },
 };
 
 /* Test hooks: injected errors and latches (parking) per nr. */

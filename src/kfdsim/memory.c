@@ -337,6 +337,8 @@ int sim_ioctl_alloc_memory(struct sim_process *p, void *args)
 
 	if (a->size == 0)
 		return -EINVAL;
+	if (p->secondary && (flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))
+		return -EOPNOTSUPP;
 	pthread_mutex_lock(&p->lock);
 	pdd = sim_pdd_by_id(p, a->gpu_id);
 	if (!pdd) {

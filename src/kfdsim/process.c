@@ -393,6 +393,14 @@ int sim_ioctl_runtime_enable(struct sim_process *p, void *args)
 	return ret;
 }
 
+/* SVM and DBG_TRAP are not modelled: -ENOTTY, except that a secondary
+ * process is refused first, as the kernel does (-EOPNOTSUPP). */
+int sim_ioctl_primary_only(struct sim_process *p, void *args)
+{
+	(void)args;
+	return p->secondary ? -EOPNOTSUPP : -ENOTTY;
+}
+
 /* Removed debugger ioctls 0x0D-0x10 answer -EPERM (kfd_chardev.c 6.x). */
 int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args)
 {

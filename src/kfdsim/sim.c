@@ -44,7 +44,7 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	cfg.target[sizeof(cfg.target) - 1] = 0;
 	cfg.sysfs_dir[sizeof(cfg.sysfs_dir) - 1] = 0;
 	if (cfg.gpu_count < 1 || cfg.gpu_count > KFDSIM_MAX_GPUS || !sim_target_find(cfg.target) ||
-	    cfg.vram_size < SIM_PAGE_SIZE || cfg.kfd_minor < 1 || cfg.kfd_minor > 17) {
+	    cfg.vram_size < SIM_PAGE_SIZE || cfg.kfd_minor < 1 || cfg.kfd_minor > SIM_MAX_KFD_MINOR) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -315,6 +315,43 @@ static int sim_close(void *dev, int fd)
 	return 0;
 }
 
+/* AMDKFD_IOC_CREATE_PROCESS: the fd's process is replaced by a new
+ * secondary process; the old one loses this fd's reference. */
+static int create_secondary(struct kfdsim *sim, int fd)
+{
+	struct sim_process *newp, *old;
+	struct sim_file *f;
+
+	pthread_mutex_lock(&sim->lock);
+	f = file_lookup_locked(sim, fd);
+	if (!f || f->kind != SIM_FILE_KFD) {
+		pthread_mutex_unlock(&sim->lock);
+		return f ? -ENOTTY : -EBADF;
+	}
+	if (f->proc->secondary) {
+		pthread_mutex_unlock(&sim->lock);
+		return -EINVAL; /* each fd owns only one process */
+	}
+	pthread_mutex_unlock(&sim->lock);
+	newp = sim_process_create(sim);
+	if (!newp)
+		return -ENOMEM;
+	newp->secondary = true;
+	pthread_mutex_lock(&sim->lock);
+	f = file_lookup_locked(sim, fd);
+	if (!f || f->kind != SIM_FILE_KFD || f->proc->secondary) {
+		pthread_mutex_unlock(&sim->lock);
+		sim_process_put(newp);
+		return f ? -EINVAL : -EBADF;
+	}
+	old = f->proc;
+	f->proc = newp;
+	pthread_mutex_unlock(&sim->lock);
+	sim_process_close(old);
+	sim_process_put(old);
+	return 0;
+}
+
 static int sim_ioctl(void *dev, int fd, unsigned long request, void *arg)
 {
 	struct kfdsim *sim = dev;
@@ -324,6 +361,8 @@ static int sim_ioctl(void *dev, int fd, unsigned long request, void *arg)
 
 	if (!sim)
 		return -EINVAL;
+	if (_IOC_NR(request) == SIM_NR_CREATE_PROCESS && sim->cfg.secondary_processes)
+		return create_secondary(sim, fd);
 	pthread_mutex_lock(&sim->lock);
 	f = file_lookup_locked(sim, fd);
 	if (!f) {

@@ -32,6 +32,8 @@
 #define SIM_TASK_SIZE 0x7ffffffff000ULL	    /* x86-64 user VA limit */
 #define SIM_GPUVM_LIMIT (1ULL << 47)	    /* GPUVM end below the hole */
 #define SIM_GPU_CLOCK_HZ 100000000ULL
+#define SIM_MAX_KFD_MINOR 19
+#define SIM_NR_CREATE_PROCESS 0x27
 
 struct sim_target {
 	const char *name; /* gfx90a */
@@ -240,6 +242,7 @@ struct sim_process {
 	struct sim_pdd pdd[KFDSIM_MAX_GPUS];
 	int32_t xnack;
 	bool runtime_enabled;
+	bool secondary; /* made by AMDKFD_IOC_CREATE_PROCESS (KFD 1.19) */
 
 	/* events, under ev_lock */
 	pthread_mutex_t ev_lock;
@@ -330,6 +333,7 @@ int sim_ioctl_available_memory(struct sim_process *p, void *args);
 int sim_ioctl_get_tile_config(struct sim_process *p, void *args);
 int sim_ioctl_runtime_enable(struct sim_process *p, void *args);
 int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args);
+int sim_ioctl_primary_only(struct sim_process *p, void *args);
 
 int sim_ioctl_alloc_memory(struct sim_process *p, void *args);
 int sim_ioctl_free_memory(struct sim_process *p, void *args);

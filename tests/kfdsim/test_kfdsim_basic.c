@@ -125,6 +125,9 @@ static void test_config_env(void **state)
 	assert_string_equal(cfg.target, "gfx1030");
 	assert_int_equal(cfg.vram_size, 512ULL << 20);
 	assert_int_equal(cfg.kfd_minor, 11);
+	setenv("VKFDSIM_KFD_MINOR", "20", 1);
+	assert_int_equal(kfdsim_config_from_env(&cfg), -EINVAL);
+	setenv("VKFDSIM_KFD_MINOR", "11", 1);
 	setenv("VKFDSIM_GPUS", "9", 1);
 	assert_int_equal(kfdsim_config_from_env(&cfg), -EINVAL);
 	setenv("VKFDSIM_GPUS", "1", 1);
@@ -473,6 +476,49 @@ static void test_hooks_inject(void **state)
 	fx_free(f);
 }
 
+static void test_secondary_process(void **state)
+{
+	struct kfdsim_config cfg;
+	struct kfd_ioctl_get_version_args v;
+	struct kfd_ioctl_acquire_vm_args av;
+	uint8_t buf[64] = { 0 };
+	uint64_t h, off;
+	struct fx *f = fx_new(NULL, true);
+
+	(void)state;
+	/* not configured: the number does not exist */
+	assert_int_equal(fx_ioctl(f, _IO('K', 0x27), NULL), -ENOTTY);
+	fx_free(f);
+
+	kfdsim_config_default(&cfg);
+	cfg.secondary_processes = true;
+	cfg.kfd_minor = 19;
+	f = fx_new(&cfg, true);
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_GET_VERSION, &v), 0);
+	assert_int_equal(v.minor_version, 19);
+	/* a primary: SVM and the debugger are simply not modelled */
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -ENOTTY);
+	assert_int_equal(fx_ioctl(f, _IO('K', 0x27), NULL), 0);
+	/* the fd now holds a fresh secondary process: no VM yet */
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, 4096), 4096, &h, NULL),
+			 -ENODEV);
+	/* the primary is gone, so its render file can be acquired again */
+	av = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)f->rfd[0], .gpu_id = f->gpu_id[0] };
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), 0);
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, 4096), 4096, &h, NULL),
+			 0);
+	/* secondaries refuse USERPTR, SVM and the debugger */
+	off = (uintptr_t)f->va;
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, (uintptr_t)f->va, 4096, &h,
+				  &off),
+			 -EOPNOTSUPP);
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -EOPNOTSUPP);
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x26, uint8_t[32]), buf), -EOPNOTSUPP);
+	/* one process per fd: a second CREATE_PROCESS fails */
+	assert_int_equal(fx_ioctl(f, _IO('K', 0x27), NULL), -EINVAL);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_xnack_mode),
 		cmocka_unit_test(test_scratch_trap_tile),
 		cmocka_unit_test(test_hooks_inject),
+		cmocka_unit_test(test_secondary_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
