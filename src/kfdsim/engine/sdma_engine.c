@@ -56,6 +56,8 @@ static unsigned packet_dwords(uint32_t h)
 		return SDMA_CONST_FILL_DW;
 	case SDMA_OP_TIMESTAMP:
 		return sdma_hdr_subop(h) <= SDMA_SUBOP_TIMESTAMP_GET_GLOBAL ? SDMA_TIMESTAMP_DW : 0;
+	case SDMA_OP_GCR:
+		return sdma_hdr_subop(h) == SDMA_SUBOP_USER_GCR ? SDMA_GCR_DW : 0;
 	default:
 		return 0;
 	}
@@ -195,6 +197,7 @@ static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
 
 	switch (sdma_hdr_op(p[0])) {
 	case SDMA_OP_NOP:
+	case SDMA_OP_GCR:  /* cache writeback/invalidate: host memory is coherent */
 		return ENGINE_OK;
 	case SDMA_OP_COPY:
 		if (sdma_hdr_subop(p[0]) == SDMA_SUBOP_COPY_LINEAR_RECT)

@@ -18,6 +18,7 @@ enum sdma_op {
 	SDMA_OP_ATOMIC = 10,
 	SDMA_OP_CONST_FILL = 11,
 	SDMA_OP_TIMESTAMP = 13,
+	SDMA_OP_GCR = 17,          /* SDMA v5 (gfx10) cache control */
 };
 
 #define SDMA_SUBOP_COPY_LINEAR          0
@@ -25,6 +26,7 @@ enum sdma_op {
 #define SDMA_SUBOP_TIMESTAMP_SET_LOCAL  0
 #define SDMA_SUBOP_TIMESTAMP_GET_LOCAL  1
 #define SDMA_SUBOP_TIMESTAMP_GET_GLOBAL 2
+#define SDMA_SUBOP_USER_GCR             1
 
 static inline uint32_t sdma_hdr_op(uint32_t h)
 {
@@ -53,6 +55,7 @@ static inline uint32_t sdma_nop_count(uint32_t h)
 /* hdr, src lo/hi, src x/y, src z/pitch, src slice, dst lo/hi, dst x/y,
  * dst z/pitch, dst slice, rect x/y, rect z */
 #define SDMA_COPY_RECT_DW   13
+#define SDMA_GCR_DW         5  /* hdr, base lo, base hi + controls, limit lo, limit hi */
 #define SDMA_MAX_PACKET_DW  13
 
 /* COPY_LINEAR_RECT fields (offsets, pitches and sizes in elements of

@@ -254,6 +254,22 @@ static void test_poll_hdp_flush_passes(void **state)
 	assert_true(wait_u32(out, 9, WAIT_MS));
 }
 
+/* ROCr's gfx10 blit brackets every command with GCR packets. */
+static void test_gcr_is_accepted(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+	uint32_t gcr[] = { SDMA_OP_GCR | SDMA_SUBOP_USER_GCR << 8, 0, 0x7u << 26, 0, 0 };
+
+	pad8(&f->t, gcr, 5);
+	pkt_fence(&f->t, DATA_VA, 3);
+	pad8(&f->t, gcr, 5);
+	sdma_publish(&f->t);
+	assert_true(wait_u32(out, 3, WAIT_MS));
+	assert_true(wait_u64(f->t.rptr, 96, WAIT_MS));
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+}
+
 static void test_timestamp(void **state)
 {
 	struct fixture *f = *state;
@@ -389,6 +405,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomic_decrement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_poll_regmem_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_poll_hdp_flush_passes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gcr_is_accepted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timestamp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rocr_completion_sequence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_wrap_and_split_packet, setup, teardown),
