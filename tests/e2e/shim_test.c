@@ -275,6 +275,41 @@ static void test_fork_child(void **state)
 	assert_int_equal(close(fd), 0);
 }
 
+/* libhsakmt needs per-CPU cache directories; they exist either in the host's
+ * sysfs or in the shim's fallback tree, under both spellings. */
+static void test_cpu_caches(void **state)
+{
+	char line[64];
+	struct dirent *de;
+	unsigned indexes = 0;
+	unsigned level = 0;
+	DIR *d;
+	FILE *f;
+
+	(void)state;
+	d = opendir("/sys/devices/system/node/node0/cpu0/cache");
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, "index", 5) == 0)
+			indexes++;
+	closedir(d);
+	assert_true(indexes >= 1);
+	f = fopen("/sys/devices/system/cpu/cpu0/cache/index0/level", "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%u", &level), 1);
+	fclose(f);
+	assert_true(level >= 1 && level <= 4);
+	read_first_line(fopen("/sys/devices/system/node/node0/cpu0/cache/index0/size", "r"), line,
+			sizeof(line));
+	assert_non_null(strchr(line, 'K'));
+	assert_int_equal(access("/sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_map", R_OK),
+			 0);
+	/* A CPU the machine does not have has no caches. */
+	errno = 0;
+	assert_null(opendir("/sys/devices/system/cpu/cpu4000/cache"));
+	assert_int_equal(errno, ENOENT);
+}
+
 #define THREADS 4
 #define ROUNDS 200
 
@@ -324,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_dup_family),
 		cmocka_unit_test(test_popen_lsmod),
 		cmocka_unit_test(test_fork_child),
+		cmocka_unit_test(test_cpu_caches),
 		cmocka_unit_test(test_threads),
 	};
 
