@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -328,6 +329,10 @@ static int server_start(const struct run_opts *o, struct server *s)
 		return -1;
 	}
 	if (s->pid == 0) {
+		/* A killed vkfd-run must not leave its private server behind. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(EXIT_RUN_FAILED);
 		/* Only the write end crosses exec. */
 		fcntl(pipefd[1], F_SETFD, 0);
 		execv(path, (char *const *)args);
