@@ -9,6 +9,7 @@
 #include "host_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -328,16 +329,159 @@ int cmd_bind_blob(struct cmd_ctx *c)
 	return ret == -EEXIST ? -EINVAL : ret;
 }
 
+/* A private duplicate of an attached resource's fd (attach/detach run on
+ * the VMM thread). -ENOENT: not attached; -EINVAL: no exportable memory. */
+static int resource_fd(struct vkfd_host_context *ctx, uint32_t res_id, uint64_t *size)
+{
+	int fd = -ENOENT;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (uint32_t i = 0; i < ctx->n_res; i++) {
+		if (ctx->res[i].res_id != res_id)
+			continue;
+		if (ctx->res[i].fd < 0) {
+			fd = -EINVAL;
+		} else {
+			fd = fcntl(ctx->res[i].fd, F_DUPFD_CLOEXEC, 0);
+			if (fd < 0)
+				fd = -errno;
+			if (size)
+				*size = ctx->res[i].size;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return fd;
+}
+
 int cmd_import_resource(struct cmd_ctx *c)
 {
-	(void)c;
-	return -EOPNOTSUPP;
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_rsp_import_resource *rsp = (void *)c->rsp;
+	struct kfd_ioctl_get_dmabuf_info_args info;
+	struct kfd_ioctl_import_dmabuf_args a;
+	struct kfd_ioctl_free_memory_of_gpu_args fa;
+	struct vkfd_req_import_resource r;
+	struct host_bo *bo;
+	uint64_t handle, size = 0;
+	int g, fd, ret;
+
+	DECODE(c, r);
+	g = host_gpu_index_vm(ctx, r.gpu_id);
+	if (g < 0)
+		return g;
+	if (r.va == 0 || r.va % PAGE)
+		return -EINVAL;
+	if (ctx->bos.count >= ctx->bos.max)
+		return -ENOMEM;
+	fd = resource_fd(ctx, r.res_id, &size);
+	if (fd < 0)
+		return fd;
+	/* the real size comes from the exporter, not from the VMM's word */
+	memset(&info, 0, sizeof(info));
+	info.dmabuf_fd = (uint32_t)fd;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_GET_DMABUF_INFO, &info);
+	if (ret) {
+		close(fd);
+		return -EINVAL; /* not GPU memory this device can import */
+	}
+	size = (info.size + PAGE - 1) & ~(PAGE - 1);
+	if (!size || r.va + size < r.va) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (ctx->gpu[g].have_ap &&
+	    (r.va < ctx->gpu[g].ap.gpuvm_base || r.va + size - 1 > ctx->gpu[g].ap.gpuvm_limit)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (va_map_overlaps(&ctx->va, r.va, size)) {
+		close(fd);
+		return -EADDRINUSE;
+	}
+	bo = calloc(1, sizeof(*bo));
+	if (!bo) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memset(&a, 0, sizeof(a));
+	a.va_addr = r.va;
+	a.gpu_id = r.gpu_id;
+	a.dmabuf_fd = (uint32_t)fd;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_IMPORT_DMABUF, &a);
+	close(fd); /* KFD holds its own reference */
+	if (ret) {
+		free(bo);
+		return ret;
+	}
+	bo->kind = BO_IMPORT;
+	bo->kfd_handle = a.handle;
+	bo->va = r.va;
+	bo->size = size;
+	bo->blob_size = size;
+	bo->flags = info.flags;
+	bo->gpu = (uint32_t)g;
+	bo->map_info = host_g.is_sim ? VKFD_MAP_CACHED
+		       : (info.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) ? VKFD_MAP_WC
+								      : VKFD_MAP_CACHED;
+	pthread_mutex_lock(&ctx->lock);
+	ret = obj_table_add(&ctx->bos, bo, &handle);
+	if (!ret) {
+		ret = va_map_insert(&ctx->va, r.va, size, bo);
+		if (ret)
+			obj_table_remove(&ctx->bos, handle);
+		else
+			bo->in_va_map = true;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret) {
+		memset(&fa, 0, sizeof(fa));
+		fa.handle = a.handle;
+		host_kfd_ioctl(ctx, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &fa);
+		free(bo);
+		return ret == -EADDRINUSE ? ret : -ENOMEM;
+	}
+	bo->handle = handle;
+	rsp->handle = handle;
+	rsp->size = size;
+	rsp->flags = info.flags;
+	c->rsp_len = sizeof(*rsp);
+	return 0;
 }
 
 int cmd_get_resource_info(struct cmd_ctx *c)
 {
-	(void)c;
-	return -EOPNOTSUPP;
+	struct vkfd_host_context *ctx = c->ctx;
+	struct vkfd_rsp_get_resource_info *rsp = (void *)c->rsp;
+	struct kfd_ioctl_get_dmabuf_info_args info;
+	uint8_t meta[VKFD_MAX_METADATA];
+	struct vkfd_req_get_resource_info r;
+	int fd, ret;
+
+	DECODE(c, r);
+	if (r.metadata_size > VKFD_MAX_METADATA)
+		return -EINVAL;
+	fd = resource_fd(ctx, r.res_id, NULL);
+	if (fd < 0)
+		return fd;
+	memset(meta, 0, sizeof(meta));
+	memset(&info, 0, sizeof(info));
+	info.dmabuf_fd = (uint32_t)fd;
+	info.metadata_ptr = (uint64_t)(uintptr_t)meta;
+	info.metadata_size = r.metadata_size;
+	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_GET_DMABUF_INFO, &info);
+	close(fd);
+	if (ret)
+		return -EINVAL; /* not GPU memory */
+	rsp->size = info.size;
+	/* only ids of the export reach the guest */
+	rsp->gpu_id = topo_export_find_gpu(&host_g.topo, info.gpu_id) >= 0 ? info.gpu_id : 0;
+	rsp->flags = info.flags;
+	rsp->metadata_size = info.metadata_size;
+	if (info.metadata_size <= r.metadata_size)
+		memcpy(rsp->metadata, meta, info.metadata_size);
+	c->rsp_len = sizeof(*rsp);
+	return 0;
 }
 
 void host_bos_release(struct vkfd_host_context *ctx)

@@ -193,6 +193,72 @@ static void test_doorbell_blob_is_shadow(void **state)
 	h_close(&h);
 }
 
+static void test_import_resource(void **state)
+{
+	struct vkfd_req_import_resource ir;
+	struct vkfd_rsp_import_resource irsp;
+	struct vkfd_req_get_resource_info gi;
+	struct vkfd_rsp_get_resource_info grsp;
+	struct harness a, b;
+	struct vkfd_blob blob;
+	uint64_t handle, va;
+
+	(void)state;
+	assert_int_equal(h_open(&a, 20), 0);
+	assert_int_equal(h_open(&b, 21), 0);
+	assert_int_equal(h_alloc(&a, h_va(&a, 1 << 20), 1 << 20,
+				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, &handle, NULL),
+			 0);
+	h_bind(&a, handle, 3);
+	assert_int_equal(vkfd_host_context_get_blob(a.ctx, 1, 3, 1 << 20, 3, &blob), 0);
+	/* the VMM shares A's blob with B as resource 7; resource 8 has no memory */
+	assert_int_equal(vkfd_host_context_attach_resource(b.ctx, 7, blob.fd, 1 << 20), 0);
+	assert_int_equal(vkfd_host_context_attach_resource(b.ctx, 7, blob.fd, 1 << 20), -EEXIST);
+	assert_int_equal(vkfd_host_context_attach_resource(b.ctx, 8, -1, 4096), 0);
+	close(blob.fd); /* B holds its own duplicate */
+
+	memset(&gi, 0, sizeof(gi));
+	gi.res_id = 7;
+	gi.metadata_size = 64;
+	assert_int_equal(h_call(&b, VKFD_CMD_GET_RESOURCE_INFO, &gi, sizeof(gi), &grsp,
+				sizeof(grsp)),
+			 0);
+	assert_int_equal(grsp.size, 1 << 20);
+	assert_int_equal(grsp.gpu_id, b.gpu_id);
+	assert_true(grsp.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT);
+	gi.metadata_size = VKFD_MAX_METADATA + 8;
+	assert_int_equal(h_call(&b, VKFD_CMD_GET_RESOURCE_INFO, &gi, sizeof(gi), NULL, 0), -EINVAL);
+	gi.metadata_size = 0;
+	gi.res_id = 9;
+	assert_int_equal(h_call(&b, VKFD_CMD_GET_RESOURCE_INFO, &gi, sizeof(gi), NULL, 0), -ENOENT);
+
+	va = h_va(&b, 1 << 20);
+	memset(&ir, 0, sizeof(ir));
+	ir.va = va;
+	ir.gpu_id = b.gpu_id;
+	ir.res_id = 9;
+	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), NULL, 0), -ENOENT);
+	ir.res_id = 8;
+	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), NULL, 0), -EINVAL);
+	ir.res_id = 7;
+	ir.va = 0;
+	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), NULL, 0), -EINVAL);
+	ir.va = va;
+	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), &irsp,
+				sizeof(irsp)),
+			 0);
+	assert_int_equal(irsp.size, 1 << 20);
+	assert_int_equal(h_map(&b, irsp.handle), 0);
+	/* the imported range is taken */
+	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), NULL, 0),
+			 -EADDRINUSE);
+	vkfd_host_context_detach_resource(b.ctx, 7);
+	assert_int_equal(h_unmap(&b, irsp.handle), 0);
+	h_free(&b, irsp.handle);
+	h_close(&b);
+	h_close(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest before[] = {
@@ -204,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_bo_blob_export),
 		cmocka_unit_test(test_aql_blob_is_half),
 		cmocka_unit_test(test_doorbell_blob_is_shadow),
+		cmocka_unit_test(test_import_resource),
 	};
 	int fails;
 
