@@ -44,7 +44,7 @@ static enum engine_status run_barrier(struct sim_engine_queue *q,
 		enum engine_status st;
 
 		if (!pkt->dep_signal[i])
-			continue;  /* AND: satisfied; OR: never satisfies */
+			continue; /* AND: satisfied; OR: never satisfies */
 		st = engine_signal_load(q, pkt->dep_signal[i], &v);
 		if (st != ENGINE_OK)
 			return st;
@@ -86,7 +86,7 @@ static enum engine_status run_barrier_value(struct sim_engine_queue *q,
 		return ENGINE_DEAD;
 	}
 	if (!pkt->signal)
-		return ENGINE_OK;  /* a null signal is a satisfied dependency */
+		return ENGINE_OK; /* a null signal is a satisfied dependency */
 	st = engine_signal_load(q, pkt->signal, &v);
 	if (st != ENGINE_OK)
 		return st;

@@ -109,10 +109,10 @@ _Static_assert(offsetof(struct aql_amd_signal, start_ts) == 32, "start_ts");
 _Static_assert(offsetof(struct aql_amd_signal, end_ts) == 40, "end_ts");
 
 /* Builtin kernel descriptor: 64 bytes at kernel_object. */
-#define KFDSIM_KERNEL_MAGIC      "KFDSIM01"
-#define KFDSIM_KERNEL_MAGIC_LEN  8
-#define KFDSIM_KERNEL_DESC_SIZE  64
-#define KFDSIM_KERNEL_ID_OFFSET  8
+#define KFDSIM_KERNEL_MAGIC     "KFDSIM01"
+#define KFDSIM_KERNEL_MAGIC_LEN 8
+#define KFDSIM_KERNEL_DESC_SIZE 64
+#define KFDSIM_KERNEL_ID_OFFSET 8
 
 enum kfdsim_builtin {
 	KFDSIM_BUILTIN_FILL_U32 = 1,

@@ -16,11 +16,11 @@
 
 /* Why the engine left a packet unfinished. */
 enum engine_status {
-	ENGINE_OK = 0,      /* progress: at least one packet done */
-	ENGINE_RETRY,       /* nothing to do yet (empty, header INVALID,
-			     * partial packet, unsatisfied wait) */
-	ENGINE_STOPPED,     /* stop() requested: abandon the packet */
-	ENGINE_DEAD,        /* fault or queue error reported: queue is halted */
+	ENGINE_OK = 0,  /* progress: at least one packet done */
+	ENGINE_RETRY,   /* nothing to do yet (empty, header INVALID,
+			 * partial packet, unsatisfied wait) */
+	ENGINE_STOPPED, /* stop() requested: abandon the packet */
+	ENGINE_DEAD,    /* fault or queue error reported: queue is halted */
 };
 
 struct sim_engine_queue {
@@ -29,7 +29,7 @@ struct sim_engine_queue {
 	pthread_t thread;
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond;          /* CLOCK_MONOTONIC */
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
 	/* Bumped under `lock` by kick / set_active / stop so that a waiter
 	 * that saw an older value never misses a wake-up. */
 	atomic_uint_fast64_t wake_gen;
@@ -40,9 +40,9 @@ struct sim_engine_queue {
 	/* Engine thread holds no host pointer into GPU memory and will not
 	 * take one before it sees the queue active again (under `lock`). */
 	bool parked;
-	bool exited;                  /* engine thread has returned */
-	bool self_stopped;            /* stop() came from a callback: the
-				       * thread frees the queue itself */
+	bool exited;       /* engine thread has returned */
+	bool self_stopped; /* stop() came from a callback: the
+			    * thread frees the queue itself */
 
 	/* Engine-private read index: packets for AQL, bytes for SDMA. */
 	uint64_t rptr;

@@ -48,8 +48,7 @@ void *engine_mem_object(struct sim_engine_queue *q, uint64_t va, uint64_t len, b
 	return p;
 }
 
-enum engine_status engine_mem_read(struct sim_engine_queue *q, uint64_t va, void *dst,
-				   uint64_t len)
+enum engine_status engine_mem_read(struct sim_engine_queue *q, uint64_t va, void *dst, uint64_t len)
 {
 	uint8_t *out = dst;
 	uint64_t n;

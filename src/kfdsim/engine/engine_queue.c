@@ -12,7 +12,7 @@
 #include <time.h>
 
 /* Polls before the first sleep; a doorbell usually follows quickly. */
-#define BACKOFF_SPINS 64
+#define BACKOFF_SPINS  64
 #define BACKOFF_MIN_NS 1000ull
 #define BACKOFF_MAX_NS 1000000ull
 
@@ -36,8 +36,8 @@ static uint64_t mono_ns(void)
 static struct timespec ns_to_timespec(uint64_t ns)
 {
 	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000ull),
-		.tv_nsec = (long)(ns % 1000000000ull),
+	    .tv_sec = (time_t)(ns / 1000000000ull),
+	    .tv_nsec = (long)(ns % 1000000000ull),
 	};
 	return ts;
 }
@@ -302,8 +302,7 @@ struct sim_engine_queue *sim_engine_queue_start(const struct sim_queue_desc *des
 		errno = err;
 		return NULL;
 	}
-	pthread_setname_np(q->thread,
-			   desc->type == SIM_QUEUE_SDMA ? "kfdsim-sdma" : "kfdsim-aql");
+	pthread_setname_np(q->thread, desc->type == SIM_QUEUE_SDMA ? "kfdsim-sdma" : "kfdsim-aql");
 	return q;
 }
 

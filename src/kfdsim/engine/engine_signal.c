@@ -15,8 +15,7 @@ static bool aligned8(uint64_t va)
 	return (va & 7) == 0;
 }
 
-enum engine_status engine_signal_load(struct sim_engine_queue *q, uint64_t handle,
-				      int64_t *value)
+enum engine_status engine_signal_load(struct sim_engine_queue *q, uint64_t handle, int64_t *value)
 {
 	uint64_t va = handle + offsetof(struct aql_amd_signal, value);
 	const int64_t *p;

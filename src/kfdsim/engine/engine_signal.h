@@ -11,8 +11,7 @@
 #include "engine_internal.h"
 
 /* Read a signal's value (acquire). ENGINE_DEAD after a VM fault. */
-enum engine_status engine_signal_load(struct sim_engine_queue *q, uint64_t handle,
-				      int64_t *value);
+enum engine_status engine_signal_load(struct sim_engine_queue *q, uint64_t handle, int64_t *value);
 
 /* Complete a packet's completion signal the way the CP's end-of-packet
  * release does: write start/end timestamps, atomically decrement the

@@ -76,10 +76,10 @@ static enum engine_status do_fill(struct sim_engine_queue *q, const uint32_t *p)
 	uint32_t data = p[3];
 
 	switch (sdma_fill_size(p[0])) {
-	case 0:  /* bytes */
+	case 0: /* bytes */
 		data = (data & 0xff) * 0x01010101u;
 		break;
-	case 2:  /* dwords: the byte count rounds up to whole dwords */
+	case 2: /* dwords: the byte count rounds up to whole dwords */
 		count = (count + 3) & ~3ull;
 		break;
 	default:
@@ -173,7 +173,7 @@ static enum engine_status do_poll(struct sim_engine_queue *q, const uint32_t *p)
 	if (poll_compare(func, v & p[4], p[3]))
 		return ENGINE_OK;
 	if (retry != SDMA_POLL_RETRY_FOREVER && q->poll_tries++ >= retry)
-		return ENGINE_OK;  /* finite retries exhausted: move on */
+		return ENGINE_OK; /* finite retries exhausted: move on */
 	return ENGINE_RETRY;
 }
 
@@ -197,7 +197,7 @@ static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
 
 	switch (sdma_hdr_op(p[0])) {
 	case SDMA_OP_NOP:
-	case SDMA_OP_GCR:  /* cache writeback/invalidate: host memory is coherent */
+	case SDMA_OP_GCR: /* cache writeback/invalidate: host memory is coherent */
 		return ENGINE_OK;
 	case SDMA_OP_COPY:
 		if (sdma_hdr_subop(p[0]) == SDMA_SUBOP_COPY_LINEAR_RECT)
@@ -212,7 +212,7 @@ static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
 		return ENGINE_OK;
 	case SDMA_OP_TRAP:
 		return engine_raise_interrupt(q, p[1] & SDMA_TRAP_INT_CTX_MASK) ? ENGINE_OK
-										 : ENGINE_STOPPED;
+										: ENGINE_STOPPED;
 	case SDMA_OP_POLL_REGMEM:
 		return do_poll(q, p);
 	case SDMA_OP_ATOMIC:
@@ -221,7 +221,7 @@ static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
 		return do_fill(q, p);
 	case SDMA_OP_TIMESTAMP:
 		if (sdma_hdr_subop(p[0]) == SDMA_SUBOP_TIMESTAMP_SET_LOCAL)
-			return ENGINE_OK;  /* no separate local counter modelled */
+			return ENGINE_OK; /* no separate local counter modelled */
 		mem64 = engine_mem_object(q, sdma_addr(p[1], p[2]) & ~7ull, 8, true);
 		if (!mem64)
 			return ENGINE_DEAD;
@@ -234,7 +234,7 @@ static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
 
 enum engine_status sdma_process(struct sim_engine_queue *q)
 {
-	uint32_t p[SDMA_MAX_PACKET_DW] = { 0 };
+	uint32_t p[SDMA_MAX_PACKET_DW] = {0};
 	const uint64_t *wptr;
 	uint64_t *rptr, w, avail;
 	enum engine_status st;

@@ -18,7 +18,7 @@ enum sdma_op {
 	SDMA_OP_ATOMIC = 10,
 	SDMA_OP_CONST_FILL = 11,
 	SDMA_OP_TIMESTAMP = 13,
-	SDMA_OP_GCR = 17,          /* SDMA v5 (gfx10) cache control */
+	SDMA_OP_GCR = 17, /* SDMA v5 (gfx10) cache control */
 };
 
 #define SDMA_SUBOP_COPY_LINEAR          0
@@ -45,18 +45,18 @@ static inline uint32_t sdma_nop_count(uint32_t h)
 }
 
 /* Packet sizes in dwords (header included). */
-#define SDMA_COPY_LINEAR_DW 7  /* hdr, count, param, src lo/hi, dst lo/hi */
-#define SDMA_FENCE_DW       4  /* hdr, addr lo/hi, data */
-#define SDMA_TRAP_DW        2  /* hdr, int_ctx */
-#define SDMA_POLL_REGMEM_DW 6  /* hdr, addr lo/hi, value, mask, interval/retry */
-#define SDMA_ATOMIC_DW      8  /* hdr, addr lo/hi, src lo/hi, cmp lo/hi, loop */
-#define SDMA_CONST_FILL_DW  5  /* hdr, dst lo/hi, data, count */
-#define SDMA_TIMESTAMP_DW   3  /* hdr, addr lo/hi */
+#define SDMA_COPY_LINEAR_DW 7 /* hdr, count, param, src lo/hi, dst lo/hi */
+#define SDMA_FENCE_DW       4 /* hdr, addr lo/hi, data */
+#define SDMA_TRAP_DW        2 /* hdr, int_ctx */
+#define SDMA_POLL_REGMEM_DW 6 /* hdr, addr lo/hi, value, mask, interval/retry */
+#define SDMA_ATOMIC_DW      8 /* hdr, addr lo/hi, src lo/hi, cmp lo/hi, loop */
+#define SDMA_CONST_FILL_DW  5 /* hdr, dst lo/hi, data, count */
+#define SDMA_TIMESTAMP_DW   3 /* hdr, addr lo/hi */
 /* hdr, src lo/hi, src x/y, src z/pitch, src slice, dst lo/hi, dst x/y,
  * dst z/pitch, dst slice, rect x/y, rect z */
-#define SDMA_COPY_RECT_DW   13
-#define SDMA_GCR_DW         5  /* hdr, base lo, base hi + controls, limit lo, limit hi */
-#define SDMA_MAX_PACKET_DW  13
+#define SDMA_COPY_RECT_DW  13
+#define SDMA_GCR_DW        5 /* hdr, base lo, base hi + controls, limit lo, limit hi */
+#define SDMA_MAX_PACKET_DW 13
 
 /* COPY_LINEAR_RECT fields (offsets, pitches and sizes in elements of
  * 1 << element bytes; pitches and sizes are programmed minus one). */
