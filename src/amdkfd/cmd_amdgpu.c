@@ -57,6 +57,8 @@ int cmd_amdgpu_query(struct cmd_ctx *c)
 	int g, fd, ret;
 
 	DECODE(c, r);
+	if (!(host_features() & VKFD_FEAT_AMDGPU_QUERY))
+		return -ENOTTY;
 	g = host_gpu_index(ctx, r.gpu_id);
 	if (g < 0)
 		return g;
