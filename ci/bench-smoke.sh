@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Smoke test of vkfd-bench (meson test 'bench-smoke', suite 'bench'):
+# a few iterations of every scenario must exit 0 and report every scenario
+# on every path, as a number or as "n/a (reason)". No timing is asserted.
+# With a generator and a trace given, the committed trace must be exactly
+# what the generator prints.
+# Usage: ci/bench-smoke.sh VKFD_BENCH [GEN_MODEL_LOAD_TRACE TRACE]
+set -euo pipefail
+
+bench="$1"
+out="$(mktemp)"
+trap 'rm -f "$out" "$out.json" "$out.trace"' EXIT
+
+if [ $# -ge 3 ]; then
+	"$2" >"$out.trace"
+	if ! cmp -s "$out.trace" "$3"; then
+		echo "FAIL: $3 is not what $2 generates; regenerate it" >&2
+		exit 1
+	fi
+fi
+
+"$bench" --iterations 3 >"$out"
+cat "$out"
+fail=0
+for s in storm sync fence decode dispatch rocminfo; do
+	if ! grep -q "^$s: " "$out"; then
+		echo "FAIL: scenario $s missing from the table" >&2
+		fail=1
+	fi
+done
+# every scenario block has a row for every path
+for p in native direct vtest; do
+	n=$(grep -cE "^  $p +" "$out" || true)
+	if [ "$n" -ne 6 ]; then
+		echo "FAIL: path $p has $n rows, want 6" >&2
+		fail=1
+	fi
+done
+
+"$bench" --iterations 3 --json --scenario sync,decode >"$out.json"
+n=$(grep -c '"scenario": ' "$out.json" || true)
+# sync: 3 paths + socket; decode: 3 paths
+if [ "$n" -ne 7 ]; then
+	echo "FAIL: --json printed $n results, want 7" >&2
+	fail=1
+fi
+if command -v jq >/dev/null && ! jq -e . "$out.json" >/dev/null; then
+	echo "FAIL: --json output is not valid JSON" >&2
+	fail=1
+fi
+exit $fail
