@@ -455,12 +455,95 @@ static void test_bo_blob_at_fixed_va(void **state)
 	assert_int_equal(vkfd_guest_async_error(g), 0);
 }
 
+static void *caller_main(void *arg)
+{
+	int *fails = arg;
+
+	for (int i = 0; i < 200; i++) {
+		struct vkfd_req_get_version req;
+		struct vkfd_rsp_get_version rsp;
+
+		memset(&req, 0, sizeof(req));
+		req.hdr.cmd = VKFD_CMD_GET_VERSION;
+		if (i % 4 == 0)
+			async_noop((uint32_t)i);
+		if (vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)) || rsp.hdr.ret ||
+		    rsp.major != 1 || rsp.hdr.len != sizeof(rsp))
+			__atomic_add_fetch(fails, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Synchronous and asynchronous calls from many threads at once: every
+ * call gets its own response, and every request is processed once. */
+static void test_concurrent_threads(void **state)
+{
+	enum { T = 8 };
+	pthread_t th[T];
+	int fails = 0;
+
+	(void)state;
+	get_version();
+	uint32_t s0 = shm_seqno();
+
+	for (int i = 0; i < T; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, caller_main, &fails), 0);
+	for (int i = 0; i < T; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(fails, 0);
+	get_version();
+	/* 200 sync + 50 async per thread, plus the final call */
+	assert_int_equal(shm_seqno(), s0 + T * 250 + 1);
+}
+
+/* Several guests at once, each served by its own worker (own KFD process). */
+static void test_concurrent_clients(void **state)
+{
+	enum { C = 4 };
+	pid_t pids[C];
+
+	(void)state;
+	for (int i = 0; i < C; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			/* the parent's connection is not usable here: connect again */
+			g = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, srv.sock);
+			if (!g)
+				_exit(2);
+			for (int k = 0; k < 100; k++) {
+				struct vkfd_req_get_version req;
+				struct vkfd_rsp_get_version rsp;
+
+				memset(&req, 0, sizeof(req));
+				req.hdr.cmd = VKFD_CMD_GET_VERSION;
+				if (vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)) ||
+				    rsp.hdr.ret)
+					_exit(3);
+			}
+			vkfd_guest_disconnect(g);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < C; i++) {
+		int st;
+
+		assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	get_version();
+}
+
 /* Last in the vtest group: the server's worker dies under the client. */
 static void test_server_gone(void **state)
 {
 	pid_t worker = 0;
 
 	(void)state;
+	/* workers of earlier clients end and are reaped: ours remains */
+	for (int i = 0; i < 500 && harness_children(srv.pid, NULL) != 1; i++)
+		usleep(10000);
 	assert_int_equal(harness_children(srv.pid, &worker), 1);
 	assert_int_equal(kill(worker, SIGKILL), 0);
 	struct vkfd_req_get_version req;
@@ -494,6 +577,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_fenced_wait),
 	    cmocka_unit_test(test_64_concurrent_waiters),
 	    cmocka_unit_test(test_bo_blob_at_fixed_va),
+	    cmocka_unit_test(test_concurrent_threads),
+	    cmocka_unit_test(test_concurrent_clients),
 	    cmocka_unit_test(test_server_gone),
 	};
 	const struct CMUnitTest direct_tests[] = {
