@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "aql_packets.h"
+#include "aql_pm4.h"
 #include "builtin_kernels.h"
 #include "engine_internal.h"
 #include "engine_mem.h"
@@ -101,6 +102,7 @@ enum engine_status aql_process(struct sim_engine_queue *q)
 		struct aql_dispatch_packet dispatch;
 		struct aql_barrier_packet barrier;
 		struct aql_amd_barrier_value_packet bvalue;
+		struct aql_amd_pm4_ib_packet pm4;
 	} pkt;
 	const uint64_t *wptr;
 	uint64_t *rptr, slot_va, completion;
@@ -145,12 +147,16 @@ enum engine_status aql_process(struct sim_engine_queue *q)
 		completion = pkt.barrier.completion_signal;
 		break;
 	case AQL_TYPE_VENDOR_SPECIFIC:
-		if (pkt.bvalue.amd_format != AQL_AMD_FORMAT_BARRIER_VALUE) {
+		if (pkt.bvalue.amd_format == AQL_AMD_FORMAT_BARRIER_VALUE) {
+			st = run_barrier_value(q, &pkt.bvalue);
+			completion = pkt.bvalue.completion_signal;
+		} else if (pkt.pm4.amd_format == AQL_AMD_FORMAT_PM4_IB) {
+			st = aql_pm4_ib_run(q, &pkt.pm4);
+			completion = pkt.pm4.completion_signal;
+		} else {
 			engine_queue_error(q, SIM_QERR_INVALID_PACKET);
 			return ENGINE_DEAD;
 		}
-		st = run_barrier_value(q, &pkt.bvalue);
-		completion = pkt.bvalue.completion_signal;
 		break;
 	default:
 		/* AGENT_DISPATCH (not for a GPU queue) and undefined types. */

@@ -27,6 +27,7 @@ enum aql_packet_type {
 };
 
 /* AMD vendor-specific format byte (offset 2) */
+#define AQL_AMD_FORMAT_PM4_IB        1
 #define AQL_AMD_FORMAT_BARRIER_VALUE 2
 
 /* hsa_signal_condition_t */
@@ -76,6 +77,18 @@ struct aql_amd_barrier_value_packet {
 	uint64_t completion_signal;
 };
 
+/* AMD PM4-IB packet: a PM4 INDIRECT_BUFFER command the CP executes
+ * (ROCr 5.2.3's AqlQueue::ExecutePM4 on gfx9+). */
+struct aql_amd_pm4_ib_packet {
+	uint16_t header;
+	uint8_t amd_format;
+	uint8_t reserved;
+	uint32_t ib_jump_cmd[4];
+	uint32_t dw_cnt_remain;
+	uint32_t reserved1[8];
+	uint64_t completion_signal;
+};
+
 /* amd_signal_t: a signal handle is the address of one of these. */
 struct aql_amd_signal {
 	int64_t kind;
@@ -101,6 +114,9 @@ _Static_assert(sizeof(struct aql_amd_barrier_value_packet) == AQL_PACKET_SIZE, "
 _Static_assert(offsetof(struct aql_amd_barrier_value_packet, signal) == 8, "bv signal");
 _Static_assert(offsetof(struct aql_amd_barrier_value_packet, cond) == 32, "bv cond");
 _Static_assert(offsetof(struct aql_amd_barrier_value_packet, completion_signal) == 56, "signal");
+_Static_assert(sizeof(struct aql_amd_pm4_ib_packet) == AQL_PACKET_SIZE, "pm4 ib packet");
+_Static_assert(offsetof(struct aql_amd_pm4_ib_packet, ib_jump_cmd) == 4, "pm4 ib jump");
+_Static_assert(offsetof(struct aql_amd_pm4_ib_packet, completion_signal) == 56, "signal");
 _Static_assert(sizeof(struct aql_amd_signal) == 64, "amd_signal_t");
 _Static_assert(offsetof(struct aql_amd_signal, value) == 8, "value");
 _Static_assert(offsetof(struct aql_amd_signal, event_mailbox_ptr) == 16, "mailbox");

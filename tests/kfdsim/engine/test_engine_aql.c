@@ -253,6 +253,63 @@ static void test_barrier_value(void **state)
 	assert_true(wait_i64(bsig, 0, WAIT_MS));
 }
 
+/* ROCr 5.2.3's code-cache invalidation on gfx9: a PM4-IB vendor packet
+ * jumping to an IB with one ACQUIRE_MEM. */
+static void submit_pm4_ib(struct fixture *f, const uint32_t *ib, uint32_t ndw, uint64_t signal)
+{
+	uint64_t ib_va = DATA_VA + 0x8000;
+	struct aql_amd_pm4_ib_packet p;
+
+	memcpy(host(&f->g, ib_va), ib, ndw * 4);
+	memset(&p, 0, sizeof(p));
+	p.header = AQL_TYPE_VENDOR_SPECIFIC;
+	p.amd_format = AQL_AMD_FORMAT_PM4_IB;
+	p.ib_jump_cmd[0] = 3u << 30 | (4u - 2) << 16 | 0x3fu << 8; /* INDIRECT_BUFFER */
+	p.ib_jump_cmd[1] = (uint32_t)ib_va & ~3u;
+	p.ib_jump_cmd[2] = (uint32_t)(ib_va >> 32) & 0xffff;
+	p.ib_jump_cmd[3] = ndw | 1u << 23;
+	p.dw_cnt_remain = 0xa;
+	p.completion_signal = signal;
+	aql_submit(&f->t, &p, true);
+}
+
+static void test_pm4_ib_cache_invalidate(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+	uint32_t acquire_mem[7] = { 3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0x28c00000,
+				    0xffffffff, 0xff, 0, 0, 0 };
+
+	submit_pm4_ib(f, acquire_mem, 7, SIG_VA);
+	assert_true(wait_i64(sig, 0, WAIT_MS));
+	assert_true(wait_u64(f->t.rptr, 1, WAIT_MS));
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+}
+
+static void test_pm4_ib_other_opcode_rejected(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+	/* WRITE_DATA (0x37) is not something the model executes */
+	uint32_t write_data[5] = { 3u << 30 | (5u - 2) << 16 | 0x37u << 8, 0, 0, 0, 0 };
+
+	submit_pm4_ib(f, write_data, 5, SIG_VA);
+	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
+	assert_int_equal(f->g.error_reason, SIM_QERR_INVALID_PACKET);
+	assert_int_equal(*sig, 1);
+}
+
+static void test_pm4_ib_overrun_rejected(void **state)
+{
+	struct fixture *f = *state;
+	/* an ACQUIRE_MEM claiming 7 dwords in a 4-dword IB */
+	uint32_t ib[4] = { 3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0, 0, 0 };
+
+	submit_pm4_ib(f, ib, 4, 0);
+	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
+	assert_int_equal(f->g.error_reason, SIM_QERR_INVALID_PACKET);
+}
+
 static void test_illegal_descriptor_stops_queue(void **state)
 {
 	struct fixture *f = *state;
@@ -508,6 +565,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_barrier_and_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_barrier_or, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_barrier_value, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pm4_ib_cache_invalidate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pm4_ib_other_opcode_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pm4_ib_overrun_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_illegal_descriptor_stops_queue, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_builtin, setup, teardown),

@@ -25,14 +25,20 @@
 
 #define RING_SIZE 4096u
 #define BUF_SIZE (1u << 20)
-/* offsets in the USERPTR buffer */
-#define OFF_RING 0x0
-#define OFF_WPTR 0x1038  /* amd_queue_t write_dispatch_id */
-#define OFF_RPTR 0x1080  /* amd_queue_t read_dispatch_id */
-#define OFF_SIG  0x2000
-#define OFF_KOBJ 0x3000
-#define OFF_KARG 0x4000
-#define OFF_DATA 0x10000
+/* Offsets in the host buffer. Rings and pointer pages are separate
+ * USERPTR BOs of exactly their size (6.12's queue buffer rule); the rest
+ * is one BO. */
+#define OFF_RING      0x0
+#define OFF_WPTR      0x1038 /* amd_queue_t write_dispatch_id offset */
+#define OFF_RPTR      0x2080 /* amd_queue_t read_dispatch_id offset */
+#define OFF_SIG       0x3000
+#define OFF_KOBJ      0x4000
+#define OFF_KARG      0x5000
+#define OFF_DATA      0x10000
+#define OFF_SDMA_RING 0x20000
+#define OFF_SDMA_RPTR 0x21000
+#define OFF_SDMA_WPTR 0x22000
+#define OFF_REST      0x23000
 #define EVENT_PAGE_SIZE (4096u * 8u)
 /* The header's (1 << 31) overflows int (UBSan); same bits, unsigned. */
 #define FLAG_WRITABLE (1u << 31)
@@ -77,6 +83,20 @@ static void map_to_gpu(struct world *w, uint64_t handle)
 	assert_int_equal(m.n_success, 1);
 }
 
+static void userptr(struct world *w, uint64_t off, uint64_t size)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args al;
+
+	memset(&al, 0, sizeof(al));
+	al.va_addr = va(w, off);
+	al.size = size;
+	al.gpu_id = w->gpu_id;
+	al.mmap_offset = va(w, off);
+	al.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | FLAG_WRITABLE | FLAG_EXECUTABLE;
+	assert_int_equal(kio(w, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &al), 0);
+	map_to_gpu(w, al.handle);
+}
+
 static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -113,14 +133,14 @@ static int setup(void **state)
 	w->buf = aligned_alloc(4096, BUF_SIZE);
 	assert_non_null(w->buf);
 	memset(w->buf, 0, BUF_SIZE);
-	memset(&al, 0, sizeof(al));
-	al.va_addr = va(w, 0);
-	al.size = BUF_SIZE;
-	al.gpu_id = w->gpu_id;
-	al.mmap_offset = va(w, 0);
-	al.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | FLAG_WRITABLE | FLAG_EXECUTABLE;
-	assert_int_equal(kio(w, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &al), 0);
-	map_to_gpu(w, al.handle);
+	userptr(w, OFF_RING, RING_SIZE);
+	userptr(w, OFF_WPTR & ~0xfffull, 4096);
+	userptr(w, OFF_RPTR & ~0xfffull, 4096);
+	userptr(w, OFF_SIG, OFF_SDMA_RING - OFF_SIG);
+	userptr(w, OFF_SDMA_RING, 4096);
+	userptr(w, OFF_SDMA_RPTR, 4096);
+	userptr(w, OFF_SDMA_WPTR, 4096);
+	userptr(w, OFF_REST, BUF_SIZE - OFF_REST);
 
 	/* event page: a GTT BO mapped for the CPU at its GPU VA */
 	w->reserve = mmap(NULL, 4u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -306,7 +326,8 @@ static void test_sdma_copy_signals_event(void **state)
 	struct kfd_ioctl_create_queue_args cq;
 	struct kfd_ioctl_destroy_queue_args dq;
 	struct aql_amd_signal *sig = (void *)(w->buf + OFF_SIG + 64);
-	uint64_t ring = va(w, 0x20000), src = va(w, OFF_DATA), dst = va(w, OFF_DATA + 0x8000);
+	uint64_t ring = va(w, OFF_SDMA_RING), src = va(w, OFF_DATA);
+	uint64_t dst = va(w, OFF_DATA + 0x8000);
 	uint64_t value_va = va(w, OFF_SIG + 64 + 8);
 	uint64_t mailbox = w->ev_page_va + 8ull * w->event_id;
 	uint32_t pk[32] = {
@@ -331,8 +352,8 @@ static void test_sdma_copy_signals_event(void **state)
 	memset(&cq, 0, sizeof(cq));
 	cq.ring_base_address = ring;
 	cq.ring_size = 4096;
-	cq.read_pointer_address = va(w, 0x21000);
-	cq.write_pointer_address = va(w, 0x21008);
+	cq.read_pointer_address = va(w, OFF_SDMA_RPTR);
+	cq.write_pointer_address = va(w, OFF_SDMA_WPTR);
 	cq.gpu_id = w->gpu_id;
 	cq.queue_type = KFD_IOC_QUEUE_TYPE_SDMA;
 	cq.queue_percentage = 100;
@@ -343,8 +364,9 @@ static void test_sdma_copy_signals_event(void **state)
 	assert_true(db_map != MAP_FAILED);
 	db = (volatile uint64_t *)((uint8_t *)db_map + (cq.doorbell_offset & 8191));
 
-	memcpy(w->buf + 0x20000, pk, sizeof(pk));
-	__atomic_store_n((uint64_t *)(w->buf + 0x21008), (uint64_t)sizeof(pk), __ATOMIC_RELEASE);
+	memcpy(w->buf + OFF_SDMA_RING, pk, sizeof(pk));
+	__atomic_store_n((uint64_t *)(w->buf + OFF_SDMA_WPTR), (uint64_t)sizeof(pk),
+			 __ATOMIC_RELEASE);
 	*db = sizeof(pk);
 
 	assert_int_equal(wait_event(w, w->event_id, 5000, NULL), KFD_IOC_WAIT_RESULT_COMPLETE);

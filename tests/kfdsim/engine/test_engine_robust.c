@@ -144,6 +144,15 @@ static void plausible_aql_packet(uint64_t pkt[8])
 	if (hdr == (AQL_TYPE_KERNEL_DISPATCH | AQL_HEADER_BARRIER)) {
 		pkt[4] = KOBJ_VA + 64 * (rnd() % 10);
 		pkt[5] = KARG_VA + 64 * (rnd() % 1024);
+	} else if (hdr == (AQL_TYPE_VENDOR_SPECIFIC | AQL_HEADER_BARRIER) && rnd() % 2) {
+		/* PM4-IB with a jump to a random (often plausible) IB */
+		uint64_t ib = rnd() % 2 ? KARG_VA + 4 * (rnd() % 64) : rnd_addr();
+		uint32_t jump[4] = { 3u << 30 | 2u << 16 | 0x3fu << 8, (uint32_t)ib & ~3u,
+				     (uint32_t)(ib >> 32) & 0xffff,
+				     (uint32_t)(rnd() % 16) | (rnd() % 4 ? 1u << 23 : 0) };
+
+		pkt[0] = (uint64_t)AQL_AMD_FORMAT_PM4_IB << 16;
+		memcpy((uint8_t *)pkt + 4, jump, sizeof(jump));
 	} else if (hdr == (AQL_TYPE_VENDOR_SPECIFIC | AQL_HEADER_BARRIER)) {
 		pkt[0] = (uint64_t)AQL_AMD_FORMAT_BARRIER_VALUE << 16;
 		pkt[1] = SIG_VA + 64 * (rnd() % 32);
