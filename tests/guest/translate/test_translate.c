@@ -643,23 +643,33 @@ static void test_events(void **state)
 
 static void test_create_queue_sizes(void **state)
 {
-	struct bk_alloc_memory ring, mem, db;
+	/* KFD 1.17 rules: rptr and wptr each in a one-page mapping, the ring
+	 * mapping exactly the ring size, EOP exactly the node's EOP size */
+	struct bk_alloc_memory ring, wp, rp, eop, ctx, db;
 	struct bk_create_queue q;
 	uint32_t ids[1] = { gpu_id }, ns;
-	uint64_t rva = va_reserve(16 * PAGE), mva = va_reserve(64 * PAGE);
-	uint64_t dva = va_reserve(2 * PAGE);
+	uint64_t rva = va_reserve(16 * PAGE), wva = va_reserve(PAGE);
+	uint64_t pva = va_reserve(PAGE), eva = va_reserve(PAGE);
+	uint64_t cva = va_reserve(64 * PAGE), dva = va_reserve(2 * PAGE);
 	uint64_t ev = 0;
 	void *m;
 
 	(void)state;
 	assert_int_equal(alloc_bo(rva, 16 * PAGE, GTT_FLAGS, &ring), 0);
-	assert_int_equal(alloc_bo(mva, 64 * PAGE, GTT_FLAGS, &mem), 0);
-	ns = 0;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, ring.handle, ids, 1,
-				&ns), 0);
-	ns = 0;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, mem.handle, ids, 1,
-				&ns), 0);
+	assert_int_equal(alloc_bo(wva, PAGE, GTT_FLAGS, &wp), 0);
+	assert_int_equal(alloc_bo(pva, PAGE, GTT_FLAGS, &rp), 0);
+	assert_int_equal(alloc_bo(eva, PAGE, GTT_FLAGS, &eop), 0);
+	assert_int_equal(alloc_bo(cva, 64 * PAGE, GTT_FLAGS, &ctx), 0);
+	{
+		uint64_t hs[5] = { ring.handle, wp.handle, rp.handle,
+				   eop.handle, ctx.handle };
+
+		for (int i = 0; i < 5; i++) {
+			ns = 0;
+			assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, hs[i],
+						ids, 1, &ns), 0);
+		}
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		/* KFD <= 1.16 callers pass 88 bytes, 1.17 callers 96 */
 		uint32_t size = pass ? 96 : BK_CREATE_QUEUE_SIZE_OLD;
@@ -667,11 +677,11 @@ static void test_create_queue_sizes(void **state)
 		memset(&q, 0, sizeof(q));
 		q.ring_base_address = rva;
 		q.ring_size = 16 * PAGE;
-		q.write_pointer_address = mva;
-		q.read_pointer_address = mva + PAGE;
-		q.eop_buffer_address = mva + 2 * PAGE;
+		q.write_pointer_address = wva;
+		q.read_pointer_address = pva;
+		q.eop_buffer_address = eva;
 		q.eop_buffer_size = PAGE;
-		q.ctx_save_restore_address = mva + 4 * PAGE;
+		q.ctx_save_restore_address = cva;
 		q.ctx_save_restore_size = 32 * PAGE;
 		q.ctl_stack_size = PAGE;
 		q.gpu_id = gpu_id;
