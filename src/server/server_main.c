@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,6 +38,7 @@ struct server {
 	pid_t *workers;
 	unsigned nworkers;
 	bool stopping; /* workers killed on purpose: not worth a warning */
+	pid_t parent;
 };
 
 static void usage(FILE *f)
@@ -221,6 +223,7 @@ static void accept_one(struct server *s)
 		close(c);
 		return;
 	}
+	s->parent = getpid();
 	pid_t pid = fork();
 
 	if (pid < 0) {
@@ -230,6 +233,12 @@ static void accept_one(struct server *s)
 	}
 	if (pid == 0) {
 		sigset_t all;
+
+		/* A server that is gone (even by SIGKILL) takes its workers
+		 * with it; check for a parent that died before prctl. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != s->parent)
+			_exit(1);
 
 		close(s->listen_fd);
 		close(s->sig_fd);
