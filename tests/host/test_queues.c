@@ -159,13 +159,18 @@ static void test_queue_quota_and_handles(void **state)
 	struct harness *h = *state;
 	struct vkfd_req_create_queue r;
 	struct vkfd_rsp_create_queue rsp;
-	uint64_t ring_va, ctl_va, q[5];
+	uint64_t ring_va[5], ctl_va[5], spare_va, q[5];
 	int n = 0, ret = 0;
 
-	assert_true(h_gtt(h, 4096 * 8, &ring_va) != 0);
-	assert_true(h_gtt(h, 4096 * 8, &ctl_va) != 0);
+	/* one ring and one pointer page per queue: kernels from 6.12 want each
+	 * to be a GPU mapping of its own */
+	for (int i = 0; i < 5; i++) {
+		assert_true(h_gtt(h, 4096, &ring_va[i]) != 0);
+		assert_true(h_gtt(h, 4096, &ctl_va[i]) != 0);
+	}
+	assert_true(h_gtt(h, 4096, &spare_va) != 0);
 	for (n = 0; n < 5; n++) {
-		fill_queue_req(h, &r, ring_va + 4096 * n, ctl_va + 4096 * n);
+		fill_queue_req(h, &r, ring_va[n], ctl_va[n]);
 		ret = h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp));
 		if (ret)
 			break;
@@ -178,11 +183,11 @@ static void test_queue_quota_and_handles(void **state)
 
 		memset(&u, 0, sizeof(u));
 		u.queue = q[0];
-		u.ring_base_address = ring_va + 4096 * 7;
+		u.ring_base_address = spare_va;
 		u.ring_size = 4096;
 		u.queue_percentage = 50;
 		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), 0);
-		u.ring_base_address = ring_va + 4096 * 8; /* past the BO */
+		u.ring_base_address = spare_va + 2048; /* crosses the BO's end */
 		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), -EFAULT);
 		u.queue = q[0] ^ (1ull << 33);
 		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), -EINVAL);
