@@ -538,6 +538,8 @@ static int map_common(struct sim_process *p, struct kfd_ioctl_map_memory_to_gpu_
 				r = vm_map_bo(peer, bo);
 		} else if (!(bo->mapped_mask & (1u << peer->gpu->index))) {
 			r = -EINVAL; /* not mapped on that VM */
+		} else if (bo->queue_refs[peer->gpu->index]) {
+			r = -EBUSY; /* a queue still uses it (6.12 queue_refcount) */
 		} else {
 			vm_unmap_bo(peer, bo);
 		}

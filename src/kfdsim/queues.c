@@ -41,6 +41,79 @@ static int range_mapped(struct sim_pdd *pdd, uint64_t va, uint64_t len)
 	return r;
 }
 
+/* kfd_queue_buffer_get. Exact (6.12): the page of `va` must start a GPU
+ * mapping and, when the expected size is a page or more, the mapping must be
+ * exactly that long. Default: [va, va + expected) must lie in one mapping.
+ * Either way the BO gets a queue reference (UNMAP refuses it meanwhile). */
+static int buffer_get(struct sim_pdd *pdd, uint64_t va, uint64_t expected, struct sim_bo **out)
+{
+	uint64_t page = va & ~(SIM_PAGE_SIZE - 1);
+	uint64_t pages = expected / SIM_PAGE_SIZE;
+	struct sim_mapping *m;
+	bool ok;
+	int r = -EINVAL;
+
+	*out = NULL;
+	if (!expected)
+		return 0;
+	pthread_rwlock_rdlock(&pdd->vm_lock);
+	m = sim_mapping_find(pdd, page);
+	if (pdd->proc->sim->exact_queue_buffers)
+		ok = m && m->start == page && (!pages || m->end == page + pages * SIM_PAGE_SIZE);
+	else
+		ok = m && va >= m->start && va + expected >= va && va + expected <= m->end;
+	if (ok) {
+		*out = m->bo;
+		r = 0;
+	}
+	pthread_rwlock_unlock(&pdd->vm_lock);
+	return r;
+}
+
+static void buffers_put(struct sim_queue *q)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		if (q->bufs[i])
+			q->bufs[i]->queue_refs[q->pdd->gpu->index]--;
+		q->bufs[i] = NULL;
+	}
+}
+
+/* kfd_queue_acquire_buffers (6.12): wptr and rptr each a one-page mapping,
+ * the ring a mapping of the ring size, the EOP buffer (compute queues,
+ * when given) of the node's EOP size. CWSR sizes are not checked. Without
+ * VKFDSIM_QUEUE_BUFFERS=exact only containment in a mapping is checked
+ * (pointers: 8 bytes). */
+static int acquire_buffers(struct sim_pdd *pdd, const struct kfd_ioctl_create_queue_args *a,
+			   struct sim_queue *q)
+{
+	bool compute = a->queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE ||
+		       a->queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+
+	uint64_t ptr_size = pdd->proc->sim->exact_queue_buffers ? SIM_PAGE_SIZE : sizeof(uint64_t);
+	int r;
+
+	r = buffer_get(pdd, a->write_pointer_address, ptr_size, &q->bufs[0]);
+	if (!r)
+		r = buffer_get(pdd, a->read_pointer_address, ptr_size, &q->bufs[1]);
+	if (!r)
+		r = buffer_get(pdd, a->ring_base_address, a->ring_size, &q->bufs[2]);
+	if (!r && compute && a->eop_buffer_address) {
+		if (a->eop_buffer_size != SIM_EOP_BUFFER_SIZE)
+			r = -EINVAL;
+		else
+			r = buffer_get(pdd, a->eop_buffer_address, a->eop_buffer_size, &q->bufs[3]);
+	}
+	if (r) {
+		memset(q->bufs, 0, sizeof(q->bufs));
+		return r;
+	}
+	for (unsigned i = 0; i < 4; i++)
+		if (q->bufs[i])
+			q->bufs[i]->queue_refs[pdd->gpu->index]++;
+	return 0;
+}
+
 static bool checks_buffers(struct sim_process *p)
 {
 	return p->sim->cfg.kfd_minor >= 17;
@@ -134,6 +207,7 @@ static void queue_free(struct sim_process *p, struct sim_queue *q)
 		pthread_cond_wait(&p->q_cv, &p->q_lock);
 	pthread_mutex_unlock(&p->q_lock);
 	engine_stop(q);
+	buffers_put(q);
 	doorbell_free(q->pdd, q->doorbell_id);
 	pthread_mutex_lock(&sim->lock);
 	if (q->type == KFD_IOC_QUEUE_TYPE_SDMA)
@@ -194,15 +268,6 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	r = sim_doorbells_get(pdd);
 	if (r)
 		goto out;
-	if (checks_buffers(p)) {
-		r = range_mapped(pdd, a->write_pointer_address, sizeof(uint64_t));
-		if (!r)
-			r = range_mapped(pdd, a->read_pointer_address, sizeof(uint64_t));
-		if (!r)
-			r = range_mapped(pdd, a->ring_base_address, a->ring_size);
-		if (r)
-			goto out;
-	}
 	for (qid = 0; qid < SIM_MAX_QUEUES; qid++)
 		if (!p->queues[qid])
 			break;
@@ -240,6 +305,12 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 		r = -ENOMEM;
 		goto out;
 	}
+	q->pdd = pdd;
+	if (checks_buffers(p)) {
+		r = acquire_buffers(pdd, a, q);
+		if (r)
+			goto out;
+	}
 	q->id = qid;
 	q->pdd = pdd;
 	q->type = a->queue_type;
@@ -264,8 +335,10 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	db = -1;
 	sdma_counted = false;
 out:
-	if (q)
+	if (q) {
+		buffers_put(q);
 		free(q);
+	}
 	if (db >= 0)
 		doorbell_free(pdd, (unsigned)db);
 	if (sdma_counted) {

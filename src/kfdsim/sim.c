@@ -55,6 +55,11 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	}
 	sim->cfg = cfg;
 	sim->ngpus = cfg.gpu_count;
+	{
+		const char *qb = getenv("VKFDSIM_QUEUE_BUFFERS");
+
+		sim->exact_queue_buffers = qb && !strcmp(qb, "exact");
+	}
 	sim->next_fake_offset = 0x10000000ULL; /* DRM_FILE_PAGE_OFFSET_START */
 	pthread_mutex_init(&sim->lock, NULL);
 	pthread_cond_init(&sim->latch_cv, NULL);

@@ -32,6 +32,7 @@
 #define SIM_TASK_SIZE 0x7ffffffff000ULL	    /* x86-64 user VA limit */
 #define SIM_GPUVM_LIMIT (1ULL << 47)	    /* GPUVM end below the hole */
 #define SIM_GPU_CLOCK_HZ 100000000ULL
+#define SIM_EOP_BUFFER_SIZE 4096u /* node eop_buffer_size, GFX9+ */
 #define SIM_MAX_KFD_MINOR 19
 #define SIM_NR_CREATE_PROCESS 0x27
 
@@ -114,6 +115,8 @@ struct kfdsim {
 	struct sim_gpu gpus[KFDSIM_MAX_GPUS];
 	char root[PATH_MAX];
 	bool root_private;
+	/* VKFDSIM_QUEUE_BUFFERS=exact: 6.12's exact queue buffer sizes */
+	bool exact_queue_buffers;
 
 	pthread_mutex_t lock;
 	pthread_cond_t latch_cv;
@@ -160,6 +163,8 @@ struct sim_bo {
 	uint8_t *userptr;
 	bool imported;
 	uint32_t mapped_mask; /* GPU indexes whose VM maps it */
+	/* queues (per GPU VM) using it as ring/rptr/wptr/EOP (KFD 1.17) */
+	unsigned queue_refs[KFDSIM_MAX_GPUS];
 };
 
 struct sim_mapping {
@@ -231,6 +236,7 @@ struct sim_queue {
 	bool gws;
 	uint32_t cu_mask_count;
 	unsigned evict_refs; /* evictions in flight, under q_lock */
+	struct sim_bo *bufs[4]; /* BOs referenced by kfd_queue_acquire_buffers */
 	struct sim_engine_queue *eng;
 };
 

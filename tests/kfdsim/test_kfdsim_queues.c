@@ -10,21 +10,33 @@
 
 struct qbufs {
 	uint64_t ring, rptr, wptr;
+	uint64_t ring_h, ptr_h;
 	uint8_t *cpu; /* CPU view of ring (64 KiB) + pointers page */
 };
 
-/* A 64 KiB ring BO and a page holding rptr/wptr, mapped on GPU 0. */
+static uint64_t map_bo(struct fx *f, uint64_t va, uint64_t size, uint64_t *handle)
+{
+	uint64_t off = 0;
+	uint32_t ids[1] = { f->gpu_id[0] };
+	void *p;
+
+	assert_int_equal(fx_alloc(f, 0, GTT_W, va, size, handle, &off), 0);
+	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, *handle, ids, 1, NULL), 0);
+	p = f->ops->mmap(f->sim, (void *)(uintptr_t)va, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, f->rfd[0], (off_t)off);
+	assert_ptr_equal(p, (void *)(uintptr_t)va);
+	return va;
+}
+
+/* A 64 KiB ring BO and, right behind it, a one-page BO holding rptr/wptr
+ * (like ROCr's amd_queue_t), both mapped on GPU 0. */
 static void make_bufs(struct fx *f, struct qbufs *b)
 {
-	uint64_t va = fx_va(f, 65536 + 4096), h, off = 0;
-	uint32_t ids[1] = { f->gpu_id[0] };
+	uint64_t va = fx_va(f, 65536 + 4096);
 
-	assert_int_equal(fx_alloc(f, 0, GTT_W, va, 65536 + 4096, &h, &off), 0);
-	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
-	b->cpu = f->ops->mmap(f->sim, (void *)(uintptr_t)va, 65536 + 4096, PROT_READ | PROT_WRITE,
-			      MAP_SHARED | MAP_FIXED, f->rfd[0], (off_t)off);
-	assert_ptr_equal(b->cpu, (void *)(uintptr_t)va);
-	b->ring = va;
+	b->ring = map_bo(f, va, 65536, &b->ring_h);
+	map_bo(f, va + 65536, 4096, &b->ptr_h);
+	b->cpu = (uint8_t *)(uintptr_t)va;
 	b->rptr = va + 65536 + 0x80;
 	b->wptr = va + 65536 + 0x38;
 }
@@ -89,19 +101,90 @@ static void test_create_queue_checks(void **state)
 	q.base.gpu_id = 0;
 	assert_int_equal(create_q(f, &q), -EINVAL);
 	q.base.gpu_id = f->gpu_id[0];
-	/* KFD 1.17: rptr, wptr and ring must be GPU mapped */
+	/* KFD 1.17 (kfd_queue_acquire_buffers): unmapped pointers and rings */
 	q.base.write_pointer_address = fx_va(f, 4096);
 	assert_int_equal(create_q(f, &q), -EINVAL);
 	q.base.write_pointer_address = b.wptr;
 	q.base.ring_size = 1u << 20;
 	assert_int_equal(create_q(f, &q), -EINVAL);
 	q.base.ring_size = 65536;
+	q.base.ring_base_address = b.ring + 4096;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.ring_base_address = b.ring;
+	/* EOP (compute): the node's 4 KiB size */
+	q.base.eop_buffer_address = b.rptr & ~4095ULL;
+	q.base.eop_buffer_size = 8192;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.eop_buffer_size = 4096;
+	assert_int_equal(create_q(f, &q), 0);
+	assert_int_equal(destroy_q(f, q.base.queue_id), 0);
+	q.base.eop_buffer_address = 0;
+	q.base.eop_buffer_size = 0;
 	assert_int_equal(create_q(f, &q), 0);
 	assert_int_equal(q.base.queue_id, 0);
 	assert_int_equal(q.base.doorbell_offset, (3ULL << 62) | ((uint64_t)f->gpu_id[0] << 46));
 	assert_int_equal(create_q(f, &q), 0);
 	assert_int_equal(q.base.queue_id, 1);
 	assert_int_equal(q.base.doorbell_offset & 0x1fff, 8);
+	/* queue buffers cannot be unmapped while a queue uses them */
+	{
+		uint32_t ids[1] = { f->gpu_id[0] };
+
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
+				 -EBUSY);
+		assert_int_equal(destroy_q(f, 0), 0);
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
+				 -EBUSY);
+		assert_int_equal(destroy_q(f, 1), 0);
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
+				 0);
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ptr_h, ids, 1, NULL), 0);
+	}
+	fx_free(f);
+}
+
+/* VKFDSIM_QUEUE_BUFFERS=exact: 6.12's exact mapping sizes. */
+static void test_exact_queue_buffers(void **state)
+{
+	struct kfdsim_create_queue_args q;
+	struct qbufs b;
+	struct fx *f;
+
+	(void)state;
+	/* the default only wants containment: pointers inside the ring BO */
+	f = fx_new(NULL, true);
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	q.base.write_pointer_address = b.ring + 0x38;
+	q.base.ring_size = 32768;
+	assert_int_equal(create_q(f, &q), 0);
+	fx_free(f);
+
+	setenv("VKFDSIM_QUEUE_BUFFERS", "exact", 1);
+	f = fx_new(NULL, true);
+	unsetenv("VKFDSIM_QUEUE_BUFFERS");
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	/* wptr/rptr: a one-page mapping starting at their page */
+	q.base.write_pointer_address = b.ring + 0x38;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.write_pointer_address = b.wptr;
+	/* the ring: a mapping of exactly the ring size */
+	q.base.ring_size = 32768;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.ring_size = 65536;
+	/* EOP: a mapping of exactly 4 KiB */
+	q.base.eop_buffer_address = b.ring;
+	q.base.eop_buffer_size = 4096;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.eop_buffer_address = b.rptr & ~4095ULL;
+	assert_int_equal(create_q(f, &q), 0);
+	/* SDMA queues need no EOP but the same pointer and ring rules */
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_SDMA);
+	q.base.read_pointer_address = b.ring + 0x80;
+	assert_int_equal(create_q(f, &q), -EINVAL);
+	q.base.read_pointer_address = b.rptr;
+	assert_int_equal(create_q(f, &q), 0);
 	fx_free(f);
 }
 
@@ -386,6 +469,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_queue_checks),
+		cmocka_unit_test(test_exact_queue_buffers),
 		cmocka_unit_test(test_ring_size_clamp),
 		cmocka_unit_test(test_queue_before_acquire),
 		cmocka_unit_test(test_destroy_update),
