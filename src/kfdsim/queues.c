@@ -26,21 +26,6 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-/* kfdsim's reading of the 6.12 kfd_queue_acquire_buffers rule: each
- * address must lie in a GPU mapping of this process (see docs). */
-static int range_mapped(struct sim_pdd *pdd, uint64_t va, uint64_t len)
-{
-	struct sim_mapping *m;
-	int r = -EINVAL;
-
-	pthread_rwlock_rdlock(&pdd->vm_lock);
-	m = sim_mapping_find(pdd, va);
-	if (m && va + len >= va && va + len <= m->end)
-		r = 0;
-	pthread_rwlock_unlock(&pdd->vm_lock);
-	return r;
-}
-
 /* kfd_queue_buffer_get. Exact (6.12): the page of `va` must start a GPU
  * mapping and, when the expected size is a page or more, the mapping must be
  * exactly that long. Default: [va, va + expected) must lie in one mapping.
@@ -399,9 +384,17 @@ int sim_ioctl_update_queue(struct sim_process *p, void *args)
 		goto out;
 	}
 	if (checks_buffers(p) && a->ring_size) {
-		r = range_mapped(q->pdd, a->ring_base_address, a->ring_size);
+		struct sim_bo *ring_bo;
+
+		/* the new ring must be mapped; its BO now holds the reference */
+		r = buffer_get(q->pdd, a->ring_base_address, a->ring_size, &ring_bo);
 		if (r)
 			goto out;
+		if (q->bufs[2])
+			q->bufs[2]->queue_refs[q->pdd->gpu->index]--;
+		q->bufs[2] = ring_bo;
+		if (ring_bo)
+			ring_bo->queue_refs[q->pdd->gpu->index]++;
 	}
 	if (q->ring != a->ring_base_address || q->ring_size != a->ring_size) {
 		/* a new ring: restart the engine on it */

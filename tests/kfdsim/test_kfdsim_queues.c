@@ -252,6 +252,21 @@ static void test_destroy_update(void **state)
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EINVAL);
 	u.ring_size = 32768;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
+	/* a new ring must be mapped; the queue's reference moves to it */
+	{
+		uint32_t ids[1] = { f->gpu_id[0] };
+		uint64_t h2, ring2 = map_bo(f, fx_va(f, 65536), 65536, &h2);
+
+		u.ring_base_address = fx_va(f, 65536);
+		assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EINVAL);
+		u.ring_base_address = ring2;
+		assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, h2, ids, 1, NULL),
+				 -EBUSY);
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
+				 0);
+		q.base.ring_base_address = ring2; /* for the re-create below */
+	}
 	/* unknown queue: pqm_update_queue_properties answers -EFAULT */
 	u.queue_id = 55;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EFAULT);
