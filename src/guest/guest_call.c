@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_SPIN_NS    20000u
+#define DEFAULT_SPIN_NS    100000u
 #define WAIT_BUSY_RETRIES  1000u
 #define WAIT_BUSY_SLEEP_US 1000u
 
