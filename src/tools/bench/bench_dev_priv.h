@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE: the UAPI header spells it 1 << 31, an
+ * int overflow that UBSan reports. */
+#define BENCH_ALLOC_WRITABLE 0x80000000u
+
 struct kfdsim;
 struct vkfd_device_ops;
 struct vkfd_guest;
