@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * vkfd-bench "storm": replays model_load.trace (see gen_model_load_trace.c)
- * on each path and reports wall time, commands per second, the blob and
+ * on each path (min(iterations, 3) times, each on a fresh context; the
+ * median wall time is the figure) and reports wall time, commands per second, the blob and
  * CPU-mapping operations issued and per-operation latencies as the guest
  * sees them (the host does not expose its own per-command handling time).
  */
@@ -20,6 +21,7 @@
 #define TRACE_MAX_ID   100000u
 #define TRACE_MAX_SIZE (64ull << 30)
 #define WAIT_TIMEOUT_MS 2000u
+#define STORM_MAX_RUNS  3u
 
 enum op_kind {
 	OP_ALLOC,
@@ -205,36 +207,37 @@ static int replay_op(struct bench_dev *d, const struct trace_op *op, struct benc
 	return -EINVAL;
 }
 
-static void storm_path(enum bench_path p, const struct trace *t, struct bench_cell *c)
+struct storm_acc {
+	struct op_samples s[OP_KIND_COUNT]; /* per kind, over all runs */
+	struct op_samples all;              /* every operation, over all runs */
+	uint64_t worst;
+	int worst_kind;
+	struct bench_counts counts; /* of the last run */
+};
+
+/* One replay on a fresh device; returns the wall time in ns, 0 on failure
+ * (the cell then says why). */
+static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm_acc *acc,
+			  struct bench_cell *c)
 {
-	struct op_samples s[OP_KIND_COUNT];
-	uint64_t *all = NULL;
 	struct bench_bo *bos = NULL;
 	bool *live = NULL;
 	struct bench_dev *d;
 	struct bench_counts before, *cnt;
 	uint32_t event = 0;
-	uint64_t t0, t1, worst = 0;
-	int worst_kind = -1;
+	uint64_t t0, t1, wall = 0;
 	char why[BENCH_REASON_LEN];
 	size_t i;
-	int r = 0;
+	int r;
 
-	memset(s, 0, sizeof(s));
 	d = bench_dev_open(p, why, sizeof(why));
 	if (!d) {
 		bench_cell_na(c, "%s", why);
-		return;
+		return 0;
 	}
 	bos = calloc((size_t)t->max_id + 1, sizeof(*bos));
 	live = calloc((size_t)t->max_id + 1, sizeof(*live));
-	all = calloc(t->n, sizeof(*all));
-	for (unsigned k = 0; k < OP_KIND_COUNT; k++)
-		s[k].v = calloc(t->n, sizeof(uint64_t));
-	for (unsigned k = 0; k < OP_KIND_COUNT; k++)
-		if (!s[k].v)
-			r = -ENOMEM;
-	if (!bos || !live || !all || r) {
+	if (!bos || !live) {
 		bench_cell_na(c, "out of memory");
 		goto out;
 	}
@@ -249,6 +252,7 @@ static void storm_path(enum bench_path p, const struct trace *t, struct bench_ce
 	for (i = 0; i < t->n; i++) {
 		const struct trace_op *op = &t->ops[i];
 		uint64_t a = bench_now_ns(), dt;
+		struct op_samples *k = &acc->s[op->kind];
 
 		r = replay_op(d, op, bos, live, event);
 		dt = bench_now_ns() - a;
@@ -257,11 +261,11 @@ static void storm_path(enum bench_path p, const struct trace *t, struct bench_ce
 				      op_names[op->kind], op->id, strerror(-r));
 			goto out;
 		}
-		all[i] = dt;
-		s[op->kind].v[s[op->kind].n++] = dt;
-		if (dt > worst) {
-			worst = dt;
-			worst_kind = op->kind;
+		acc->all.v[acc->all.n++] = dt;
+		k->v[k->n++] = dt;
+		if (dt > acc->worst) {
+			acc->worst = dt;
+			acc->worst_kind = op->kind;
 		}
 	}
 	/* everything queued has been handled by the host */
@@ -271,38 +275,13 @@ static void storm_path(enum bench_path p, const struct trace *t, struct bench_ce
 		bench_cell_na(c, "final synchronous call failed: %s", strerror(-r));
 		goto out;
 	}
-	double wall_s = (double)(t1 - t0) / 1e9;
-	uint64_t cmds = cnt->commands - before.commands;
-
-	bench_cell_samples(c, all, t->n);
-	all = NULL;
-	c->nm = 0; /* order the storm's own figures first */
-	c->primary = wall_s * 1e3;
-	bench_cell_metric(c, "wall_ms", wall_s * 1e3);
-	bench_cell_metric(c, "ops", (double)t->n);
-	bench_cell_metric(c, "commands", (double)cmds);
-	bench_cell_metric(c, "commands_per_s", (double)cmds / wall_s);
-	bench_cell_metric(c, "blob_creates", (double)(cnt->blob_creates - before.blob_creates));
-	bench_cell_metric(c, "cpu_maps", (double)(cnt->cpu_maps - before.cpu_maps));
-	bench_cell_metric(c, "cpu_unmaps", (double)(cnt->cpu_unmaps - before.cpu_unmaps));
-	bench_cell_metric(c, "op_p50_us", bench_cell_pct_us(c, 50));
-	bench_cell_metric(c, "op_p99_us", bench_cell_pct_us(c, 99));
-	bench_cell_metric(c, "op_max_us", (double)worst / 1000.0);
-	for (unsigned k = 0; k < OP_KIND_COUNT; k++) {
-		if (!s[k].n)
-			continue;
-		bench_sort_ns(s[k].v, s[k].n);
-		bench_cell_metric(c, op_p50[k], bench_percentile_ns(s[k].v, s[k].n, 50) / 1000.0);
-		bench_cell_metric(c, op_max[k], (double)s[k].v[s[k].n - 1] / 1000.0);
-	}
-	if (worst_kind >= 0)
-		snprintf(c->reason, sizeof(c->reason), "slowest operation: %s",
-			 op_names[worst_kind]);
+	wall = t1 - t0 ? t1 - t0 : 1;
+	acc->counts.commands = cnt->commands - before.commands;
+	acc->counts.blob_creates = cnt->blob_creates - before.blob_creates;
+	acc->counts.cpu_maps = cnt->cpu_maps - before.cpu_maps;
+	acc->counts.cpu_unmaps = cnt->cpu_unmaps - before.cpu_unmaps;
 out:
 	/* the device's teardown releases whatever the trace left behind */
-	for (unsigned k = 0; k < OP_KIND_COUNT; k++)
-		free(s[k].v);
-	free(all);
 	if (bos && live)
 		for (i = 0; i <= t->max_id; i++)
 			if (bos[i].blob || bos[i].cpu_mapped)
@@ -310,10 +289,72 @@ out:
 	free(bos);
 	free(live);
 	bench_dev_close(d);
+	return wall;
+}
+
+static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
+		       struct bench_cell *c)
+{
+	struct storm_acc acc;
+	uint64_t walls[STORM_MAX_RUNS];
+	size_t cap = t->n * runs;
+	bool ok = true;
+
+	memset(&acc, 0, sizeof(acc));
+	acc.worst_kind = -1;
+	acc.all.v = calloc(cap, sizeof(uint64_t));
+	for (unsigned k = 0; k < OP_KIND_COUNT; k++) {
+		acc.s[k].v = calloc(cap, sizeof(uint64_t));
+		ok = ok && acc.s[k].v;
+	}
+	if (!ok || !acc.all.v) {
+		bench_cell_na(c, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < runs; i++) {
+		walls[i] = storm_run(p, t, &acc, c);
+		if (!walls[i])
+			goto out;
+	}
+	bench_sort_ns(walls, runs);
+	double wall_ms = bench_percentile_ns(walls, runs, 50) / 1e6;
+
+	bench_cell_samples(c, acc.all.v, acc.all.n);
+	acc.all.v = NULL;
+	c->nm = 0; /* the storm's own figures first */
+	c->primary = wall_ms;
+	bench_cell_metric(c, "wall_ms", wall_ms);
+	bench_cell_metric(c, "wall_min_ms", (double)walls[0] / 1e6);
+	bench_cell_metric(c, "runs", (double)runs);
+	bench_cell_metric(c, "ops", (double)t->n);
+	bench_cell_metric(c, "commands", (double)acc.counts.commands);
+	bench_cell_metric(c, "commands_per_s", (double)acc.counts.commands / (wall_ms / 1e3));
+	bench_cell_metric(c, "blob_creates", (double)acc.counts.blob_creates);
+	bench_cell_metric(c, "cpu_maps", (double)acc.counts.cpu_maps);
+	bench_cell_metric(c, "cpu_unmaps", (double)acc.counts.cpu_unmaps);
+	bench_cell_metric(c, "op_p50_us", bench_cell_pct_us(c, 50));
+	bench_cell_metric(c, "op_p99_us", bench_cell_pct_us(c, 99));
+	bench_cell_metric(c, "op_max_us", (double)acc.worst / 1000.0);
+	for (unsigned k = 0; k < OP_KIND_COUNT; k++) {
+		if (!acc.s[k].n)
+			continue;
+		bench_sort_ns(acc.s[k].v, acc.s[k].n);
+		bench_cell_metric(c, op_p50[k],
+				  bench_percentile_ns(acc.s[k].v, acc.s[k].n, 50) / 1000.0);
+		bench_cell_metric(c, op_max[k], (double)acc.s[k].v[acc.s[k].n - 1] / 1000.0);
+	}
+	if (acc.worst_kind >= 0)
+		snprintf(c->reason, sizeof(c->reason), "slowest operation: %s",
+			 op_names[acc.worst_kind]);
+out:
+	for (unsigned k = 0; k < OP_KIND_COUNT; k++)
+		free(acc.s[k].v);
+	free(acc.all.v);
 }
 
 void bench_storm(const struct bench_opts *o, struct bench_scenario_result *out)
 {
+	unsigned runs = o->iterations < STORM_MAX_RUNS ? o->iterations : STORM_MAX_RUNS;
 	struct trace t;
 	char why[BENCH_REASON_LEN];
 
@@ -326,10 +367,11 @@ void bench_storm(const struct bench_opts *o, struct bench_scenario_result *out)
 				bench_cell_na(&out->cell[p], "%s", why);
 		return;
 	}
-	snprintf(out->note, sizeof(out->note), "trace %s: %zu operations, replayed once per path",
-		 o->trace, t.n);
+	snprintf(out->note, sizeof(out->note),
+		 "trace %s: %zu operations, %u replays per path (wall_ms: median)", o->trace, t.n,
+		 runs);
 	for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
 		if (o->paths[p])
-			storm_path((enum bench_path)p, &t, &out->cell[p]);
+			storm_path((enum bench_path)p, &t, runs, &out->cell[p]);
 	free(t.ops);
 }
