@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "doorbell_relay.h"
+#include "vkfd/device.h"
+#include "vkfd/host.h"
 #include "fence.h"
 #include "obj_table.h"
 #include "va_map.h"
@@ -256,6 +258,41 @@ static void test_relay_forwards(void **state)
 	doorbell_relay_stop(r);
 }
 
+static void test_real_device_ops(void **state)
+{
+	const struct vkfd_device_ops *ops = vkfd_real_device_ops();
+	int fd;
+
+	(void)state;
+	assert_string_equal(ops->name, "kfd");
+	assert_string_equal(ops->sysfs_root(NULL), "");
+	assert_int_equal(ops->open_render(NULL, 5), -EINVAL);
+	assert_int_equal(ops->open_render(NULL, 300), -EINVAL);
+	assert_int_equal(ops->close(NULL, -1), -EBADF);
+	assert_int_equal(ops->ioctl(NULL, -1, 0, NULL), -EBADF);
+	fd = ops->open_kfd(NULL);
+	if (access("/dev/kfd", F_OK) != 0)
+		assert_int_equal(fd, -ENOENT); /* no GPU on this machine */
+	else if (fd >= 0)
+		assert_int_equal(ops->close(NULL, fd), 0);
+}
+
+static void test_forced_real_device_without_kfd(void **state)
+{
+	struct vkfd_host_config cfg;
+
+	(void)state;
+	if (access("/dev/kfd", F_OK) == 0)
+		skip(); /* only meaningful on a machine without a GPU */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.api_version = VKFD_HOST_API_VERSION;
+	setenv("VKFD_DEVICE", "real", 1);
+	assert_true(vkfd_host_init(&cfg) < 0);
+	unsetenv("VKFD_DEVICE");
+	cfg.api_version = 99;
+	assert_int_equal(vkfd_host_init(&cfg), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +304,8 @@ int main(void)
 		cmocka_unit_test(test_wait_pool_cap),
 		cmocka_unit_test(test_wait_pool_cancel),
 		cmocka_unit_test(test_relay_forwards),
+		cmocka_unit_test(test_real_device_ops),
+		cmocka_unit_test(test_forced_real_device_without_kfd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
