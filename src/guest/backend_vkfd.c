@@ -51,6 +51,14 @@
 static void bk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bk_debug = -1;
 
+static uint64_t bk_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void bk_log(const char *fmt, ...)
 {
 	char buf[512];
@@ -980,6 +988,76 @@ static bool bk_userptr_len(struct bk_bo *b)
 	return true;
 }
 
+/* True if [va, va+len) lies entirely in readable private anonymous
+ * mappings: there, a page that is neither present nor swapped has never
+ * been written and reads as zero. */
+static bool bk_range_anon_private(uint64_t va, uint64_t len)
+{
+	uint64_t cur = va, end = va + len;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (cur < end && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, ino;
+		char perms[8];
+		int path = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms,
+			   &ino, &path) < 4 || path == 0)
+			continue;
+		if (e <= cur)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (s > cur || perms[0] != 'r' || perms[3] != 'p' || ino != 0 ||
+		    (line[path] && strcmp(line + path, "[heap]")))
+			break;
+		cur = e;
+	}
+	fclose(f);
+	return cur >= end;
+}
+
+/* Copy the pages of a private anonymous range that hold data (present or
+ * swapped, from /proc/self/pagemap) into dst, which is zero-filled: pages
+ * never touched are skipped. libhsakmt registers freshly mapped ranges
+ * (a 60 MiB CWSR area on gfx90a), so this avoids copying zeroes. */
+static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
+{
+	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t ent[512];
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return bk_read_user(dst, va, len);
+	for (uint64_t i = 0, n = len / pg; !r && i < n;) {
+		size_t k = n - i < 512 ? (size_t)(n - i) : 512;
+		ssize_t got = pread(fd, ent, k * 8, (off_t)((va / pg + i) * 8));
+
+		if (got != (ssize_t)(k * 8)) {
+			r = bk_read_user(dst + i * pg, va + i * pg,
+					 len - i * pg);
+			break;
+		}
+		for (size_t j = 0; !r && j < k;) {
+			size_t run = j;
+
+			while (run < k && (ent[run] & (3ull << 62)))
+				run++;
+			if (run > j)
+				r = bk_read_user(dst + (i + j) * pg,
+						 va + (i + j) * pg,
+						 (run - j) * pg);
+			j = run > j ? run : j + 1;
+		}
+		i += k;
+	}
+	close(fd);
+	return r;
+}
+
 /* USERPTR: the range becomes host-backed shared memory at the same VA
  * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
 static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
@@ -987,16 +1065,26 @@ static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
 	void *tmp;
 	int r;
 
+	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2;
+
 	r = bk_bo_blob(c, b);
 	if (r)
 		return r;
+	t1 = bk_clock_ns(CLOCK_MONOTONIC);
 	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->uptr_len, 0,
 				  PROT_READ | PROT_WRITE);
 	if (tmp == MAP_FAILED)
 		return -errno;
-	/* current contents first; then the blob replaces the pages */
-	r = bk_read_user(tmp, b->va, b->uptr_len);
+	/* current contents first (the blob is zeroed by the host); then the
+	 * blob replaces the pages */
+	if (bk_range_anon_private(b->va, b->uptr_len))
+		r = bk_copy_populated(tmp, b->va, b->uptr_len);
+	else
+		r = bk_read_user(tmp, b->va, b->uptr_len);
 	munmap(tmp, b->uptr_len);
+	t2 = bk_clock_ns(CLOCK_MONOTONIC);
+	bk_log("userptr %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us",
+	       b->uptr_len, (t1 - t0) / 1000, (t2 - t1) / 1000);
 	if (r)
 		return r;
 	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->va,
@@ -1004,6 +1092,36 @@ static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
 	    MAP_FAILED)
 		return -errno;
 	b->userptr_mapped = true;
+	return 0;
+}
+
+/* Copy the converted range into dst (zero-filled). When the blob is a
+ * file that knows its holes (a memfd: SEEK_DATA/SEEK_HOLE; swapped pages
+ * count as data), only its data extents are copied. */
+static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
+{
+	off_t pos = 0, end = (off_t)b->uptr_len;
+
+	if (!b->has_blob || b->blob.fd < 0 ||
+	    lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
+		return bk_read_user(dst, b->va, b->uptr_len);
+	while (pos < end) {
+		off_t d = lseek(b->blob.fd, pos, SEEK_DATA), h;
+
+		if (d < 0)
+			return errno == ENXIO ? 0 :
+					       bk_read_user(dst + pos,
+							    b->va + (uint64_t)pos,
+							    (size_t)(end - pos));
+		if (d >= end)
+			break;
+		h = lseek(b->blob.fd, d, SEEK_HOLE);
+		if (h < 0 || h > end)
+			h = end;
+		if (bk_read_user(dst + d, b->va + (uint64_t)d, (size_t)(h - d)))
+			return -EFAULT;
+		pos = h;
+	}
 	return 0;
 }
 
@@ -1019,7 +1137,7 @@ static void bk_userptr_restore(struct bk_bo *b)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (tmp == MAP_FAILED)
 		return;
-	if (bk_read_user(tmp, b->va, b->uptr_len) ||
+	if (bk_copy_blob_data(tmp, b) ||
 	    mremap(tmp, b->uptr_len, b->uptr_len,
 		   MREMAP_MAYMOVE | MREMAP_FIXED,
 		   (void *)(uintptr_t)b->va) == MAP_FAILED)
@@ -1266,14 +1384,6 @@ static int h_runtime_enable(struct bk_conn *c, void *arg, uint32_t usize)
 	return r;
 }
 
-static uint64_t bk_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The guest's own CPU clocks; the GPU counter is the host's, sampled once
  * (twice, to learn its rate) and then extrapolated with the guest's
  * boottime clock. */
@@ -1419,6 +1529,9 @@ static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
 	b->map_flags = rsp.map_flags;
 	b->userptr = userptr;
 
+	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64
+	       " blob %#" PRIx64 " map_flags %#x", a->va_addr, a->size,
+	       a->flags, rsp.handle, rsp.blob_size, rsp.map_flags);
 	pthread_mutex_lock(&bk_mem_lock);
 	if (userptr) {
 		r = bk_userptr_len(b) ? bk_userptr_convert(c, b) : -EIO;
@@ -2263,6 +2376,17 @@ static int bk_ioctl(int fd, unsigned long request, void *arg)
 	/* a KFD process is bound to the process that opened it */
 	if (!copy.conn || copy.conn->dead || copy.conn->pid != getpid())
 		return -EBADF;
+	if (bk_debug > 0) {
+		uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), dt;
+		int r = bk_kfd_ioctl(copy.conn, request, arg);
+
+		dt = bk_clock_ns(CLOCK_MONOTONIC) - t0;
+		bk_log("kfd ioctl nr %#x -> %d in %" PRIu64 " us (t=%" PRIu64
+		       " ms, tid %d)",
+		       (unsigned int)_IOC_NR(request), r, dt / 1000,
+		       t0 / 1000000 % 100000, (int)gettid());
+		return r;
+	}
 	return bk_kfd_ioctl(copy.conn, request, arg);
 }
 

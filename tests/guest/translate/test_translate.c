@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -641,6 +642,90 @@ static void test_events(void **state)
 	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
 }
 
+
+/* A blocking WAIT_EVENTS on one thread must not hold up other calls of the
+ * same process (ROCr's event thread waits while the main thread works). */
+struct waiter_arg {
+	uint32_t event_id;
+	volatile int done;
+	int r;
+	uint32_t result;
+};
+
+static void *waiter_main(void *p)
+{
+	struct waiter_arg *w = p;
+	struct bk_event_data ed;
+	struct bk_wait_events wa;
+
+	memset(&ed, 0, sizeof(ed));
+	ed.event_id = w->event_id;
+	memset(&wa, 0, sizeof(wa));
+	wa.events_ptr = (uintptr_t)&ed;
+	wa.num_events = 1;
+	wa.timeout = 5000;
+	w->r = kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(wa), &wa);
+	w->result = wa.wait_result;
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_wait_does_not_block_others(void **state)
+{
+	struct bk_create_event ce;
+	struct bk_event_id ei;
+	struct bk_alloc_memory a;
+	struct waiter_arg w;
+	struct bk_get_version v;
+	pthread_t th;
+	uint64_t va = va_reserve(16 * PAGE);
+
+	(void)state;
+	memset(&ce, 0, sizeof(ce));
+	ce.event_type = BK_EVENT_SIGNAL;
+	ce.event_page_offset = event_page_handle;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	memset(&w, 0, sizeof(w));
+	w.event_id = ce.event_id;
+	assert_int_equal(pthread_create(&th, NULL, waiter_main, &w), 0);
+	usleep(100000); /* let the wait reach the host */
+	/* sync calls, an allocation and a free while the wait is pending */
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v),
+			 0);
+	assert_int_equal(alloc_bo(va, 16 * PAGE, GTT_FLAGS, &a), 0);
+	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, 16 * PAGE,
+				PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+				rfd, (off_t)a.mmap_offset),
+			 (void *)(uintptr_t)va);
+	assert_int_equal(free_bo(a.handle), 0);
+	/* a USERPTR conversion creates a blob: also not held up */
+	{
+		unsigned char *u = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		assert_true(u != MAP_FAILED);
+		u[1] = 9;
+		assert_int_equal(alloc_bo((uintptr_t)u, 4 * PAGE,
+					  BK_ALLOC_USERPTR | (1u << 31), &a),
+				 0);
+		assert_int_equal(u[1], 9);
+		assert_int_equal(free_bo(a.handle), 0);
+		munmap(u, 4 * PAGE);
+	}
+	assert_int_equal(__atomic_load_n(&w.done, __ATOMIC_ACQUIRE), 0);
+	/* then wake the waiter */
+	ei.event_id = ce.event_id;
+	ei.pad = 0;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
+			 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(w.r, 0);
+	assert_int_equal(w.result, BK_WAIT_COMPLETE);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
+			     &ei), 0);
+	munmap((void *)(uintptr_t)va, 16 * PAGE);
+}
+
 static void test_create_queue_sizes(void **state)
 {
 	/* KFD 1.17 rules: rptr and wptr each in a one-page mapping, the ring
@@ -906,6 +991,7 @@ int main(void)
 		cmocka_unit_test(test_gtt_aql_mirrored),
 		cmocka_unit_test(test_userptr_conversion),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_wait_does_not_block_others),
 		cmocka_unit_test(test_create_queue_sizes),
 		cmocka_unit_test(test_sizes_and_misc),
 		cmocka_unit_test(test_render_drm),
