@@ -44,7 +44,11 @@ struct bench_opts {
 	bool json;
 	bool pin;
 	const char *trace; /* storm trace file */
+	char load_start[32]; /* /proc/loadavg (1, 5, 15 min) when the run began */
 };
+
+/* The first three fields of /proc/loadavg, or "unknown". */
+void bench_loadavg(char *buf, size_t len);
 
 struct bench_scenario_result {
 	const char *name;

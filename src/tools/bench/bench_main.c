@@ -199,6 +199,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.trace = trace;
+	bench_loadavg(o.load_start, sizeof(o.load_start));
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

@@ -43,6 +43,19 @@ static void kernel(char *buf, size_t len)
 		snprintf(buf, len, "%s %s", u.sysname, u.release);
 }
 
+void bench_loadavg(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a, b, c;
+
+	if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+		snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
+	else
+		snprintf(buf, len, "unknown");
+	if (f)
+		fclose(f);
+}
+
 static double ratio(const struct bench_scenario_result *r, const struct bench_cell *c)
 {
 	const struct bench_cell *n = &r->cell[BENCH_NATIVE];
@@ -82,13 +95,15 @@ static void print_cell(const struct bench_scenario_result *r, const char *path,
 
 void bench_report_table(const struct bench_opts *o, struct bench_scenario_result *r, unsigned n)
 {
-	char cpu[256], kern[256];
+	char cpu[256], kern[256], load[32];
 
 	cpu_model(cpu, sizeof(cpu));
 	kernel(kern, sizeof(kern));
 	printf("vkfd-bench: %u iterations; machine: %d CPUs, %s, %s; threads %s\n", o->iterations,
 	       bench_ncpus(), cpu, kern,
 	       o->pin && bench_ncpus() >= 2 ? "pinned (guest CPU 0, host CPU 1)" : "not pinned");
+	bench_loadavg(load, sizeof(load));
+	printf("load average (1/5/15 min): %s at start, %s at end\n", o->load_start, load);
 	printf("ratio = path figure / native figure (%s)\n\n",
 	       "lower is better except decode commands_per_s");
 	for (unsigned s = 0; s < n; s++) {
@@ -168,7 +183,7 @@ static void json_cell(const struct bench_scenario_result *r, const char *path,
 
 void bench_report_json(const struct bench_opts *o, struct bench_scenario_result *r, unsigned n)
 {
-	char cpu[256], kern[256];
+	char cpu[256], kern[256], load[32];
 	unsigned total = 0, done = 0;
 
 	cpu_model(cpu, sizeof(cpu));
@@ -179,6 +194,11 @@ void bench_report_json(const struct bench_opts *o, struct bench_scenario_result 
 	json_str(cpu);
 	printf(", \"kernel\": ");
 	json_str(kern);
+	bench_loadavg(load, sizeof(load));
+	printf(", \"loadavg_start\": ");
+	json_str(o->load_start);
+	printf(", \"loadavg_end\": ");
+	json_str(load);
 	printf("},\n \"notes\": {");
 	for (unsigned s = 0; s < n; s++) {
 		printf("%s", s ? ", " : "");
