@@ -119,6 +119,10 @@ int fence_state_submit(struct fence_state *fs, uint32_t ring, uint64_t fence_id,
 		return -EINVAL;
 	pthread_mutex_lock(&fs->lock);
 	r = &fs->rings[ring];
+	if (r->n >= FENCE_RING_MAX_PENDING) {
+		pthread_mutex_unlock(&fs->lock);
+		return -ENOMEM;
+	}
 	if (r->n == r->cap) {
 		uint32_t ncap = r->cap ? r->cap * 2 : 16;
 		struct fence_pending *n = malloc(ncap * sizeof(*n));

@@ -21,6 +21,8 @@
 #include "vkfd/host.h"
 
 #define FENCE_RING_COUNT 64
+/* Pending fences per ring; beyond it submit fails with -ENOMEM. */
+#define FENCE_RING_MAX_PENDING 65536u
 
 struct fence_pending {
 	uint64_t fence_id;
@@ -55,7 +57,8 @@ struct fence_state {
 int fence_state_init(struct fence_state *fs, bool async, vkfd_fence_retire_fn cb,
 		     void *cookie, uint32_t ctx_id);
 void fence_state_fini(struct fence_state *fs);
-/* Queue a fence; -EINVAL for a bad ring, -ENOMEM. */
+/* Queue a fence; -EINVAL for a bad ring, -ENOMEM (allocation or more than
+ * FENCE_RING_MAX_PENDING pending on the ring). */
 int fence_state_submit(struct fence_state *fs, uint32_t ring, uint64_t fence_id,
 		       uint64_t target);
 /* Record progress on a ring (done only grows) and deliver what became ready. */

@@ -352,6 +352,14 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		free(it);
 		return -ESHUTDOWN;
 	}
+	if (ctx->queued_bytes + size > HOST_MAX_QUEUED_BYTES) {
+		pthread_mutex_unlock(&ctx->lock);
+		free(it);
+		vkfd_err("ctx %u: more than %u bytes of batches waiting for the executor",
+			 ctx->ctx_id, HOST_MAX_QUEUED_BYTES);
+		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_NO_MEMORY);
+		return -ENOMEM;
+	}
 	it->seq = ctx->submitted + 1;
 	ret = scan_batch(ctx, it->data, size, it->seq);
 	if (ret) {
@@ -361,6 +369,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		return ret;
 	}
 	ctx->submitted = it->seq;
+	ctx->queued_bytes += size;
 	if (ctx->q_tail)
 		ctx->q_tail->next = it;
 	else

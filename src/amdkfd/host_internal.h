@@ -39,6 +39,10 @@ struct kfdsim;
 #define HOST_DEFAULT_MAX_EVENTS 4096u
 #define HOST_DEFAULT_MAX_WAITS (VKFD_NUM_RINGS - 1)
 #define HOST_DEFAULT_CONTEXTS_PER_GPU 8u
+/* Bytes of batches queued but not yet executed, per context: a guest that
+ * submits faster than its executor runs cannot grow host memory without
+ * bound (512 maximum-size batches). */
+#define HOST_MAX_QUEUED_BYTES (64u << 20)
 #define HOST_QUEUE_SLOTS (VKFD_KFD_DOORBELL_SLICE_SLOTS * HOST_MAX_GPUS)
 #define VKFD_KFD_DOORBELL_SLICE_SLOTS 1024u /* 8 KiB of u64 doorbells */
 
@@ -163,6 +167,7 @@ struct vkfd_host_context {
 	uint32_t lost;              /* VKFD_ASYNC_ERR_* once lost */
 	struct exec_item *q_head, *q_tail;
 	uint64_t submitted, executed;
+	size_t queued_bytes;
 
 	struct shmem_region shmem;
 	bool shmem_created;

@@ -238,6 +238,49 @@ static void test_latched_destroy_queue(void **state)
 	latch_case(0x03); /* DESTROY_QUEUE */
 }
 
+static void test_queue_flood_is_bounded(void **state)
+{
+	struct vkfd_req_map_memory m;
+	struct vkfd_builder b;
+	struct harness h;
+	uint8_t *batch = calloc(1, VKFD_MAX_BATCH_SIZE);
+	uint64_t victim;
+	int i, ret = 0;
+
+	(void)state;
+	assert_non_null(batch);
+	assert_int_equal(h_open(&h, 4), 0);
+	assert_int_equal(h_alloc(&h, h_va(&h, 4096), 4096, GTT, &victim, NULL), 0);
+	/* park the executor, then keep submitting */
+	kfdsim_latch_ioctl(host_g.sim, 0x18);
+	memset(&m, 0, sizeof(m));
+	m.handle = victim;
+	m.n_devices = 1;
+	m.device_ids[0] = h.gpu_id;
+	h_add(&h, VKFD_CMD_MAP_MEMORY, &m, VKFD_REQ_MAP_MEMORY_LEN(1), NULL);
+	assert_int_equal(h_flush(&h), 0);
+	vkfd_builder_init(&b, batch, VKFD_MAX_BATCH_SIZE, 1);
+	for (;;) {
+		struct vkfd_req_get_version gv;
+
+		memset(&gv, 0, sizeof(gv));
+		if (vkfd_builder_add(&b, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), 0, NULL))
+			break;
+	}
+	for (i = 0; i < 1000; i++) {
+		ret = vkfd_host_context_submit_cmd(h.ctx, batch, b.len);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, -ENOMEM);
+	assert_true(i <= 512);
+	assert_int_equal(((struct vkfd_shmem_hdr *)h.shmem)->async_error,
+			 VKFD_ASYNC_ERR_NO_MEMORY);
+	kfdsim_latch_release(host_g.sim, 0x18);
+	h_close(&h);
+	free(batch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_latched_map),
 		cmocka_unit_test(test_latched_free),
 		cmocka_unit_test(test_latched_destroy_queue),
+		cmocka_unit_test(test_queue_flood_is_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
