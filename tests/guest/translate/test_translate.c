@@ -526,6 +526,56 @@ static void test_userptr_conversion(void **state)
 	munmap(p, size);
 }
 
+
+/* Sparse anonymous memory (only touched pages are copied) and a private
+ * file mapping (whose untouched pages are not zero) both keep their
+ * contents through the conversion. */
+static void test_userptr_sparse_and_file(void **state)
+{
+	struct bk_alloc_memory a;
+	size_t size = 64 * PAGE;
+	unsigned char *p;
+	int fd;
+
+	(void)state;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	p[3 * PAGE + 5] = 0x33;
+	p[40 * PAGE] = 0x44;
+	p[size - 1] = 0x55;
+	assert_int_equal(alloc_bo((uintptr_t)p, size,
+				  BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	for (size_t i = 0; i < size; i++) {
+		unsigned char want = i == 3 * PAGE + 5 ? 0x33 :
+				     i == 40 * PAGE	? 0x44 :
+				     i == size - 1	? 0x55 :
+							  0;
+		if (p[i] != want)
+			fail_msg("sparse byte %zu: %#x", i, p[i]);
+	}
+	p[10 * PAGE] = 0x66; /* written while registered */
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_int_equal(p[10 * PAGE], 0x66);
+	assert_int_equal(p[40 * PAGE], 0x44);
+	assert_int_equal(p[11 * PAGE], 0);
+	munmap(p, size);
+
+	fd = memfd_create("translate-file", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(pwrite(fd, "file", 4, 20 * PAGE), 4);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	assert_true(p != MAP_FAILED);
+	close(fd);
+	assert_int_equal(alloc_bo((uintptr_t)p, size,
+				  BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_memory_equal(p + 20 * PAGE, "file", 4);
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_memory_equal(p + 20 * PAGE, "file", 4);
+	munmap(p, size);
+}
+
 /* The first signal event carries the event page (a GTT BO). */
 static uint64_t event_page_handle;
 
@@ -990,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_vram_alloc_mmap_map_free),
 		cmocka_unit_test(test_gtt_aql_mirrored),
 		cmocka_unit_test(test_userptr_conversion),
+		cmocka_unit_test(test_userptr_sparse_and_file),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_wait_does_not_block_others),
 		cmocka_unit_test(test_create_queue_sizes),
