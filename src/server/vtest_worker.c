@@ -160,7 +160,8 @@ static int cmd_create_renderer(struct worker *w, uint32_t len_bytes)
 
 	if (r)
 		return r;
-	memcpy(w->name, w->buf, len_bytes);
+	if (len_bytes) /* an empty name leaves buf unallocated */
+		memcpy(w->name, w->buf, len_bytes);
 	w->name[len_bytes] = '\0';
 	for (char *c = w->name; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)

@@ -47,6 +47,9 @@ int harness_start(struct test_server *s, const char *const *extra)
 	if (s->pid == 0) {
 		/* the ready fd must survive exec */
 		fcntl(p[1], F_SETFD, 0);
+		/* in sanitizer builds, undefined behaviour in a worker ends
+		 * it, so the test talking to it fails instead of a log line */
+		setenv("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1", 0);
 		close(p[0]);
 		execv(server_bin, (char *const *)argv);
 		_exit(127);

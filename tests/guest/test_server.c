@@ -430,6 +430,52 @@ static void test_hostile_messages(void **state)
 	assert_true(harness_settle(srv.pid, baseline_fds, 5000));
 }
 
+/* A zero-length renderer name is legal (and once tripped UBSan). */
+static void test_empty_renderer_name(void **state)
+{
+	int fd = vt_connect(srv.sock);
+	uint32_t h[2] = {0, VTW_CMD_CREATE_RENDERER}, v = 3;
+
+	(void)state;
+	assert_int_equal(vtio_write_full(fd, h, 8), 0);
+	vt_send(fd, VTW_CMD_PROTOCOL_VERSION, &v, 1);
+	vt_recv(fd, VTW_CMD_PROTOCOL_VERSION, &v, 1);
+	assert_int_equal(v, 3);
+	close(fd);
+}
+
+/* Seeded garbage after a valid handshake (and with none): whatever a
+ * worker makes of it, the server survives and releases everything. */
+static void test_random_garbage(void **state)
+{
+	unsigned seed = 12345;
+	uint8_t buf[1024];
+
+	(void)state;
+	for (int i = 0; i < 150; i++) {
+		int fd = (i % 3 == 0) ? vt_connect(srv.sock) : vt_handshake();
+		size_t len = 1 + (size_t)rand_r(&seed) % sizeof(buf);
+
+		for (size_t k = 0; k < len; k++)
+			buf[k] = (uint8_t)rand_r(&seed);
+		/* small command ids and lengths reach the real handlers */
+		if (i % 2 == 0 && len >= 8) {
+			uint32_t h[2] = {(uint32_t)rand_r(&seed) % 16,
+					 1 + (uint32_t)rand_r(&seed) % 24};
+
+			memcpy(buf, h, sizeof(h));
+		}
+		/* the worker may already have dropped us: ignore EPIPE */
+		(void)vtio_write_full(fd, buf, len);
+		close(fd);
+	}
+	assert_true(harness_settle(srv.pid, baseline_fds, 20000));
+	int fd = vt_handshake();
+
+	close(fd);
+	assert_true(harness_settle(srv.pid, baseline_fds, 5000));
+}
+
 static void test_client_killed_mid_command(void **state)
 {
 	int ready[2];
@@ -566,6 +612,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_context_shmem_roundtrip),
 	    cmocka_unit_test(test_sync_write_wakes_wait),
 	    cmocka_unit_test(test_hostile_messages),
+	    cmocka_unit_test(test_empty_renderer_name),
+	    cmocka_unit_test(test_random_garbage),
 	    cmocka_unit_test(test_client_killed_mid_command),
 	    cmocka_unit_test(test_many_clients_sequentially),
 	    cmocka_unit_test(test_max_clients_and_sigterm),
