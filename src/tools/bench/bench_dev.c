@@ -223,9 +223,19 @@ int bench_dev_sync(struct bench_dev *d)
 	return d->ops->sync(d);
 }
 
+int bench_dev_flush(struct bench_dev *d)
+{
+	return d->ops->flush(d);
+}
+
 int bench_dev_hdp_flush_async(struct bench_dev *d)
 {
 	return d->ops->hdp_flush ? d->ops->hdp_flush(d) : -EOPNOTSUPP;
+}
+
+const volatile uint32_t *bench_dev_seqno_word(struct bench_dev *d)
+{
+	return d->ops->seqno_word ? d->ops->seqno_word(d) : NULL;
 }
 
 /* The first queue needs the process doorbell slice mapped at a VA. */

@@ -79,9 +79,17 @@ int bench_dev_clock(struct bench_dev *d, uint64_t *gpu_clock);
 /* Protocol: send queued async requests and wait until processed; native:
  * nothing. */
 int bench_dev_sync(struct bench_dev *d);
+/* Protocol: send queued async requests now, without waiting; native:
+ * nothing. */
+int bench_dev_flush(struct bench_dev *d);
 /* Protocol only: asynchronous HDP_FLUSH, which on kfdsim the host decodes,
  * validates and answers without a device call (-EOPNOTSUPP on native). */
 int bench_dev_hdp_flush_async(struct bench_dev *d);
+/* Protocol only: the host's "last processed request" sequence number in
+ * the shared memory (read-only), NULL on native. Requests get consecutive
+ * sequence numbers in the order they are issued; counts.commands counts
+ * them, so after a synchronous call the k-th later request is word + k. */
+const volatile uint32_t *bench_dev_seqno_word(struct bench_dev *d);
 
 /* An AQL queue on ring/ptrs (all GPU- and CPU-mapped BOs). */
 int bench_dev_queue_create(struct bench_dev *d, uint64_t ring_va, uint32_t ring_size,

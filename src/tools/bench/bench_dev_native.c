@@ -304,6 +304,7 @@ const struct bench_dev_ops bench_native_ops = {
 	.event_wait = n_event_wait,
 	.clock = n_clock,
 	.sync = n_sync,
+	.flush = n_sync,
 	.queue_create = n_queue_create,
 	.queue_destroy = n_queue_destroy,
 };

@@ -37,7 +37,10 @@ struct bench_dev_ops {
 			  uint32_t *result);
 	int (*clock)(struct bench_dev *d, uint64_t *gpu_clock);
 	int (*sync)(struct bench_dev *d);
+	int (*flush)(struct bench_dev *d);
 	int (*hdp_flush)(struct bench_dev *d); /* NULL: no such command */
+	/* the shared memory's processed-seqno word; NULL: no protocol */
+	const volatile uint32_t *(*seqno_word)(struct bench_dev *d);
 	int (*queue_create)(struct bench_dev *d, uint64_t ring_va, uint32_t ring_size,
 			    uint64_t rptr_va, uint64_t wptr_va, struct bench_queue *q);
 	int (*queue_destroy)(struct bench_dev *d, struct bench_queue *q);

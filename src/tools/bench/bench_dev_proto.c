@@ -10,6 +10,7 @@
 #include "bench_server.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,11 @@ static int p_sync(struct bench_dev *d)
 	return pcall(d, VKFD_CMD_GET_VERSION, &req, sizeof(req), &rsp, sizeof(rsp));
 }
 
+static int p_flush(struct bench_dev *d)
+{
+	return vkfd_guest_flush(d->g);
+}
+
 static int p_hdp_flush(struct bench_dev *d)
 {
 	struct vkfd_req_gpu req;
@@ -327,6 +333,16 @@ static int p_hdp_flush(struct bench_dev *d)
 	memset(&req, 0, sizeof(req));
 	req.gpu_id = d->gpu_id;
 	return pasync(d, VKFD_CMD_HDP_FLUSH, &req, sizeof(req));
+}
+
+static const volatile uint32_t *p_seqno_word(struct bench_dev *d)
+{
+	size_t size = 0;
+	const volatile uint8_t *shm = vkfd_guest_shmem(d->g, &size);
+
+	if (!shm || size < sizeof(struct vkfd_shmem_hdr))
+		return NULL;
+	return (const volatile uint32_t *)(shm + offsetof(struct vkfd_shmem_hdr, seqno));
 }
 
 static int p_queue_create(struct bench_dev *d, uint64_t ring_va, uint32_t ring_size,
@@ -383,7 +399,9 @@ const struct bench_dev_ops bench_proto_ops = {
 	.event_wait = p_event_wait,
 	.clock = p_clock,
 	.sync = p_sync,
+	.flush = p_flush,
 	.hdp_flush = p_hdp_flush,
+	.seqno_word = p_seqno_word,
 	.queue_create = p_queue_create,
 	.queue_destroy = p_queue_destroy,
 };

@@ -4,10 +4,13 @@
  * on each path (min(iterations, 3) times, each on a fresh context; the
  * median wall time is the figure) and reports wall time, commands per second, the blob and
  * CPU-mapping operations issued and per-operation latencies as the guest
- * sees them (the host does not expose its own per-command handling time).
+ * sees them. The host does not report its own per-command handling time;
+ * bench_hosttime.c observes it from outside in one extra, untimed replay.
  */
 #include "bench.h"
 #include "bench_dev.h"
+#include "bench_hosttime.h"
+#include "bench_trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,27 +20,8 @@
 #include <string.h>
 #include <linux/kfd_ioctl.h>
 
-#define TRACE_MAX_OPS  200000u
-#define TRACE_MAX_ID   100000u
-#define TRACE_MAX_SIZE (64ull << 30)
-#define WAIT_TIMEOUT_MS 2000u
-#define STORM_MAX_RUNS  3u
+#define STORM_MAX_RUNS 3u
 
-enum op_kind {
-	OP_ALLOC,
-	OP_MAP,
-	OP_CPUMAP,
-	OP_SUBMIT,
-	OP_WAIT,
-	OP_CPUUNMAP,
-	OP_UNMAP,
-	OP_FREE,
-	OP_KIND_COUNT,
-};
-
-static const char *const op_names[OP_KIND_COUNT] = {
-	"alloc", "map", "cpumap", "submit", "wait", "cpuunmap", "unmap", "free",
-};
 static const char *const op_p50[OP_KIND_COUNT] = {
 	"alloc_p50_us",  "map_p50_us",	  "cpumap_p50_us", "submit_p50_us",
 	"wait_p50_us",	 "cpuunmap_p50_us", "unmap_p50_us", "free_p50_us",
@@ -47,165 +31,10 @@ static const char *const op_max[OP_KIND_COUNT] = {
 	"wait_max_us",	 "cpuunmap_max_us", "unmap_max_us", "free_max_us",
 };
 
-struct trace_op {
-	uint8_t kind;
-	uint8_t vram;
-	uint32_t id;
-	uint32_t line;
-	uint64_t size;
-};
-
-struct trace {
-	struct trace_op *ops;
-	size_t n;
-	uint32_t max_id;
-};
-
-static int parse_line(char *s, struct trace_op *op, char *why, size_t why_len)
-{
-	char word[16], kind[8];
-	unsigned long long id = 0, size = 0;
-	int n;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s == '#' || *s == '\n' || *s == '\0')
-		return 0;
-	if (sscanf(s, "%15s", word) != 1)
-		goto bad;
-	for (unsigned k = 0; k < OP_KIND_COUNT; k++) {
-		if (strcmp(word, op_names[k]))
-			continue;
-		op->kind = (uint8_t)k;
-		if (k == OP_SUBMIT || k == OP_WAIT)
-			return 1;
-		if (k == OP_ALLOC) {
-			n = sscanf(s, "%*s %llu %7s %llu", &id, kind, &size);
-			if (n != 3 || (strcmp(kind, "vram") && strcmp(kind, "gtt")) || size == 0 ||
-			    size > TRACE_MAX_SIZE || size % 4096)
-				goto bad;
-			op->vram = kind[0] == 'v';
-			op->size = size;
-		} else if (sscanf(s, "%*s %llu", &id) != 1) {
-			goto bad;
-		}
-		if (id == 0 || id > TRACE_MAX_ID)
-			goto bad;
-		op->id = (uint32_t)id;
-		return 1;
-	}
-bad:
-	snprintf(why, why_len, "malformed trace line '%.60s'", s);
-	return -EINVAL;
-}
-
-static int trace_load(const char *path, struct trace *t, char *why, size_t why_len)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	uint32_t lineno = 0;
-	size_t cap = 0;
-	int r = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (!f) {
-		snprintf(why, why_len, "cannot open trace %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		struct trace_op op;
-
-		lineno++;
-		memset(&op, 0, sizeof(op));
-		r = parse_line(line, &op, why, why_len);
-		if (r < 0)
-			break;
-		if (r == 0)
-			continue;
-		r = 0;
-		if (t->n == TRACE_MAX_OPS) {
-			snprintf(why, why_len, "trace longer than %u operations", TRACE_MAX_OPS);
-			r = -E2BIG;
-			break;
-		}
-		if (t->n == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			struct trace_op *n = realloc(t->ops, ncap * sizeof(*n));
-
-			if (!n) {
-				r = -ENOMEM;
-				snprintf(why, why_len, "out of memory");
-				break;
-			}
-			t->ops = n;
-			cap = ncap;
-		}
-		op.line = lineno;
-		if (op.id > t->max_id)
-			t->max_id = op.id;
-		t->ops[t->n++] = op;
-	}
-	fclose(f);
-	if (!r && t->n == 0) {
-		snprintf(why, why_len, "trace %s has no operations", path);
-		r = -EINVAL;
-	}
-	if (r) {
-		free(t->ops);
-		t->ops = NULL;
-	}
-	return r;
-}
-
 struct op_samples {
 	uint64_t *v;
 	size_t n;
 };
-
-static int replay_op(struct bench_dev *d, const struct trace_op *op, struct bench_bo *bos,
-		     bool *live, uint32_t event)
-{
-	struct bench_bo *bo = op->id ? &bos[op->id] : NULL;
-	uint32_t result = 0;
-	uint64_t va;
-	int r;
-
-	if (op->kind != OP_SUBMIT && op->kind != OP_WAIT && op->kind != OP_ALLOC &&
-	    !live[op->id])
-		return -ENOENT; /* trace uses a BO it did not allocate */
-	switch (op->kind) {
-	case OP_ALLOC:
-		if (live[op->id])
-			return -EEXIST;
-		va = bench_dev_va(d, op->size);
-		if (!va)
-			return -ENOMEM;
-		r = bench_dev_alloc(d, op->vram ? BENCH_MEM_VRAM : BENCH_MEM_GTT, va, op->size,
-				    bo);
-		if (!r)
-			live[op->id] = true;
-		return r;
-	case OP_MAP:
-		return bench_dev_map(d, bo);
-	case OP_CPUMAP:
-		return bench_dev_cpu_map(d, bo);
-	case OP_SUBMIT:
-		return bench_dev_event_set(d, event, true);
-	case OP_WAIT:
-		r = bench_dev_event_wait(d, event, WAIT_TIMEOUT_MS, &result);
-		if (!r && result != KFD_IOC_WAIT_RESULT_COMPLETE)
-			r = -ETIMEDOUT;
-		return r;
-	case OP_CPUUNMAP:
-		return bench_dev_cpu_unmap(d, bo);
-	case OP_UNMAP:
-		return bench_dev_unmap(d, bo, true);
-	case OP_FREE:
-		live[op->id] = false;
-		return bench_dev_free(d, bo, true);
-	}
-	return -EINVAL;
-}
 
 struct storm_acc {
 	struct op_samples s[OP_KIND_COUNT]; /* per kind, over all runs */
@@ -254,11 +83,11 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 		uint64_t a = bench_now_ns(), dt;
 		struct op_samples *k = &acc->s[op->kind];
 
-		r = replay_op(d, op, bos, live, event);
+		r = trace_replay_op(d, op, bos, live, event);
 		dt = bench_now_ns() - a;
 		if (r) {
 			bench_cell_na(c, "trace line %u (%s %u) failed: %s", op->line,
-				      op_names[op->kind], op->id, strerror(-r));
+				      trace_op_names[op->kind], op->id, strerror(-r));
 			goto out;
 		}
 		acc->all.v[acc->all.n++] = dt;
@@ -345,7 +174,18 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 	}
 	if (acc.worst_kind >= 0)
 		snprintf(c->reason, sizeof(c->reason), "slowest operation: %s",
-			 op_names[acc.worst_kind]);
+			 trace_op_names[acc.worst_kind]);
+	if (p != BENCH_NATIVE) {
+		int r = bench_storm_host_timing(p, t, c);
+
+		if (r) {
+			size_t n = strlen(c->reason);
+
+			snprintf(c->reason + n, sizeof(c->reason) - n,
+				 "%shost handling time not measured: %s", n ? "; " : "",
+				 strerror(-r));
+		}
+	}
 out:
 	for (unsigned k = 0; k < OP_KIND_COUNT; k++)
 		free(acc.s[k].v);
