@@ -3,9 +3,11 @@
 # Eight concurrent guests on one vkfd-server, one of them killed mid-run.
 #   run_concurrency.sh VKFD_RUN VKFD_SERVER HSA_LOOP [SANITIZE]
 # Starts one vkfd-server, runs eight `vkfd-run --connect SOCKET -- hsa_loop`
-# guests at once (seven with ROUNDS rounds, one endless), SIGKILLs the
-# endless one once it is in its loop while the others still run, and checks:
-# the seven pass, the server still serves a new guest afterwards, its
+# guests at once (seven with ROUNDS rounds, one endless), lets them all
+# start their rounds together once every one is set up (HSA_LOOP_GO),
+# SIGKILLs the endless one once it is in its loop, and checks that the seven
+# were still running then and pass, 
+# the server still serves a new guest afterwards, its
 # worker processes are all reaped, its open fd count is exactly the
 # baseline taken before the first client, and its VmRSS is within
 # RSS_SLACK_KB of that baseline.
@@ -17,7 +19,7 @@ hsa_loop=$3
 sanitize=${4:-none}
 
 GUESTS=8
-ROUNDS=${VKFD_CONCURRENCY_ROUNDS:-40}
+ROUNDS=${VKFD_CONCURRENCY_ROUNDS:-200}
 # The server parent only accepts and forks; its RSS may still move by a few
 # pages (libc arenas, the client table, stdio). 1 MiB covers that and is far
 # below what one leaked worker's state (a host context) would cost.
@@ -83,13 +85,20 @@ i=1
 while [ $i -le $GUESTS ]; do
 	r=$ROUNDS
 	[ $i -eq $victim ] && r=0
-	"$vkfd_run" --connect "$d/vkfd.sock" -- "$hsa_loop" "$r" >"$d/out.$i" 2>"$d/err.$i" &
+	HSA_LOOP_GO=$d/go "$vkfd_run" --connect "$d/vkfd.sock" -- "$hsa_loop" "$r" \
+		>"$d/out.$i" 2>"$d/err.$i" &
 	eval "pid_$i=$!"
 	i=$((i + 1))
 done
 eval "vpid=\$pid_$victim"
 
-victim_looping() { grep -q '^hsa_loop: round 2 ok' "$d/out.$victim"; }
+all_ready() {
+	[ "$(cat "$d"/out.* 2>/dev/null | grep -c '^hsa_loop: ready')" -eq $GUESTS ]
+}
+wait_for 120 all_ready || fail "not every guest finished ROCr setup"
+[ "$(workers "$spid")" -eq $GUESTS ] || fail "expected $GUESTS server workers, saw $(workers "$spid")"
+: >"$d/go"
+victim_looping() { grep -q '^hsa_loop: round 1 ok' "$d/out.$victim"; }
 wait_for 120 victim_looping || fail "the victim guest never reached its loop"
 peak_workers=$(workers "$spid")
 running=0
@@ -104,7 +113,8 @@ wait "$vpid"
 vrc=$?
 echo "killed guest $vpid (exit $vrc) with $running other guests unfinished, $peak_workers workers"
 [ $vrc -eq 137 ] || fail "killed guest exited with $vrc, expected 137 (SIGKILL)"
-[ $running -ge 1 ] || fail "every other guest had finished before the kill; raise ROUNDS"
+[ $running -eq $((GUESTS - 1)) ] ||
+	fail "only $running other guests were still running at the kill; raise ROUNDS"
 
 i=1
 while [ $i -lt $GUESTS ]; do

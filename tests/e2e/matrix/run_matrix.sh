@@ -82,15 +82,19 @@ build_chroot() {
 			skip "no network access to the Debian mirror ($mirror)"
 	fi
 	echo "building the $SUITE chroot in $root from $mirror (minutes)"
-	rm -rf "$root.tmp"
+	# A failed debootstrap may leave /proc or /sys mounted in the target:
+	# unmount, and never let rm cross into a mount.
+	for m in proc sys dev/pts; do umount "$root.tmp/$m" 2>/dev/null; done
+	rm -rf --one-file-system "$root.tmp"
 	debootstrap --variant=minbase --include=$PACKAGES $SUITE "$root.tmp" "$mirror" \
 		>"$cache/debootstrap.log" 2>&1 || {
 		tail -n 20 "$cache/debootstrap.log"
-		rm -rf "$root.tmp"
+		for m in proc sys dev/pts; do umount "$root.tmp/$m" 2>/dev/null; done
+		rm -rf --one-file-system "$root.tmp"
 		die "debootstrap failed (log: $cache/debootstrap.log)"
 	}
 	echo "$SUITE $PACKAGES" >"$root.tmp/.vkfd-chroot"
-	rm -rf "$root"
+	rm -rf --one-file-system "$root"
 	mv "$root.tmp" "$root"
 }
 
