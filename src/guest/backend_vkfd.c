@@ -123,6 +123,8 @@ struct bk_ev {
 	uint64_t table_seen; /* shmem table value when the host said TIMEOUT */
 	uint64_t age;        /* last age the host reported */
 	bool quiet;          /* last real answer was TIMEOUT and nothing since */
+	bool exists;         /* created by this process and not destroyed */
+	uint8_t type;        /* KFD event type */
 };
 
 struct bk_conn {
@@ -1867,6 +1869,8 @@ static int h_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 	if (rsp.event_id < BK_SIGNAL_EVENT_LIMIT) {
 		pthread_mutex_lock(&c->ev_lock);
 		memset(&c->ev[rsp.event_id], 0, sizeof(c->ev[0]));
+		c->ev[rsp.event_id].exists = true;
+		c->ev[rsp.event_id].type = (uint8_t)a->event_type;
 		pthread_mutex_unlock(&c->ev_lock);
 	}
 	return 0;
@@ -1886,11 +1890,43 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 	struct bk_event_id *a = arg;
 	struct vkfd_req_event req;
 	struct vkfd_rsp_empty rsp;
+	uint32_t acmd = 0;
+	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.event_id = a->event_id;
 	bk_ev_touch(c, a->event_id);
-	return bk_call(c, cmd, &req, sizeof(req), &rsp, sizeof(rsp));
+	if (cmd != VKFD_CMD_DESTROY_EVENT) {
+		/* ROCr sets an event on every store to an interrupt signal:
+		 * SET/RESET are valid exactly for this process's signal
+		 * events (the kernel's rule), which we know, so they go out
+		 * asynchronously, batched with the next call. */
+		bool sig;
+
+		if (a->event_id >= BK_SIGNAL_EVENT_LIMIT)
+			return -EINVAL;
+		pthread_mutex_lock(&c->ev_lock);
+		sig = c->ev[a->event_id].exists &&
+		      c->ev[a->event_id].type == BK_EVENT_SIGNAL;
+		pthread_mutex_unlock(&c->ev_lock);
+		if (!sig)
+			return -EINVAL;
+		acmd = cmd == VKFD_CMD_SET_EVENT ? VKFD_CMD_SET_EVENT_ASYNC :
+						   VKFD_CMD_RESET_EVENT_ASYNC;
+		r = bk_call_async(c, acmd, &req, sizeof(req));
+		/* sent now (a waiter elsewhere may depend on it), not
+		 * waited for: no round trip */
+		if (!r && vkfd_guest_flush(c->g))
+			r = -EIO;
+		return r;
+	}
+	r = bk_call(c, cmd, &req, sizeof(req), &rsp, sizeof(rsp));
+	if (!r && a->event_id < BK_SIGNAL_EVENT_LIMIT) {
+		pthread_mutex_lock(&c->ev_lock);
+		c->ev[a->event_id].exists = false;
+		pthread_mutex_unlock(&c->ev_lock);
+	}
+	return r;
 }
 
 static int h_destroy_event(struct bk_conn *c, void *arg, uint32_t usize)

@@ -682,11 +682,20 @@ static void test_events(void **state)
 			     &ei), 0);
 	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
 			     &ei), -EINVAL);
-	/* a memory-exception event has a non-signal id */
+	/* set/reset of a destroyed or never created event */
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
+			 -EINVAL);
+	ei.event_id = 4095;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei),
+			     &ei), -EINVAL);
+	/* a memory-exception event has a non-signal id and cannot be set */
 	memset(&ce, 0, sizeof(ce));
 	ce.event_type = BK_EVENT_MEMORY;
 	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
 	assert_true(ce.event_id >= 0x40000000u);
+	ei.event_id = ce.event_id;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
+			 -EINVAL);
 	ed[0].event_id = ce.event_id;
 	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
 	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
