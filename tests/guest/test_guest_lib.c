@@ -318,7 +318,7 @@ static void *waiter_main(void *arg)
 static void test_64_concurrent_waiters(void **state)
 {
 	enum { N = 64 };
-	const uint32_t timeout = 1500;
+	const uint32_t timeout = 2500;
 	pthread_t th[N];
 	struct waiter w[N];
 	pthread_barrier_t bar;
