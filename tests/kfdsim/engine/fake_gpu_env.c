@@ -39,8 +39,11 @@ static void fake_interrupt(void *ctx, uint32_t event_id)
 	}
 	g->n_interrupts++;
 	pthread_mutex_unlock(&g->lock);
-	if (g->deactivate_on_interrupt)
-		sim_engine_queue_set_active(g->deactivate_on_interrupt, false);
+	/* The test thread arms and disarms this while the engine runs. */
+	struct sim_engine_queue *dq =
+		__atomic_load_n(&g->deactivate_on_interrupt, __ATOMIC_ACQUIRE);
+	if (dq)
+		sim_engine_queue_set_active(dq, false);
 }
 
 static void fake_vm_fault(void *ctx, uint64_t va, bool write)

@@ -508,14 +508,14 @@ static void test_deactivate_from_interrupt_callback(void **state)
 	int64_t *sig2 = signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
 	uint32_t *dst = host(&f->g, DATA_VA);
 
-	f->g.deactivate_on_interrupt = f->t.q;
+	__atomic_store_n(&f->g.deactivate_on_interrupt, f->t.q, __ATOMIC_RELEASE);
 	put_u64(&f->g, KARG_VA, DATA_VA);
 	put_u32(&f->g, KARG_VA + 8, 3);
 	put_u32(&f->g, KARG_VA + 12, 1);
 	aql_dispatch(&f->t, KFDSIM_BUILTIN_FILL_U32, KARG_VA, SIG_VA);
 	assert_true(wait_i64(sig, 0, WAIT_MS));
 	assert_true(wait_until(has_interrupt, &f->g, WAIT_MS));
-	f->g.deactivate_on_interrupt = NULL;
+	__atomic_store_n(&f->g.deactivate_on_interrupt, NULL, __ATOMIC_RELEASE);
 
 	put_u64(&f->g, KARG_VA + 64, DATA_VA + 4);
 	put_u32(&f->g, KARG_VA + 72, 4);
@@ -536,7 +536,7 @@ static void test_deactivate_from_interrupt_callback(void **state)
 	put_u64(&f->g, KARG_VA + 128, 1000000000ull); /* 1 s: margin for a loaded host */
 	aql_dispatch(&f->t, KFDSIM_BUILTIN_SLEEP, KARG_VA + 128, SIG_VA + 128);
 	tq_start_at(&other, &f->g, SIM_QUEUE_SDMA, 256, Q2_VA);
-	f->g.deactivate_on_interrupt = f->t.q;
+	__atomic_store_n(&f->g.deactivate_on_interrupt, f->t.q, __ATOMIC_RELEASE);
 	{
 		uint32_t trap[2] = { 6 /* TRAP */, 9 };
 
@@ -544,7 +544,7 @@ static void test_deactivate_from_interrupt_callback(void **state)
 		sdma_publish(&other);
 	}
 	assert_true(wait_u64(other.rptr, 8, WAIT_MS));
-	f->g.deactivate_on_interrupt = NULL;
+	__atomic_store_n(&f->g.deactivate_on_interrupt, NULL, __ATOMIC_RELEASE);
 	sleep_ms(60);
 	assert_int_equal(__atomic_load_n((int64_t *)host(&f->g, SIG_VA + 136), __ATOMIC_ACQUIRE),
 			 1);
