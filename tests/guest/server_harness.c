@@ -28,8 +28,11 @@ int harness_start(struct test_server *s, const char *const *extra)
 	const char *argv[32];
 	int n = 0;
 
-	snprintf(s->sock, sizeof(s->sock), "/tmp/vkfd-test-%d-%u.sock", (int)getpid(), counter++);
-	unlink(s->sock);
+	if (!s->keep_path) {
+		snprintf(s->sock, sizeof(s->sock), "/tmp/vkfd-test-%d-%u.sock", (int)getpid(),
+			 counter++);
+		unlink(s->sock);
+	}
 	if (pipe2(p, O_CLOEXEC))
 		return -1;
 	argv[n++] = server_bin;

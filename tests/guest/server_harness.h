@@ -9,12 +9,13 @@
 struct test_server {
 	pid_t pid;
 	char sock[108];
+	bool keep_path; /* start on sock as set by the caller, no cleanup */
 };
 
 /* Path of the vkfd-server binary: argv[1] of the test, set by meson. */
 void harness_set_server_bin(const char *path);
-/* Start vkfd-server on a fresh temp socket with extra args (NULL-terminated
- * list), wait for its ready byte. 0 or -1. */
+/* Start vkfd-server on a fresh temp socket (or on s->sock if keep_path)
+ * with extra args (NULL-terminated list), wait for its ready byte. 0 or -1. */
 int harness_start(struct test_server *s, const char *const *extra);
 /* SIGTERM, reap; returns the exit status (or -1 if it had to be killed). */
 int harness_stop(struct test_server *s);

@@ -599,7 +599,7 @@ static void test_many_clients_sequentially(void **state)
 
 static void test_max_clients_and_sigterm(void **state)
 {
-	struct test_server s2;
+	struct test_server s2 = {0};
 	const char *const extra[] = {"--max-clients", "1", NULL};
 	struct test_server saved = srv;
 	struct stat st;
@@ -624,7 +624,7 @@ static void test_max_clients_and_sigterm(void **state)
 
 static void test_cli_errors(void **state)
 {
-	struct test_server s2;
+	struct test_server s2 = {0};
 	const char *const bad_dev[] = {"--device", "gpu9000", NULL};
 	const char *const bad_num[] = {"--max-clients", "-3", NULL};
 
@@ -648,6 +648,29 @@ static void test_cli_errors(void **state)
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 1);
+	}
+	/* a leftover socket file nobody listens on is replaced */
+	{
+		struct test_server s3;
+		struct sockaddr_un a;
+		int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		memset(&s3, 0, sizeof(s3));
+		snprintf(s3.sock, sizeof(s3.sock), "/tmp/vkfd-test-stale-%d.sock", (int)getpid());
+		unlink(s3.sock);
+		memset(&a, 0, sizeof(a));
+		a.sun_family = AF_UNIX;
+		strcpy(a.sun_path, s3.sock);
+		assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+		close(lfd); /* the file stays */
+		s3.keep_path = true;
+		assert_int_equal(harness_start(&s3, NULL), 0);
+		struct test_server saved = srv;
+
+		srv = s3;
+		close(vt_handshake());
+		srv = saved;
+		assert_int_equal(harness_stop(&s3), 0);
 	}
 	/* the first server is untouched */
 	int fd = vt_handshake();
