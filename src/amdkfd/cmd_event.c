@@ -346,7 +346,8 @@ int cmd_wait_events(struct cmd_ctx *c)
 		pthread_mutex_lock(&ctx->lock);
 		ctx->waits_inflight--;
 		pthread_mutex_unlock(&ctx->lock);
-		/* -EBUSY: the wait-thread quota is used up; k is the ring's in-flight index: finishing it releases the ring */
+		/* -EBUSY: the wait-thread quota is used up. k is the ring's
+		 * in-flight index: finishing it releases the ring. */
 		goto reject;
 	}
 	c->deferred = true;
