@@ -12,7 +12,7 @@
 #define HOST_MIN_KFD_MINOR 12
 #define HOST_MIN_KERNEL VKFD_KERNEL_VERSION(6, 2, 0)
 
-static uint64_t features_for(bool is_sim, uint32_t minor)
+static uint64_t features_for(bool is_sim, uint32_t minor, uint32_t flags)
 {
 	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY;
 
@@ -25,14 +25,16 @@ static uint64_t features_for(bool is_sim, uint32_t minor)
 	if (is_sim || minor >= 12)
 		f |= VKFD_FEAT_VRAM_EXPORT;
 	if (is_sim)
-		f |= VKFD_FEAT_SIM_DEVICE | VKFD_FEAT_MULTI_CONTEXT;
+		f |= VKFD_FEAT_SIM_DEVICE;
+	if (is_sim && !(flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
+		f |= VKFD_FEAT_MULTI_CONTEXT;
 	return f;
 }
 
 uint64_t host_features(void);
 uint64_t host_features(void)
 {
-	return features_for(host_g.is_sim, host_g.kfd_minor);
+	return features_for(host_g.is_sim, host_g.kfd_minor, host_g.cfg.flags);
 }
 
 VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
@@ -45,7 +47,7 @@ VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
 VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 {
 	struct vkfd_capset c;
-	uint32_t major = 0, minor = 0, n_gpus = 0;
+	uint32_t major = 0, minor = 0, n_gpus = 0, flags = 0;
 	bool is_sim = false;
 	int ret = 0;
 
@@ -59,6 +61,7 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 		minor = host_g.kfd_minor;
 		is_sim = host_g.is_sim;
 		n_gpus = host_g.topo.n_gpus;
+		flags = host_g.cfg.flags;
 	} else {
 		ret = host_device_probe_version(&major, &minor, &is_sim, &n_gpus);
 	}
@@ -67,7 +70,7 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 		return ret;
 	memset(&c, 0, sizeof(c));
 	vkfd_capset_init(&c);
-	c.features = features_for(is_sim, minor);
+	c.features = features_for(is_sim, minor, flags);
 	c.kfd_major = major;
 	c.kfd_minor = minor;
 	c.min_kfd_major = 1;
