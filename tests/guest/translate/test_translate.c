@@ -746,6 +746,64 @@ static void test_events(void **state)
 }
 
 
+
+/* KFD >= 1.14 event ages: a wait with last_event_age different from the
+ * event's age completes at once and the new age is written back. */
+static void test_event_ages(void **state)
+{
+	struct bk_create_event ce;
+	struct bk_event_id ei;
+	struct bk_event_data ed;
+	struct bk_wait_events w;
+	struct bk_get_version v;
+	uint64_t age;
+
+	(void)state;
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v),
+			 0);
+	if (v.minor < 14)
+		skip();
+	memset(&ce, 0, sizeof(ce));
+	ce.event_type = BK_EVENT_SIGNAL;
+	ce.event_page_offset = event_page_handle;
+	ce.auto_reset = 1;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	ei.event_id = ce.event_id;
+	ei.pad = 0;
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
+			 0);
+	memset(&ed, 0, sizeof(ed));
+	ed.event_id = ce.event_id;
+	age = 1; /* the age a fresh event starts with */
+	memcpy(ed.exception, &age, sizeof(age));
+	memset(&w, 0, sizeof(w));
+	w.events_ptr = (uintptr_t)&ed;
+	w.num_events = 1;
+	w.timeout = 1000;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
+	memcpy(&age, ed.exception, sizeof(age));
+	assert_true(age > 1);
+	/* with the current age and nothing new: a poll times out */
+	w.timeout = 0;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	/* a stale age completes at once (the set happened meanwhile) */
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
+			 0);
+	w.timeout = 1000;
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
+	{
+		uint64_t age2;
+
+		memcpy(&age2, ed.exception, sizeof(age2));
+		assert_true(age2 > age);
+	}
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
+			     &ei), 0);
+}
+
 /* A blocking WAIT_EVENTS on one thread must not hold up other calls of the
  * same process (ROCr's event thread waits while the main thread works). */
 struct waiter_arg {
@@ -1096,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_userptr_sparse_and_file),
 		cmocka_unit_test(test_userptr_o_direct),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_event_ages),
 		cmocka_unit_test(test_wait_does_not_block_others),
 		cmocka_unit_test(test_create_queue_sizes),
 		cmocka_unit_test(test_sizes_and_misc),
