@@ -108,6 +108,7 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
+	bo->dmabuf_fd = -1;
 	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
 		bo->kind = BO_DOORBELL;
 		ret = ensure_shadow(&ctx->gpu[g].shadow_db, "vkfd-doorbell",
@@ -128,7 +129,14 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	a.size = r.size;
 	a.gpu_id = r.gpu_id;
 	a.flags = r.flags;
-	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
+	if (host_render_alloc_needed(r.flags)) {
+		uint64_t kh = 0;
+
+		ret = host_render_alloc(ctx, (uint32_t)g, r.va, r.size, r.flags, &kh,
+					&bo->dmabuf_fd);
+		a.handle = kh;
+	} else
+		ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
 	if (ret) {
 		free(bo);
 		return ret;
@@ -168,6 +176,8 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		memset(&fa, 0, sizeof(fa));
 		fa.handle = a.handle;
 		host_kfd_ioctl(ctx, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &fa);
+		if (bo->dmabuf_fd >= 0)
+			close(bo->dmabuf_fd);
 		free(bo);
 		return ret == -EADDRINUSE ? ret : -ENOMEM;
 	}
@@ -192,6 +202,8 @@ static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
 		va_map_remove(&ctx->va, bo->va, bo);
 	host_blob_unbind_bo(ctx, bo);
 	pthread_mutex_unlock(&ctx->lock);
+	if (bo->dmabuf_fd >= 0)
+		close(bo->dmabuf_fd);
 	if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
 		ctx->vram_used -= bo->quota_bytes;
 	else if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
@@ -404,6 +416,7 @@ int cmd_import_resource(struct cmd_ctx *c)
 		close(fd);
 		return -ENOMEM;
 	}
+	bo->dmabuf_fd = -1;
 	memset(&a, 0, sizeof(a));
 	a.va_addr = r.va;
 	a.gpu_id = r.gpu_id;

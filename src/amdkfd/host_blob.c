@@ -153,8 +153,19 @@ static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct v
 		out->size = bo->blob_size;
 		return 0;
 	}
+	if (bo->dmabuf_fd >= 0) {
+		/* allocated through the render node (KFD < 1.12) */
+		fd = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		out->fd = fd;
+		out->fd_type = VKFD_BLOB_FD_DMABUF;
+		out->map_info = bo->map_info;
+		out->size = bo->blob_size;
+		return 0;
+	}
 	if (!host_g.is_sim && host_g.kfd_minor < 12)
-		return -EOPNOTSUPP; /* render-node path not implemented (docs/security.md) */
+		return -EOPNOTSUPP; /* AQL memory or imports on KFD < 1.12 */
 	memset(&a, 0, sizeof(a));
 	a.handle = bo->kfd_handle;
 	a.flags = O_CLOEXEC | O_RDWR;

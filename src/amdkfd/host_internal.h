@@ -89,6 +89,7 @@ struct host_bo {
 	bool freeing;        /* FREE in flight: get_blob must not export */
 	bool event_page;
 	bool in_va_map;
+	int dmabuf_fd; /* render-node allocation (KFD < 1.12), else -1 */
 };
 
 struct host_queue {
@@ -276,6 +277,11 @@ uint64_t host_features(void);
 void host_events_cancel(struct vkfd_host_context *ctx);
 void host_queues_release(struct vkfd_host_context *ctx);
 void host_bos_release(struct vkfd_host_context *ctx);
+
+/* render-node allocation for kernels without EXPORT_DMABUF (render_alloc.c) */
+bool host_render_alloc_needed(uint32_t flags);
+int host_render_alloc(struct vkfd_host_context *ctx, uint32_t g, uint64_t va, uint64_t size,
+		      uint32_t flags, uint64_t *kfd_handle, int *dmabuf_fd);
 
 /* device-level helpers (host_device.c) */
 int host_device_open(const struct vkfd_host_config *cfg);
