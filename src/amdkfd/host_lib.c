@@ -7,10 +7,11 @@
 #include <errno.h>
 #include <string.h>
 
-/* Lowest host KFD this build supports: EXPORT_DMABUF (1.12) is what turns a
- * BO into a blob; the render-node path for 1.11 is not implemented. */
-#define HOST_MIN_KFD_MINOR 12
-#define HOST_MIN_KERNEL VKFD_KERNEL_VERSION(6, 2, 0)
+/* Lowest host KFD this build is written for: 1.11 (Linux 6.1, Debian 12),
+ * where BOs become blobs through the render node (render_alloc.c); from
+ * 1.12 KFD's EXPORT_DMABUF is used. Neither was run on hardware here. */
+#define HOST_MIN_KFD_MINOR 11
+#define HOST_MIN_KERNEL VKFD_KERNEL_VERSION(6, 1, 0)
 
 static uint64_t features_for(bool is_sim, uint32_t minor, uint32_t flags)
 {
