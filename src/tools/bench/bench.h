@@ -43,7 +43,7 @@ struct bench_opts {
 	bool paths[BENCH_PATH_COUNT];
 	bool json;
 	bool pin;
-	const char *trace; /* storm trace file */
+	const char *trace;   /* storm trace file */
 	char load_start[32]; /* /proc/loadavg (1, 5, 15 min) when the run began */
 };
 
@@ -66,7 +66,7 @@ struct bench_scenario_result {
 /* bench_stats.c */
 uint64_t bench_now_ns(void);
 void bench_cell_na(struct bench_cell *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void bench_cell_metric(struct bench_cell *c, const char *name, double v);
 /* Takes ownership of samples (ns, malloc'd): stores them as µs, adds
  * p50/p99/max/mean metrics and makes p50 the primary unless told. */

@@ -103,8 +103,9 @@ out:
 
 void bench_decode(const struct bench_opts *o, struct bench_scenario_result *out)
 {
-	unsigned n = o->iterations > MAX_CMDS / CMDS_PER_ITERATION ? MAX_CMDS
-								   : o->iterations * CMDS_PER_ITERATION;
+	unsigned n = o->iterations > MAX_CMDS / CMDS_PER_ITERATION
+			 ? MAX_CMDS
+			 : o->iterations * CMDS_PER_ITERATION;
 	const struct bench_cell *nat = &out->cell[BENCH_NATIVE];
 
 	out->name = "decode";
@@ -127,6 +128,7 @@ void bench_decode(const struct bench_opts *o, struct bench_scenario_result *out)
 			continue;
 		for (unsigned i = 0; i < c->nm; i++)
 			if (!strcmp(c->m[i].name, "reset_event_per_s"))
-				bench_cell_metric(c, "reset_vs_native", c->m[i].value / nat->primary);
+				bench_cell_metric(c, "reset_vs_native",
+						  c->m[i].value / nat->primary);
 	}
 }

@@ -207,8 +207,7 @@ int bench_dev_event_reset(struct bench_dev *d, uint32_t id, bool async)
 	return d->ops->event_reset(d, id, async);
 }
 
-int bench_dev_event_wait(struct bench_dev *d, uint32_t id, uint32_t timeout_ms,
-			 uint32_t *result)
+int bench_dev_event_wait(struct bench_dev *d, uint32_t id, uint32_t timeout_ms, uint32_t *result)
 {
 	return d->ops->event_wait(d, id, timeout_ms, result);
 }

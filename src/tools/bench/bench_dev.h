@@ -42,7 +42,7 @@ struct bench_counts {
 };
 
 struct bench_queue {
-	uint64_t handle;            /* queue id (native) / handle (protocol) */
+	uint64_t handle;             /* queue id (native) / handle (protocol) */
 	volatile uint64_t *doorbell; /* CPU address of this queue's doorbell */
 };
 
@@ -72,8 +72,7 @@ int bench_dev_event_create(struct bench_dev *d, bool auto_reset, uint32_t *id);
 int bench_dev_event_set(struct bench_dev *d, uint32_t id, bool async);
 int bench_dev_event_reset(struct bench_dev *d, uint32_t id, bool async);
 /* One event, wait-any; *result = KFD_IOC_WAIT_RESULT_*. */
-int bench_dev_event_wait(struct bench_dev *d, uint32_t id, uint32_t timeout_ms,
-			 uint32_t *result);
+int bench_dev_event_wait(struct bench_dev *d, uint32_t id, uint32_t timeout_ms, uint32_t *result);
 
 int bench_dev_clock(struct bench_dev *d, uint64_t *gpu_clock);
 /* Protocol: send queued async requests and wait until processed; native:

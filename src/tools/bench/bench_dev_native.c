@@ -204,7 +204,7 @@ static int n_event_create(struct bench_dev *d, uint64_t page, bool auto_reset, u
 
 static int n_event_set(struct bench_dev *d, uint32_t id, bool async)
 {
-	struct kfd_ioctl_set_event_args a = { .event_id = id };
+	struct kfd_ioctl_set_event_args a = {.event_id = id};
 
 	(void)async;
 	return kio(d, AMDKFD_IOC_SET_EVENT, &a);
@@ -212,14 +212,13 @@ static int n_event_set(struct bench_dev *d, uint32_t id, bool async)
 
 static int n_event_reset(struct bench_dev *d, uint32_t id, bool async)
 {
-	struct kfd_ioctl_reset_event_args a = { .event_id = id };
+	struct kfd_ioctl_reset_event_args a = {.event_id = id};
 
 	(void)async;
 	return kio(d, AMDKFD_IOC_RESET_EVENT, &a);
 }
 
-static int n_event_wait(struct bench_dev *d, uint32_t id, uint32_t timeout_ms,
-			uint32_t *result)
+static int n_event_wait(struct bench_dev *d, uint32_t id, uint32_t timeout_ms, uint32_t *result)
 {
 	struct kfd_event_data ev;
 	struct kfd_ioctl_wait_events_args a;
@@ -276,7 +275,7 @@ static int n_queue_create(struct bench_dev *d, uint64_t ring_va, uint32_t ring_s
 		return r;
 	q->handle = a.queue_id;
 	q->doorbell = (volatile uint64_t *)(uintptr_t)(d->doorbell.va +
-							(a.doorbell_offset & (DOORBELL_SLICE - 1)));
+						       (a.doorbell_offset & (DOORBELL_SLICE - 1)));
 	return 0;
 }
 
@@ -290,21 +289,21 @@ static int n_queue_destroy(struct bench_dev *d, struct bench_queue *q)
 }
 
 const struct bench_dev_ops bench_native_ops = {
-	.open = n_open,
-	.close = n_close,
-	.alloc = n_alloc,
-	.map = n_map,
-	.cpu_map = n_cpu_map,
-	.cpu_unmap = n_cpu_unmap,
-	.unmap = n_unmap,
-	.free = n_free,
-	.event_create = n_event_create,
-	.event_set = n_event_set,
-	.event_reset = n_event_reset,
-	.event_wait = n_event_wait,
-	.clock = n_clock,
-	.sync = n_sync,
-	.flush = n_sync,
-	.queue_create = n_queue_create,
-	.queue_destroy = n_queue_destroy,
+    .open = n_open,
+    .close = n_close,
+    .alloc = n_alloc,
+    .map = n_map,
+    .cpu_map = n_cpu_map,
+    .cpu_unmap = n_cpu_unmap,
+    .unmap = n_unmap,
+    .free = n_free,
+    .event_create = n_event_create,
+    .event_set = n_event_set,
+    .event_reset = n_event_reset,
+    .event_wait = n_event_wait,
+    .clock = n_clock,
+    .sync = n_sync,
+    .flush = n_sync,
+    .queue_create = n_queue_create,
+    .queue_destroy = n_queue_destroy,
 };

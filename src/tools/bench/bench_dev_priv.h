@@ -33,8 +33,7 @@ struct bench_dev_ops {
 			    uint32_t *id);
 	int (*event_set)(struct bench_dev *d, uint32_t id, bool async);
 	int (*event_reset)(struct bench_dev *d, uint32_t id, bool async);
-	int (*event_wait)(struct bench_dev *d, uint32_t id, uint32_t timeout_ms,
-			  uint32_t *result);
+	int (*event_wait)(struct bench_dev *d, uint32_t id, uint32_t timeout_ms, uint32_t *result);
 	int (*clock)(struct bench_dev *d, uint64_t *gpu_clock);
 	int (*sync)(struct bench_dev *d);
 	int (*flush)(struct bench_dev *d);

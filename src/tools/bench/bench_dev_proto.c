@@ -368,8 +368,8 @@ static int p_queue_create(struct bench_dev *d, uint64_t ring_va, uint32_t ring_s
 	if ((uint64_t)rsp.doorbell_index * 8u + 8u > d->doorbell.blob_size)
 		return -ERANGE;
 	q->handle = rsp.queue;
-	q->doorbell = (volatile uint64_t *)(uintptr_t)(d->doorbell.va +
-							(uint64_t)rsp.doorbell_index * 8u);
+	q->doorbell =
+	    (volatile uint64_t *)(uintptr_t)(d->doorbell.va + (uint64_t)rsp.doorbell_index * 8u);
 	return 0;
 }
 
@@ -385,23 +385,23 @@ static int p_queue_destroy(struct bench_dev *d, struct bench_queue *q)
 }
 
 const struct bench_dev_ops bench_proto_ops = {
-	.open = p_open,
-	.close = p_close,
-	.alloc = p_alloc,
-	.map = p_map,
-	.cpu_map = p_cpu_map,
-	.cpu_unmap = p_cpu_unmap,
-	.unmap = p_unmap,
-	.free = p_free,
-	.event_create = p_event_create,
-	.event_set = p_event_set,
-	.event_reset = p_event_reset,
-	.event_wait = p_event_wait,
-	.clock = p_clock,
-	.sync = p_sync,
-	.flush = p_flush,
-	.hdp_flush = p_hdp_flush,
-	.seqno_word = p_seqno_word,
-	.queue_create = p_queue_create,
-	.queue_destroy = p_queue_destroy,
+    .open = p_open,
+    .close = p_close,
+    .alloc = p_alloc,
+    .map = p_map,
+    .cpu_map = p_cpu_map,
+    .cpu_unmap = p_cpu_unmap,
+    .unmap = p_unmap,
+    .free = p_free,
+    .event_create = p_event_create,
+    .event_set = p_event_set,
+    .event_reset = p_event_reset,
+    .event_wait = p_event_wait,
+    .clock = p_clock,
+    .sync = p_sync,
+    .flush = p_flush,
+    .hdp_flush = p_hdp_flush,
+    .seqno_word = p_seqno_word,
+    .queue_create = p_queue_create,
+    .queue_destroy = p_queue_destroy,
 };

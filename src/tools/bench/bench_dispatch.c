@@ -27,16 +27,16 @@
 #include <string.h>
 #include <time.h>
 
-#define RING_BYTES     4096u
-#define RING_PACKETS   (RING_BYTES / 64u)
-#define WPTR_OFF       0x38u /* amd_queue_t write_dispatch_id */
-#define RPTR_OFF       0x80u /* amd_queue_t read_dispatch_id */
-#define SIGNAL_OFF     0u
-#define DESC_OFF       64u
-#define KERNARG_OFF    128u
-#define SPIN_LIMIT_NS  2000000000ull
-#define BUILTIN_SLEEP  4u
-#define IDLE_GAP_NS    5000000l /* longer than the engine's 1 ms poll back-off */
+#define RING_BYTES    4096u
+#define RING_PACKETS  (RING_BYTES / 64u)
+#define WPTR_OFF      0x38u /* amd_queue_t write_dispatch_id */
+#define RPTR_OFF      0x80u /* amd_queue_t read_dispatch_id */
+#define SIGNAL_OFF    0u
+#define DESC_OFF      64u
+#define KERNARG_OFF   128u
+#define SPIN_LIMIT_NS 2000000000ull
+#define BUILTIN_SLEEP 4u
+#define IDLE_GAP_NS   5000000l /* longer than the engine's 1 ms poll back-off */
 
 /* HSA AQL packet header: type in bits 0..7, barrier bit 8, acquire fence
  * scope bits 9..10, release fence scope bits 11..12 (2 = system). */
@@ -125,7 +125,7 @@ static const char *setup(struct bench_dev *d, struct qmem *m, struct bench_queue
 	misc = (uint8_t *)(uintptr_t)m->misc.va;
 	memcpy(misc + DESC_OFF, "KFDSIM01", 8);
 	*(uint32_t *)(misc + DESC_OFF + 8) = BUILTIN_SLEEP;
-	*(uint64_t *)(misc + KERNARG_OFF) = 0; /* SLEEP 0 ns */
+	*(uint64_t *)(misc + KERNARG_OFF) = 0;                /* SLEEP 0 ns */
 	((struct amd_signal *)(misc + SIGNAL_OFF))->kind = 1; /* user signal */
 	/* the engine thread (native) runs on the host CPU */
 	bench_pin(1);
@@ -162,9 +162,9 @@ static uint64_t dispatch_once(struct qmem *m, struct bench_queue *q)
 	pkt->kernel_object = m->misc.va + DESC_OFF;
 	pkt->kernarg_address = m->misc.va + KERNARG_OFF;
 	pkt->completion_signal = m->misc.va + SIGNAL_OFF;
-	hdr = (PKT_TYPE_KERNEL_DISPATCH | PKT_BARRIER | PKT_SCOPE_SYSTEM_ACQ |
-	       PKT_SCOPE_SYSTEM_REL) |
-	      (1u << 16); /* setup: 1 dimension */
+	hdr =
+	    (PKT_TYPE_KERNEL_DISPATCH | PKT_BARRIER | PKT_SCOPE_SYSTEM_ACQ | PKT_SCOPE_SYSTEM_REL) |
+	    (1u << 16); /* setup: 1 dimension */
 	__atomic_store_n((uint32_t *)pkt, hdr, __ATOMIC_RELEASE);
 	t0 = bench_now_ns();
 	__atomic_store_n(wptr, idx + 1, __ATOMIC_RELEASE);
@@ -181,7 +181,7 @@ static uint64_t dispatch_once(struct qmem *m, struct bench_queue *q)
 static int dispatch_series(struct qmem *m, struct bench_queue *q, unsigned n, long idle_ns,
 			   uint64_t *s)
 {
-	struct timespec idle = { 0, idle_ns };
+	struct timespec idle = {0, idle_ns};
 
 	for (unsigned i = 0; i < n; i++) {
 		if (idle_ns)
@@ -222,7 +222,8 @@ static void dispatch_path(enum bench_path p, unsigned iters, struct bench_cell *
 	}
 	/* warm-up: also proves the path executes dispatches at all */
 	if (dispatch_series(&m, &q, 3, 0, warm)) {
-		bench_cell_na(c, "completion signal not reached within 2 s (dispatch not executed)");
+		bench_cell_na(c,
+			      "completion signal not reached within 2 s (dispatch not executed)");
 		goto out_queue;
 	}
 	/* after an idle gap: the engine (and relay) have backed off */

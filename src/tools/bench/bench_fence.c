@@ -64,7 +64,7 @@ static void *waiter(void *arg)
 /* Until *p reaches v or the waiter has ended. */
 static void spin_until(const struct fence_run *f, const unsigned *p, unsigned v)
 {
-	struct timespec ts = { 0, 20000 };
+	struct timespec ts = {0, 20000};
 
 	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < v &&
 	       __atomic_load_n(&f->done, __ATOMIC_ACQUIRE) < f->iters)
@@ -73,7 +73,7 @@ static void spin_until(const struct fence_run *f, const unsigned *p, unsigned v)
 
 static void fence_path(enum bench_path p, unsigned iters, struct bench_cell *c)
 {
-	struct timespec settle = { 0, SETTLE_NS };
+	struct timespec settle = {0, SETTLE_NS};
 	struct fence_run f;
 	char why[BENCH_REASON_LEN];
 	uint64_t *t0, *s;
@@ -120,7 +120,8 @@ static void fence_path(enum bench_path p, unsigned iters, struct bench_cell *c)
 	pthread_join(th, NULL);
 	bench_pin(0);
 	if (r || f.err) {
-		bench_cell_na(c, "%s: %s", r ? "SET_EVENT" : "WAIT_EVENTS", strerror(-(r ? r : f.err)));
+		bench_cell_na(c, "%s: %s", r ? "SET_EVENT" : "WAIT_EVENTS",
+			      strerror(-(r ? r : f.err)));
 		goto out;
 	}
 	for (unsigned i = 0; i < iters; i++)

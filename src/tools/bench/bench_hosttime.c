@@ -61,13 +61,13 @@ struct pair {
 };
 
 static const char *const host_max_names[OP_KIND_COUNT] = {
-	"host_alloc_max_us", "host_map_max_us",	      "host_bind_blob_max_us", "host_submit_max_us",
-	"host_wait_max_us",  "host_cpuunmap_max_us", "host_unmap_max_us",     "host_free_max_us",
+    "host_alloc_max_us", "host_map_max_us",      "host_bind_blob_max_us", "host_submit_max_us",
+    "host_wait_max_us",  "host_cpuunmap_max_us", "host_unmap_max_us",     "host_free_max_us",
 };
 
 int bench_storm_host_timing(enum bench_path p, const struct trace *t, struct bench_cell *c)
 {
-	struct timespec settle = { 0, 2000000 };
+	struct timespec settle = {0, 2000000};
 	struct bench_counts *cnt;
 	struct bench_bo *bos = NULL;
 	struct pair *pairs = NULL;

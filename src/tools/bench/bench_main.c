@@ -31,9 +31,8 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-	{ "storm", bench_storm },	{ "sync", bench_sync },
-	{ "fence", bench_fence },	{ "decode", bench_decode },
-	{ "dispatch", bench_dispatch }, { "rocminfo", bench_rocminfo },
+    {"storm", bench_storm},   {"sync", bench_sync},         {"fence", bench_fence},
+    {"decode", bench_decode}, {"dispatch", bench_dispatch}, {"rocminfo", bench_rocminfo},
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -120,14 +119,14 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "scenario", required_argument, NULL, 's' },
-		{ "paths", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "pin", no_argument, NULL, 'P' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"iterations", required_argument, NULL, 'i'},
+	    {"scenario", required_argument, NULL, 's'},
+	    {"paths", required_argument, NULL, 'p'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"pin", no_argument, NULL, 'P'},
+	    {"trace", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *path_names[BENCH_PATH_COUNT], *scen_names[N_SCENARIOS];
 	struct bench_scenario_result results[N_SCENARIOS];
@@ -177,7 +176,7 @@ int main(int argc, char **argv)
 			o.json = true;
 			break;
 		case 'P':
-					break;
+			break;
 		case 't':
 			snprintf(trace, sizeof(trace), "%s", optarg);
 			break;

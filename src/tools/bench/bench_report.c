@@ -215,8 +215,8 @@ void bench_report_json(const struct bench_opts *o, struct bench_scenario_result 
 	for (unsigned s = 0; s < n; s++) {
 		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
 			if (o->paths[p])
-				json_cell(&r[s], bench_path_name((enum bench_path)p),
-					  &r[s].cell[p], ++done == total);
+				json_cell(&r[s], bench_path_name((enum bench_path)p), &r[s].cell[p],
+					  ++done == total);
 		if (r[s].has_ref)
 			json_cell(&r[s], r[s].ref_name, &r[s].ref, ++done == total);
 	}

@@ -71,8 +71,8 @@ static uint64_t run_timed(char *const argv[], int *status)
 static void rocminfo_path(const char *run, const char *rocminfo, bool native, unsigned runs,
 			  struct bench_cell *c)
 {
-	char *argv[] = { (char *)run, native ? "--native" : "--", native ? "--" : (char *)rocminfo,
-			 native ? (char *)rocminfo : NULL, NULL };
+	char *argv[] = {(char *)run, native ? "--native" : "--", native ? "--" : (char *)rocminfo,
+			native ? (char *)rocminfo : NULL, NULL};
 	uint64_t s[MAX_RUNS];
 	uint64_t *copy;
 	int status = 0;

@@ -116,7 +116,7 @@ static int start(void)
 	bench_pin(1);
 	srv.pid = fork();
 	if (srv.pid == 0) {
-		const char *args[] = { path, "--socket", srv.sock, "--ready-fd", fdarg, NULL };
+		const char *args[] = {path, "--socket", srv.sock, "--ready-fd", fdarg, NULL};
 		int devnull = open("/dev/null", O_WRONLY);
 
 		fcntl(pipefd[1], F_SETFD, 0);

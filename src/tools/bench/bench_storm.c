@@ -23,12 +23,12 @@
 #define STORM_MAX_RUNS 3u
 
 static const char *const op_p50[OP_KIND_COUNT] = {
-	"alloc_p50_us",  "map_p50_us",	  "cpumap_p50_us", "submit_p50_us",
-	"wait_p50_us",	 "cpuunmap_p50_us", "unmap_p50_us", "free_p50_us",
+    "alloc_p50_us", "map_p50_us",      "cpumap_p50_us", "submit_p50_us",
+    "wait_p50_us",  "cpuunmap_p50_us", "unmap_p50_us",  "free_p50_us",
 };
 static const char *const op_max[OP_KIND_COUNT] = {
-	"alloc_max_us",  "map_max_us",	  "cpumap_max_us", "submit_max_us",
-	"wait_max_us",	 "cpuunmap_max_us", "unmap_max_us", "free_max_us",
+    "alloc_max_us", "map_max_us",      "cpumap_max_us", "submit_max_us",
+    "wait_max_us",  "cpuunmap_max_us", "unmap_max_us",  "free_max_us",
 };
 
 struct op_samples {

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <linux/kfd_ioctl.h>
 
-#define TRACE_MAX_OPS  200000u
-#define TRACE_MAX_ID   100000u
-#define TRACE_MAX_SIZE (64ull << 30)
+#define TRACE_MAX_OPS   200000u
+#define TRACE_MAX_ID    100000u
+#define TRACE_MAX_SIZE  (64ull << 30)
 #define WAIT_TIMEOUT_MS 2000u /* a storm wait follows its signal */
 
 const char *const trace_op_names[OP_KIND_COUNT] = {
-	"alloc", "map", "cpumap", "submit", "wait", "cpuunmap", "unmap", "free",
+    "alloc", "map", "cpumap", "submit", "wait", "cpuunmap", "unmap", "free",
 };
 static int parse_line(char *s, struct trace_op *op, char *why, size_t why_len)
 {
@@ -116,15 +116,14 @@ int trace_load(const char *path, struct trace *t, char *why, size_t why_len)
 }
 
 int trace_replay_op(struct bench_dev *d, const struct trace_op *op, struct bench_bo *bos,
-		     bool *live, uint32_t event)
+		    bool *live, uint32_t event)
 {
 	struct bench_bo *bo = op->id ? &bos[op->id] : NULL;
 	uint32_t result = 0;
 	uint64_t va;
 	int r;
 
-	if (op->kind != OP_SUBMIT && op->kind != OP_WAIT && op->kind != OP_ALLOC &&
-	    !live[op->id])
+	if (op->kind != OP_SUBMIT && op->kind != OP_WAIT && op->kind != OP_ALLOC && !live[op->id])
 		return -ENOENT; /* trace uses a BO it did not allocate */
 	switch (op->kind) {
 	case OP_ALLOC:
@@ -133,8 +132,7 @@ int trace_replay_op(struct bench_dev *d, const struct trace_op *op, struct bench
 		va = bench_dev_va(d, op->size);
 		if (!va)
 			return -ENOMEM;
-		r = bench_dev_alloc(d, op->vram ? BENCH_MEM_VRAM : BENCH_MEM_GTT, va, op->size,
-				    bo);
+		r = bench_dev_alloc(d, op->vram ? BENCH_MEM_VRAM : BENCH_MEM_GTT, va, op->size, bo);
 		if (!r)
 			live[op->id] = true;
 		return r;
@@ -159,4 +157,3 @@ int trace_replay_op(struct bench_dev *d, const struct trace_op *op, struct bench
 	}
 	return -EINVAL;
 }
-

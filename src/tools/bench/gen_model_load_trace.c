@@ -42,18 +42,18 @@
 
 #define MIB ((uint64_t)1024 * 1024)
 
-#define N_INIT       8u
-#define N_STAGING    192u
-#define N_LAYERS     111u
-#define N_PER_LAYER  9u
-#define N_WEIGHTS    (N_LAYERS * N_PER_LAYER + 1u)
-#define N_WORK       200u
-#define N_SUBMITS    3700u
-#define WAIT_EVERY   4u
-#define HIDDEN       2560ull
-#define FFN          6144ull
-#define VOCAB        32000ull
-#define PAGE         4096ull
+#define N_INIT      8u
+#define N_STAGING   192u
+#define N_LAYERS    111u
+#define N_PER_LAYER 9u
+#define N_WEIGHTS   (N_LAYERS * N_PER_LAYER + 1u)
+#define N_WORK      200u
+#define N_SUBMITS   3700u
+#define WAIT_EVERY  4u
+#define HIDDEN      2560ull
+#define FFN         6144ull
+#define VOCAB       32000ull
+#define PAGE        4096ull
 
 struct state {
 	unsigned next_id;
@@ -101,14 +101,14 @@ int main(void)
 {
 	/* per layer: q, k, v, o (hidden^2), gate, up, down (hidden*ffn), 2 norms */
 	static const uint64_t layer[N_PER_LAYER] = {
-		HIDDEN * HIDDEN * 2, HIDDEN * HIDDEN * 2, HIDDEN * HIDDEN * 2,
-		HIDDEN * HIDDEN * 2, HIDDEN * FFN * 2,    HIDDEN * FFN * 2,
-		HIDDEN * FFN * 2,    HIDDEN * 2,          HIDDEN * 2,
+	    HIDDEN * HIDDEN * 2, HIDDEN * HIDDEN * 2, HIDDEN * HIDDEN * 2,
+	    HIDDEN * HIDDEN * 2, HIDDEN * FFN * 2,    HIDDEN * FFN * 2,
+	    HIDDEN * FFN * 2,    HIDDEN * 2,          HIDDEN * 2,
 	};
 	static const uint64_t init_sizes[N_INIT] = {
-		64 * 1024, 2 * MIB, 64 * 1024, 1 * MIB, 256 * 1024, 2 * MIB, 64 * 1024, 512 * 1024,
+	    64 * 1024, 2 * MIB, 64 * 1024, 1 * MIB, 256 * 1024, 2 * MIB, 64 * 1024, 512 * 1024,
 	};
-	struct state s = { .next_id = 1 };
+	struct state s = {.next_id = 1};
 	unsigned first, last;
 
 	printf("# vkfd-bench trace 1: model-load storm (synthesized, see "
@@ -148,6 +148,7 @@ int main(void)
 		printf("free %u\n", id);
 	printf("# totals: %u allocs, %u cpu-mapped, %u submits, %u waits, %" PRIu64
 	       " MiB VRAM, %" PRIu64 " MiB GTT\n",
-	       s.allocs, s.cpumaps, s.submits, s.waits, (uint64_t)(s.vram / MIB), (uint64_t)(s.gtt / MIB));
+	       s.allocs, s.cpumaps, s.submits, s.waits, (uint64_t)(s.vram / MIB),
+	       (uint64_t)(s.gtt / MIB));
 	return 0;
 }
