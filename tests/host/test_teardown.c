@@ -156,7 +156,7 @@ static void latch_case(unsigned nr)
 	h_bind(&h, early, 500);
 	assert_int_equal(h_alloc(&h, h_va(&h, 4096), 4096, GTT, &victim, NULL), 0);
 	if (nr == 0x03) {
-		uint64_t ring, ctl;
+		uint64_t ring = 0, ctl = 0;
 		struct vkfd_req_create_queue r;
 		struct vkfd_rsp_create_queue rsp;
 
