@@ -12,6 +12,9 @@
  * t(command published) - t(marker published): decoding, validation, the
  * device call and writing the response.
  *
+ * The guest sleeps after each operation until the host has finished it,
+ * so that mostly the executor and the monitor compete for the CPUs.
+ *
  * Limits: the monitor misses a value that is overwritten before it looks
  * again (it is descheduled, or the next command is fast), so those samples
  * are dropped: host_samples of host_commands were timed, and host_max_us
@@ -53,6 +56,17 @@ static void *monitor_main(void *arg)
 		last = v;
 	}
 	return NULL;
+}
+
+/* Until the host has published request index `want` (or 2 s passed). */
+static void wait_processed(const struct monitor *m, uint32_t want)
+{
+	struct timespec nap = {0, 20000};
+	uint64_t t0 = bench_now_ns();
+
+	while ((int32_t)(__atomic_load_n(m->word, __ATOMIC_ACQUIRE) - m->base - want) < 0 &&
+	       bench_now_ns() - t0 < 2000000000ull)
+		nanosleep(&nap, NULL);
 }
 
 struct pair {
@@ -134,6 +148,10 @@ int bench_storm_host_timing(enum bench_path p, const struct trace *t, struct ben
 		/* send asynchronous ones now: marker and request share a batch */
 		if (!r)
 			r = bench_dev_flush(d);
+		/* sleep until the host is done, so that only the executor and the
+		 * monitor compete for the CPUs while it works */
+		if (!r)
+			wait_processed(&m, (uint32_t)(cnt->commands - k0));
 	}
 	if (!r)
 		r = bench_dev_sync(d);
