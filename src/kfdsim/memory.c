@@ -348,8 +348,15 @@ int sim_ioctl_alloc_memory(struct sim_process *p, void *args)
 	r = sim_pdd_bind(pdd);
 	if (r)
 		goto out;
-	if (!(flags & DOMAIN_FLAGS) || a->size > (1ULL << 48)) {
+	if (!(flags & DOMAIN_FLAGS)) {
 		r = -EINVAL;
+		goto out;
+	}
+	/* more than any memory limit (and safe to page-align) */
+	if (a->size > (1ULL << 48) &&
+	    (flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT |
+		      KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))) {
+		r = -ENOMEM;
 		goto out;
 	}
 	bo = calloc(1, sizeof(*bo));

@@ -23,6 +23,12 @@ static void test_alloc_args(void **state)
 	a.flags = KFDSIM_FLAG_WRITABLE;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a), -EINVAL);
 	a.flags = VRAM_W;
+	/* beyond any memory limit: the reservation fails */
+	a.size = ~0ULL;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a), -ENOMEM);
+	a.size = 1ULL << 40;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a), -ENOMEM);
+	a.size = 4096;
 	a.gpu_id = 0;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a), -EINVAL);
 	a.gpu_id = f->gpu_id[0];
