@@ -238,6 +238,64 @@ static void test_latched_destroy_queue(void **state)
 	latch_case(0x03); /* DESTROY_QUEUE */
 }
 
+/* A blob bound behind a parked command waits for that submit only. */
+static void test_get_blob_waits_for_its_submit(void **state)
+{
+	struct vkfd_req_map_memory m;
+	struct blob_call call;
+	struct harness h;
+	uint64_t victim, later;
+	pthread_t t;
+	int i;
+
+	(void)state;
+	assert_int_equal(h_open(&h, 5), 0);
+	assert_int_equal(h_alloc(&h, h_va(&h, 4096), 4096, GTT, &victim, NULL), 0);
+	assert_int_equal(h_alloc(&h, h_va(&h, 8192), 8192, GTT, &later, NULL), 0);
+	kfdsim_latch_ioctl(host_g.sim, 0x18);
+	memset(&m, 0, sizeof(m));
+	m.handle = victim;
+	m.n_devices = 1;
+	m.device_ids[0] = h.gpu_id;
+	h_add(&h, VKFD_CMD_MAP_MEMORY, &m, VKFD_REQ_MAP_MEMORY_LEN(1), NULL);
+	assert_int_equal(h_flush(&h), 0);
+	h_bind(&h, later, 600); /* a later submit */
+	memset(&call, 0, sizeof(call));
+	call.ctx = h.ctx;
+	call.blob_id = 600;
+	call.size = 8192;
+	assert_int_equal(pthread_create(&t, NULL, get_blob_thread, &call), 0);
+	usleep(50000);
+	assert_false(__atomic_load_n(&call.done, __ATOMIC_ACQUIRE)); /* its bind has not run */
+	kfdsim_latch_release(host_g.sim, 0x18);
+	for (i = 0; i < 5000 && !__atomic_load_n(&call.done, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	pthread_join(t, NULL);
+	assert_int_equal(call.ret, 0);
+	close(call.fd);
+	h_close(&h);
+}
+
+static void test_reset_destroys_contexts(void **state)
+{
+	struct harness a, b;
+	uint64_t base = kfdsim_bytes_allocated(host_g.sim);
+	uint64_t handle;
+
+	(void)state;
+	assert_int_equal(h_open(&a, 6), 0);
+	assert_int_equal(h_open(&b, 7), 0);
+	assert_int_equal(h_alloc(&a, h_va(&a, 1 << 20), 1 << 20, GTT, &handle, NULL), 0);
+	vkfd_host_reset();
+	assert_int_equal(kfdsim_bytes_allocated(host_g.sim), base);
+	a.ctx = b.ctx = NULL; /* already destroyed by the reset */
+	h_close(&a);
+	h_close(&b);
+	/* the configuration stays: new contexts work */
+	assert_int_equal(h_open(&a, 8), 0);
+	h_close(&a);
+}
+
 static void test_queue_flood_is_bounded(void **state)
 {
 	struct vkfd_req_map_memory m;
@@ -289,6 +347,8 @@ int main(void)
 		cmocka_unit_test(test_latched_map),
 		cmocka_unit_test(test_latched_free),
 		cmocka_unit_test(test_latched_destroy_queue),
+		cmocka_unit_test(test_get_blob_waits_for_its_submit),
+		cmocka_unit_test(test_reset_destroys_contexts),
 		cmocka_unit_test(test_queue_flood_is_bounded),
 	};
 
