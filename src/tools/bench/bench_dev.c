@@ -78,7 +78,7 @@ uint64_t bench_dev_va(struct bench_dev *d, uint64_t size)
 
 	size = (size + BENCH_VA_ALIGN - 1) & ~(BENCH_VA_ALIGN - 1);
 	/* a guard gap between BOs, as libhsakmt leaves */
-	if (size > end - va || size + BENCH_VA_ALIGN > end - va - size)
+	if (va >= end || size > end - va || BENCH_VA_ALIGN > end - va - size)
 		return 0;
 	d->va_next = va + size + BENCH_VA_ALIGN;
 	return va;
