@@ -1988,8 +1988,10 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 			uint64_t last, cur;
 
 			memcpy(&last, ev[i].exception, sizeof(last));
-			if (id == 0 || id >= BK_SIGNAL_EVENT_LIMIT ||
-			    id >= count) {
+			/* slot 0 too: the kernel hands it out (idr from 0)
+			 * and the host keeps its entry; a TIMEOUT is never a
+			 * false signal, and staleness is bounded below */
+			if (id >= BK_SIGNAL_EVENT_LIMIT || id >= count) {
 				ok = false;
 				break;
 			}
@@ -2030,6 +2032,8 @@ static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 	if (r)
 		return r;
 	if (bk_wait_local(c, a, ev)) {
+		if (bk_debug > 0)
+			bk_log("wait: answered locally (TIMEOUT)");
 		a->wait_result = BK_WAIT_TIMEOUT;
 		return 0;
 	}
@@ -2072,7 +2076,7 @@ static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 		uint32_t id = ev[i].event_id;
 		const struct vkfd_event_data *d = &rsp->events[i];
 
-		if (id > 0 && id < BK_SIGNAL_EVENT_LIMIT) {
+		if (id < BK_SIGNAL_EVENT_LIMIT) {
 			c->ev[id].quiet = rsp->wait_result == BK_WAIT_TIMEOUT;
 			c->ev[id].table_seen = snap[i];
 			if (d->event_age)
