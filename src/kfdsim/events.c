@@ -107,8 +107,8 @@ static int create_signal_event(struct sim_process *p, struct sim_event *ev)
 	unsigned limit, id;
 
 	if (!p->slots) {
-		p->signal_own = sim_backing_new(p->sim, "kfdsim-events",
-						KFD_SIGNAL_EVENT_LIMIT * 8);
+		p->signal_own =
+		    sim_backing_new(p->sim, "kfdsim-events", KFD_SIGNAL_EVENT_LIMIT * 8);
 		if (!p->signal_own)
 			return -ENOMEM;
 		p->slots = (uint64_t *)p->signal_own->host;

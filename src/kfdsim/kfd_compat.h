@@ -31,7 +31,7 @@ struct kfdsim_runtime_enable_args {
 #define AMDKFD_IOC_RUNTIME_ENABLE AMDKFD_IOWR(0x25, struct kfdsim_runtime_enable_args)
 #endif
 #ifndef KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK
-#define KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK 1
+#define KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK    1
 #define KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK 2
 #endif
 
@@ -57,27 +57,27 @@ struct kfdsim_create_queue_args {
 #define KFDSIM_FLAG_WRITABLE 0x80000000u
 
 /* Kernel-internal layout of mmap offsets on /dev/kfd (kfd_priv.h). */
-#define KFDSIM_MMAP_TYPE_SHIFT 62
-#define KFDSIM_MMAP_TYPE_MASK (0x3ULL << KFDSIM_MMAP_TYPE_SHIFT)
-#define KFDSIM_MMAP_TYPE_DOORBELL (0x3ULL << KFDSIM_MMAP_TYPE_SHIFT)
-#define KFDSIM_MMAP_TYPE_EVENTS (0x2ULL << KFDSIM_MMAP_TYPE_SHIFT)
+#define KFDSIM_MMAP_TYPE_SHIFT        62
+#define KFDSIM_MMAP_TYPE_MASK         (0x3ULL << KFDSIM_MMAP_TYPE_SHIFT)
+#define KFDSIM_MMAP_TYPE_DOORBELL     (0x3ULL << KFDSIM_MMAP_TYPE_SHIFT)
+#define KFDSIM_MMAP_TYPE_EVENTS       (0x2ULL << KFDSIM_MMAP_TYPE_SHIFT)
 #define KFDSIM_MMAP_TYPE_RESERVED_MEM (0x1ULL << KFDSIM_MMAP_TYPE_SHIFT)
-#define KFDSIM_MMAP_TYPE_MMIO (0x0ULL << KFDSIM_MMAP_TYPE_SHIFT)
-#define KFDSIM_MMAP_GPU_ID_SHIFT 46
-#define KFDSIM_MMAP_GPU_ID(id) (((uint64_t)(id) & 0xffffULL) << KFDSIM_MMAP_GPU_ID_SHIFT)
-#define KFDSIM_MMAP_GET_GPU_ID(off) ((uint32_t)(((off) >> KFDSIM_MMAP_GPU_ID_SHIFT) & 0xffffULL))
+#define KFDSIM_MMAP_TYPE_MMIO         (0x0ULL << KFDSIM_MMAP_TYPE_SHIFT)
+#define KFDSIM_MMAP_GPU_ID_SHIFT      46
+#define KFDSIM_MMAP_GPU_ID(id)        (((uint64_t)(id)&0xffffULL) << KFDSIM_MMAP_GPU_ID_SHIFT)
+#define KFDSIM_MMAP_GET_GPU_ID(off)   ((uint32_t)(((off) >> KFDSIM_MMAP_GPU_ID_SHIFT) & 0xffffULL))
 
 /* BO handle = gpu_id << 32 | idr id. */
 #define KFDSIM_MAKE_HANDLE(gpu_id, idr) (((uint64_t)(gpu_id) << 32) | (uint32_t)(idr))
-#define KFDSIM_HANDLE_GPU_ID(h) ((uint32_t)((h) >> 32))
-#define KFDSIM_HANDLE_IDR(h) ((uint32_t)((h)&0xffffffffULL))
+#define KFDSIM_HANDLE_GPU_ID(h)         ((uint32_t)((h) >> 32))
+#define KFDSIM_HANDLE_IDR(h)            ((uint32_t)((h)&0xffffffffULL))
 
 /* Event ids (kfd_events.c). */
 #define KFDSIM_FIRST_NONSIGNAL_EVENT_ID 0x40000000u
-#define KFDSIM_LAST_NONSIGNAL_EVENT_ID 0xffffffffu
-#define KFDSIM_UNSIGNALED_EVENT_SLOT UINT64_MAX
-#define KFDSIM_EVENT_TIMEOUT_IMMEDIATE 0u
-#define KFDSIM_EVENT_TIMEOUT_INFINITE 0xffffffffu
+#define KFDSIM_LAST_NONSIGNAL_EVENT_ID  0xffffffffu
+#define KFDSIM_UNSIGNALED_EVENT_SLOT    UINT64_MAX
+#define KFDSIM_EVENT_TIMEOUT_IMMEDIATE  0u
+#define KFDSIM_EVENT_TIMEOUT_INFINITE   0xffffffffu
 
 /* The kernel-internal ENOTSUPP reaches user space unchanged. */
 #define KFDSIM_ENOTSUPP 524

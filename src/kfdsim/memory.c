@@ -106,8 +106,8 @@ void sim_backing_put(struct sim_backing *b, struct sim_pdd *grave)
 int sim_doorbells_get(struct sim_pdd *pdd)
 {
 	if (!pdd->doorbells) {
-		pdd->doorbells = sim_backing_new(pdd->proc->sim, "kfdsim-doorbells",
-						 SIM_DOORBELL_SLICE);
+		pdd->doorbells =
+		    sim_backing_new(pdd->proc->sim, "kfdsim-doorbells", SIM_DOORBELL_SLICE);
 		if (!pdd->doorbells)
 			return -ENOMEM;
 	}
@@ -209,8 +209,7 @@ static int vm_insert(struct sim_pdd *pdd, uint64_t start, uint64_t len, uint8_t 
 	}
 	memmove(&pdd->maps[i + 1], &pdd->maps[i], (pdd->nmaps - i) * sizeof(pdd->maps[0]));
 	pdd->maps[i] = (struct sim_mapping){
-		.start = start, .end = start + len, .host = host, .writable = writable, .bo = bo
-	};
+	    .start = start, .end = start + len, .host = host, .writable = writable, .bo = bo};
 	pdd->nmaps++;
 	return 0;
 }
@@ -297,7 +296,8 @@ struct sim_bo *sim_bo_by_offset(struct sim_pdd *pdd, uint64_t off, uint64_t len)
 	for (uint32_t i = 0; i < pdd->bos_cap; i++) {
 		struct sim_bo *bo = pdd->bos[i];
 
-		if (!bo || !(bo->flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT)))
+		if (!bo ||
+		    !(bo->flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT)))
 			continue;
 		if (off >= bo->mmap_offset && len <= bo->alloc_size &&
 		    off - bo->mmap_offset <= bo->alloc_size - len)
@@ -717,7 +717,7 @@ int sim_ioctl_get_dmabuf_info(struct sim_process *p, void *args)
 	a->size = e.backing->size;
 	a->gpu_id = e.gpu_id;
 	a->flags = (e.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) ? KFD_IOC_ALLOC_MEM_FLAGS_VRAM
-							     : KFD_IOC_ALLOC_MEM_FLAGS_GTT;
+							    : KFD_IOC_ALLOC_MEM_FLAGS_GTT;
 	if (e.flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC)
 		a->flags |= KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC;
 	/* KFD BOs carry no metadata */

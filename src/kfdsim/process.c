@@ -12,9 +12,9 @@
 #include "sim_priv.h"
 
 /* kfd_flat_memory.c, GFX9+ apertures */
-#define LDS_APP_BASE_V9 (0x1ULL << 48)
-#define SCRATCH_APP_BASE_V9 (0x2ULL << 48)
-#define APP_LIMIT(base) (((base)&0xFFFFFFFF00000000ULL) | 0xFFFFFFFFULL)
+#define LDS_APP_BASE_V9      (0x1ULL << 48)
+#define SCRATCH_APP_BASE_V9  (0x2ULL << 48)
+#define APP_LIMIT(base)      (((base)&0xFFFFFFFF00000000ULL) | 0xFFFFFFFFULL)
 #define APE1_FIXED_BITS_MASK 0xFFFF80000000FFFFULL
 #define APE1_LIMIT_ALIGNMENT 0xFFFFULL
 

@@ -14,7 +14,7 @@
 /* SOC15 reserves doorbells whose index matches 0x0E0 under mask 0x1E0 for
  * SDMA; CP queues take the others. */
 #define SDMA_DB_MASK 0x1e0u
-#define SDMA_DB_VAL 0x0e0u
+#define SDMA_DB_VAL  0x0e0u
 
 static bool access_ok(uint64_t addr, uint64_t size)
 {
@@ -237,7 +237,8 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 		return -EFAULT;
 	if (a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE &&
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
-	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA && a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
+	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA &&
+	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
 		return -KFDSIM_ENOTSUPP;
 
 	pthread_mutex_lock(&p->lock);
@@ -314,8 +315,8 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	p->nqueues++;
 	pthread_mutex_unlock(&p->q_lock);
 	a->queue_id = qid;
-	a->doorbell_offset = KFDSIM_MMAP_TYPE_DOORBELL | KFDSIM_MMAP_GPU_ID(a->gpu_id) |
-			     (uint64_t)db * 8u;
+	a->doorbell_offset =
+	    KFDSIM_MMAP_TYPE_DOORBELL | KFDSIM_MMAP_GPU_ID(a->gpu_id) | (uint64_t)db * 8u;
 	q = NULL;
 	db = -1;
 	sdma_counted = false;

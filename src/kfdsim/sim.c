@@ -44,7 +44,8 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	cfg.target[sizeof(cfg.target) - 1] = 0;
 	cfg.sysfs_dir[sizeof(cfg.sysfs_dir) - 1] = 0;
 	if (cfg.gpu_count < 1 || cfg.gpu_count > KFDSIM_MAX_GPUS || !sim_target_find(cfg.target) ||
-	    cfg.vram_size < SIM_PAGE_SIZE || cfg.kfd_minor < 1 || cfg.kfd_minor > SIM_MAX_KFD_MINOR) {
+	    cfg.vram_size < SIM_PAGE_SIZE || cfg.kfd_minor < 1 ||
+	    cfg.kfd_minor > SIM_MAX_KFD_MINOR) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -447,8 +448,8 @@ out:
 	return res;
 }
 
-static void *mmap_render(struct kfdsim *sim, struct sim_render *r, void *addr, size_t len,
-			 int prot, int flags, uint64_t off)
+static void *mmap_render(struct kfdsim *sim, struct sim_render *r, void *addr, size_t len, int prot,
+			 int flags, uint64_t off)
 {
 	struct sim_process *p;
 	struct sim_bo *bo;
@@ -522,14 +523,14 @@ static const char *sim_sysfs_root(void *dev)
 }
 
 static const struct vkfd_device_ops kfdsim_ops = {
-	.name = "kfdsim",
-	.open_kfd = sim_open_kfd,
-	.open_render = sim_open_render,
-	.ioctl = sim_ioctl,
-	.mmap = sim_mmap,
-	.munmap = sim_munmap,
-	.close = sim_close,
-	.sysfs_root = sim_sysfs_root,
+    .name = "kfdsim",
+    .open_kfd = sim_open_kfd,
+    .open_render = sim_open_render,
+    .ioctl = sim_ioctl,
+    .mmap = sim_mmap,
+    .munmap = sim_munmap,
+    .close = sim_close,
+    .sysfs_root = sim_sysfs_root,
 };
 
 const struct vkfd_device_ops *kfdsim_device_ops(void)

@@ -22,18 +22,18 @@
 #include "kfd_compat.h"
 #include "engine/sim_engine.h"
 
-#define SIM_PAGE_SIZE 4096ULL
-#define SIM_DOORBELL_SLICE 8192u	    /* SOC15 process doorbell slice */
-#define SIM_DOORBELLS (SIM_DOORBELL_SLICE / 8) /* 8-byte doorbells */
-#define SIM_MAX_QUEUES 1024u		    /* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS */
-#define SIM_MAX_OTHER_EVENTS 4096u	    /* kfdsim bound, see docs */
-#define SIM_MAX_WAIT_EVENTS 65536u	    /* kfdsim bound, see docs */
-#define SIM_MAX_CU_MASK_BITS 1024u
-#define SIM_TASK_SIZE 0x7ffffffff000ULL	    /* x86-64 user VA limit */
-#define SIM_GPUVM_LIMIT (1ULL << 47)	    /* GPUVM end below the hole */
-#define SIM_GPU_CLOCK_HZ 100000000ULL
-#define SIM_EOP_BUFFER_SIZE 4096u /* node eop_buffer_size, GFX9+ */
-#define SIM_MAX_KFD_MINOR 19
+#define SIM_PAGE_SIZE         4096ULL
+#define SIM_DOORBELL_SLICE    8192u                    /* SOC15 process doorbell slice */
+#define SIM_DOORBELLS         (SIM_DOORBELL_SLICE / 8) /* 8-byte doorbells */
+#define SIM_MAX_QUEUES        1024u                    /* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS */
+#define SIM_MAX_OTHER_EVENTS  4096u                    /* kfdsim bound, see docs */
+#define SIM_MAX_WAIT_EVENTS   65536u                   /* kfdsim bound, see docs */
+#define SIM_MAX_CU_MASK_BITS  1024u
+#define SIM_TASK_SIZE         0x7ffffffff000ULL /* x86-64 user VA limit */
+#define SIM_GPUVM_LIMIT       (1ULL << 47)      /* GPUVM end below the hole */
+#define SIM_GPU_CLOCK_HZ      100000000ULL
+#define SIM_EOP_BUFFER_SIZE   4096u /* node eop_buffer_size, GFX9+ */
+#define SIM_MAX_KFD_MINOR     19
 #define SIM_NR_CREATE_PROCESS 0x27
 
 struct sim_target {
@@ -76,8 +76,8 @@ struct sim_gpu {
 	const struct sim_target *t;
 	uint32_t location_id;
 	uint64_t unique_id;
-	uint64_t vram_used;  /* under sim->lock */
-	unsigned sdma_used;  /* SDMA queues of all processes, under sim->lock */
+	uint64_t vram_used; /* under sim->lock */
+	unsigned sdma_used; /* SDMA queues of all processes, under sim->lock */
 	unsigned xgmi_used;
 };
 
@@ -87,8 +87,8 @@ struct sim_backing;
 enum sim_file_kind { SIM_FILE_KFD = 1, SIM_FILE_RENDER = 2 };
 
 struct sim_render {
-	unsigned refs;		   /* under sim->lock */
-	unsigned gpu;		   /* GPU index */
+	unsigned refs;             /* under sim->lock */
+	unsigned gpu;              /* GPU index */
 	struct sim_process *owner; /* process whose VM uses it, sim->lock */
 };
 
@@ -155,10 +155,10 @@ struct sim_bo {
 	uint64_t handle;
 	uint32_t flags;
 	uint64_t va;
-	uint64_t size;	     /* as requested */
+	uint64_t size;       /* as requested */
 	uint64_t alloc_size; /* backing bytes (half for AQL queue memory) */
 	uint64_t mmap_offset;
-	uint64_t acct;	     /* bytes charged to VRAM / GTT */
+	uint64_t acct; /* bytes charged to VRAM / GTT */
 	struct sim_backing *backing;
 	uint8_t *userptr;
 	bool imported;
@@ -190,12 +190,12 @@ struct sim_pdd {
 	pthread_rwlock_t vm_lock;
 	struct sim_mapping *maps; /* sorted by start, no overlap */
 	size_t nmaps, maps_cap;
-	struct sim_grave *grave;  /* host mappings retired while queues ran */
+	struct sim_grave *grave; /* host mappings retired while queues ran */
 	size_t ngrave, grave_cap;
 
 	struct sim_backing *doorbells; /* lazily created slice */
 	uint8_t doorbell_used[SIM_DOORBELLS / 8];
-	struct sim_backing *mmio;      /* HDP flush page (zeros) */
+	struct sim_backing *mmio; /* HDP flush page (zeros) */
 
 	uint64_t scratch_va;
 	uint64_t tba, tma;
@@ -235,7 +235,7 @@ struct sim_queue {
 	bool evicted;
 	bool gws;
 	uint32_t cu_mask_count;
-	unsigned evict_refs; /* evictions in flight, under q_lock */
+	unsigned evict_refs;    /* evictions in flight, under q_lock */
 	struct sim_bo *bufs[4]; /* BOs referenced by kfd_queue_acquire_buffers */
 	struct sim_engine_queue *eng;
 };
@@ -255,11 +255,11 @@ struct sim_process {
 	pthread_cond_t ev_cv;
 	struct sim_event *sig[KFD_SIGNAL_EVENT_LIMIT];
 	unsigned sig_count;
-	uint64_t *slots;	  /* signal page, NULL until set */
-	uint64_t signal_mapped;	  /* bytes user space mapped */
-	uint64_t signal_handle;	  /* BO handle of a user event page */
+	uint64_t *slots;                /* signal page, NULL until set */
+	uint64_t signal_mapped;         /* bytes user space mapped */
+	uint64_t signal_handle;         /* BO handle of a user event page */
 	struct sim_backing *signal_own; /* kernel-allocated page */
-	struct sim_event **other; /* non-signal events, sorted by id */
+	struct sim_event **other;       /* non-signal events, sorted by id */
 	size_t nother, other_cap;
 
 	/* queues, pointers under q_lock (engine callbacks read them) */
@@ -362,7 +362,6 @@ int sim_ioctl_set_cu_mask(struct sim_process *p, void *args);
 int sim_ioctl_alloc_queue_gws(struct sim_process *p, void *args);
 
 /* ioctl.c */
-int sim_ioctl_dispatch(struct kfdsim *sim, struct sim_process *p, unsigned long request,
-		       void *arg);
+int sim_ioctl_dispatch(struct kfdsim *sim, struct sim_process *p, unsigned long request, void *arg);
 
 #endif

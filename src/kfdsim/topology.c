@@ -22,78 +22,78 @@
 #define TOPO_SUBDIR "/sys/devices/virtual/kfd/kfd/topology"
 
 /* Watch address mask bits (kfd_sysfs.h of 6.x kernels). */
-#define DBG_WATCH_LO_GFX9 6ULL
+#define DBG_WATCH_LO_GFX9  6ULL
 #define DBG_WATCH_LO_GFX10 7ULL
-#define DBG_WATCH_HI (29ULL << 4)
+#define DBG_WATCH_HI       (29ULL << 4)
 
 /* Doorbell type 2.0 (SOC15) and 4 watch points (log2 = 2). */
-#define GPU_CAPS                                                                                  \
-	((HSA_CAP_DOORBELL_TYPE_2_0 << HSA_CAP_DOORBELL_TYPE_TOTALBITS_SHIFT) |                   \
+#define GPU_CAPS                                                                                   \
+	((HSA_CAP_DOORBELL_TYPE_2_0 << HSA_CAP_DOORBELL_TYPE_TOTALBITS_SHIFT) |                    \
 	 HSA_CAP_WATCH_POINTS_SUPPORTED | (2u << HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT))
 
 static const struct sim_target targets[] = {
-	{
-		/* Instinct MI210 (Aldebaran), 104 CUs */
-		.name = "gfx90a",
-		.asic = "aldebaran",
-		.gfx_target_version = 90010,
-		.device_id = 0x740f,
-		.cu_count = 104,
-		.simd_per_cu = 4,
-		.wave_front_size = 64,
-		.max_waves_per_simd = 8,
-		.array_count = 8,
-		.simd_arrays_per_engine = 1,
-		.cu_per_simd_array = 16,
-		.lds_kb = 64,
-		.gds_kb = 0,
-		.num_gws = 64,
-		.max_slots_scratch_cu = 32,
-		.num_sdma = 2,
-		.num_sdma_xgmi = 3,
-		.sdma_queues_per_engine = 8,
-		.num_cp_queues = 24,
-		.max_clk_mhz = 1700,
-		.fw_version = 71,
-		.sdma_fw_version = 8,
-		.l1_kb = 16,
-		.l2_kb = 8192,
-		.debug_prop = DBG_WATCH_LO_GFX9 | DBG_WATCH_HI,
-		.capability = GPU_CAPS,
-		.gb_addr_config = 0x2a114042,
-		.xnack_capable = true,
-	},
-	{
-		/* Radeon RX 6900 XT (Navi 21), 80 CUs */
-		.name = "gfx1030",
-		.asic = "sienna_cichlid",
-		.gfx_target_version = 100300,
-		.device_id = 0x73bf,
-		.cu_count = 80,
-		.simd_per_cu = 2,
-		.wave_front_size = 32,
-		.max_waves_per_simd = 16,
-		.array_count = 8,
-		.simd_arrays_per_engine = 2,
-		.cu_per_simd_array = 10,
-		.lds_kb = 64,
-		.gds_kb = 0,
-		.num_gws = 0,
-		.max_slots_scratch_cu = 32,
-		.num_sdma = 4,
-		.num_sdma_xgmi = 0,
-		.sdma_queues_per_engine = 2,
-		.num_cp_queues = 24,
-		.max_clk_mhz = 2250,
-		.fw_version = 115,
-		.sdma_fw_version = 83,
-		.l1_kb = 16,
-		.l2_kb = 4096,
-		.debug_prop = DBG_WATCH_LO_GFX10 | DBG_WATCH_HI,
-		.capability = GPU_CAPS,
-		.gb_addr_config = 0x00000444,
-		.xnack_capable = false,
-	},
+    {
+	/* Instinct MI210 (Aldebaran), 104 CUs */
+	.name = "gfx90a",
+	.asic = "aldebaran",
+	.gfx_target_version = 90010,
+	.device_id = 0x740f,
+	.cu_count = 104,
+	.simd_per_cu = 4,
+	.wave_front_size = 64,
+	.max_waves_per_simd = 8,
+	.array_count = 8,
+	.simd_arrays_per_engine = 1,
+	.cu_per_simd_array = 16,
+	.lds_kb = 64,
+	.gds_kb = 0,
+	.num_gws = 64,
+	.max_slots_scratch_cu = 32,
+	.num_sdma = 2,
+	.num_sdma_xgmi = 3,
+	.sdma_queues_per_engine = 8,
+	.num_cp_queues = 24,
+	.max_clk_mhz = 1700,
+	.fw_version = 71,
+	.sdma_fw_version = 8,
+	.l1_kb = 16,
+	.l2_kb = 8192,
+	.debug_prop = DBG_WATCH_LO_GFX9 | DBG_WATCH_HI,
+	.capability = GPU_CAPS,
+	.gb_addr_config = 0x2a114042,
+	.xnack_capable = true,
+    },
+    {
+	/* Radeon RX 6900 XT (Navi 21), 80 CUs */
+	.name = "gfx1030",
+	.asic = "sienna_cichlid",
+	.gfx_target_version = 100300,
+	.device_id = 0x73bf,
+	.cu_count = 80,
+	.simd_per_cu = 2,
+	.wave_front_size = 32,
+	.max_waves_per_simd = 16,
+	.array_count = 8,
+	.simd_arrays_per_engine = 2,
+	.cu_per_simd_array = 10,
+	.lds_kb = 64,
+	.gds_kb = 0,
+	.num_gws = 0,
+	.max_slots_scratch_cu = 32,
+	.num_sdma = 4,
+	.num_sdma_xgmi = 0,
+	.sdma_queues_per_engine = 2,
+	.num_cp_queues = 24,
+	.max_clk_mhz = 2250,
+	.fw_version = 115,
+	.sdma_fw_version = 83,
+	.l1_kb = 16,
+	.l2_kb = 4096,
+	.debug_prop = DBG_WATCH_LO_GFX10 | DBG_WATCH_HI,
+	.capability = GPU_CAPS,
+	.gb_addr_config = 0x00000444,
+	.xnack_capable = false,
+    },
 };
 
 const struct sim_target *sim_target_find(const char *name)
@@ -295,7 +295,7 @@ static int write_mem_bank(const char *node_dir, uint32_t heap, uint64_t size, ui
 			  uint32_t clk)
 {
 	char dir[PATH_MAX];
-	struct sbuf b = { .len = 0 };
+	struct sbuf b = {.len = 0};
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/mem_banks/0", node_dir);
@@ -314,7 +314,7 @@ static int write_cache(const char *node_dir, unsigned idx, uint32_t proc_id, uin
 		       uint32_t size_kb, uint32_t type, unsigned siblings)
 {
 	char dir[PATH_MAX];
-	struct sbuf b = { .len = 0 };
+	struct sbuf b = {.len = 0};
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/caches/%u", node_dir, idx);
@@ -338,7 +338,7 @@ static int write_cache(const char *node_dir, unsigned idx, uint32_t proc_id, uin
 static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint32_t to)
 {
 	char dir[PATH_MAX];
-	struct sbuf b = { .len = 0 };
+	struct sbuf b = {.len = 0};
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/io_links/%u", node_dir, idx);
@@ -364,7 +364,7 @@ static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint
 int sim_topology_write(struct kfdsim *sim)
 {
 	char topo[PATH_MAX], node[PATH_MAX + 32], sub[PATH_MAX + 64];
-	struct sbuf b = { .len = 0 };
+	struct sbuf b = {.len = 0};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long pages = sysconf(_SC_PHYS_PAGES);
 	long psize = sysconf(_SC_PAGESIZE);
@@ -388,7 +388,7 @@ int sim_topology_write(struct kfdsim *sim)
 		return r;
 
 	for (unsigned n = 0; n <= sim->ngpus && !r; n++) {
-		struct node_props np = { 0 };
+		struct node_props np = {0};
 		const struct sim_gpu *g = n ? &sim->gpus[n - 1] : NULL;
 		char line[64];
 
@@ -431,8 +431,8 @@ int sim_topology_write(struct kfdsim *sim)
 		if (r)
 			break;
 		if (g) {
-			r = write_mem_bank(node, HSA_MEM_HEAP_TYPE_FB_PUBLIC, sim->cfg.vram_size, 4096,
-					   1600);
+			r = write_mem_bank(node, HSA_MEM_HEAP_TYPE_FB_PUBLIC, sim->cfg.vram_size,
+					   4096, 1600);
 			if (!r)
 				r = write_cache(node, 0, np.simd_id_base, 1, g->t->l1_kb,
 						HSA_CACHE_TYPE_DATA | HSA_CACHE_TYPE_HSACU, 1);
@@ -445,7 +445,7 @@ int sim_topology_write(struct kfdsim *sim)
 		} else {
 			r = write_mem_bank(node, HSA_MEM_HEAP_TYPE_SYSTEM,
 					   (uint64_t)(pages > 0 ? pages : 0) *
-						   (uint64_t)(psize > 0 ? psize : 4096),
+					       (uint64_t)(psize > 0 ? psize : 4096),
 					   64, 0);
 			for (unsigned k = 0; k < sim->ngpus && !r; k++)
 				r = write_io_link(node, k, 0, k + 1);

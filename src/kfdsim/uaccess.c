@@ -18,8 +18,8 @@
 /* process_vm_* may be filtered by a seccomp profile; then trust the caller. */
 static int vm_copy(bool write, void *local, uint64_t remote, size_t len)
 {
-	struct iovec l = { .iov_base = local, .iov_len = len };
-	struct iovec r = { .iov_base = (void *)(uintptr_t)remote, .iov_len = len };
+	struct iovec l = {.iov_base = local, .iov_len = len};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)remote, .iov_len = len};
 	ssize_t n;
 
 	if (len == 0)

@@ -24,7 +24,7 @@
 #include "vkfd/kfdsim.h"
 #include "kfd_compat.h"
 
-#define FX_VA_SIZE (256ULL << 20)
+#define FX_VA_SIZE  (256ULL << 20)
 #define FX_MAX_GPUS 4
 
 struct fx {
@@ -49,8 +49,8 @@ static inline int fx_open_process(struct fx *f, int *kfd, int *rfd, bool acquire
 {
 	struct kfd_process_device_apertures ap[FX_MAX_GPUS];
 	struct kfd_ioctl_get_process_apertures_new_args a = {
-		.kfd_process_device_apertures_ptr = (uintptr_t)ap,
-		.num_of_nodes = FX_MAX_GPUS,
+	    .kfd_process_device_apertures_ptr = (uintptr_t)ap,
+	    .num_of_nodes = FX_MAX_GPUS,
 	};
 	int r;
 
@@ -67,8 +67,8 @@ static inline int fx_open_process(struct fx *f, int *kfd, int *rfd, bool acquire
 		if (rfd[i] < 0)
 			return rfd[i];
 		if (acquire) {
-			struct kfd_ioctl_acquire_vm_args av = { .drm_fd = (uint32_t)rfd[i],
-								.gpu_id = ap[i].gpu_id };
+			struct kfd_ioctl_acquire_vm_args av = {.drm_fd = (uint32_t)rfd[i],
+							       .gpu_id = ap[i].gpu_id};
 
 			r = f->ops->ioctl(f->sim, *kfd, AMDKFD_IOC_ACQUIRE_VM, &av);
 			if (r)
@@ -91,8 +91,8 @@ static inline struct fx *fx_new(const struct kfdsim_config *cfg, bool acquire)
 	assert_non_null(f->sim);
 	f->ops = kfdsim_device_ops();
 	assert_int_equal(fx_open_process(f, &f->kfd, f->rfd, acquire), 0);
-	f->va = mmap(NULL, FX_VA_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-		     0);
+	f->va =
+	    mmap(NULL, FX_VA_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(f->va != MAP_FAILED);
 	/* 2 MiB aligned like libhsakmt's reservations */
 	f->va_next = ((uintptr_t)f->va + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
@@ -119,8 +119,7 @@ static inline int fx_alloc(struct fx *f, unsigned gpu, uint32_t flags, uint64_t 
 			   uint64_t *handle, uint64_t *offset)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args a = {
-		.va_addr = va, .size = size, .gpu_id = f->gpu_id[gpu], .flags = flags
-	};
+	    .va_addr = va, .size = size, .gpu_id = f->gpu_id[gpu], .flags = flags};
 	int r;
 
 	if (offset)
@@ -137,10 +136,10 @@ static inline int fx_map(struct fx *f, unsigned long req, uint64_t handle, const
 			 uint32_t n, uint32_t *n_success)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args a = {
-		.handle = handle,
-		.device_ids_array_ptr = (uintptr_t)ids,
-		.n_devices = n,
-		.n_success = n_success ? *n_success : 0,
+	    .handle = handle,
+	    .device_ids_array_ptr = (uintptr_t)ids,
+	    .n_devices = n,
+	    .n_success = n_success ? *n_success : 0,
 	};
 	int r = fx_ioctl(f, req, &a);
 
@@ -151,7 +150,7 @@ static inline int fx_map(struct fx *f, unsigned long req, uint64_t handle, const
 
 static inline int fx_free_bo(struct fx *f, uint64_t handle)
 {
-	struct kfd_ioctl_free_memory_of_gpu_args a = { .handle = handle };
+	struct kfd_ioctl_free_memory_of_gpu_args a = {.handle = handle};
 
 	return fx_ioctl(f, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &a);
 }

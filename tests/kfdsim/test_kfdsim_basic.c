@@ -151,9 +151,9 @@ static void test_config_env(void **state)
 static void test_version_and_gates(void **state)
 {
 	struct kfdsim_config cfg;
-	struct kfd_ioctl_get_version_args v = { 0 };
-	struct kfdsim_export_dmabuf_args ex = { 0 };
-	struct kfdsim_runtime_enable_args re = { 0 };
+	struct kfd_ioctl_get_version_args v = {0};
+	struct kfdsim_export_dmabuf_args ex = {0};
+	struct kfdsim_runtime_enable_args re = {0};
 	struct fx *f;
 
 	(void)state;
@@ -180,7 +180,7 @@ static void test_version_and_gates(void **state)
 static void test_unknown_nr(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	uint8_t buf[64] = { 0 };
+	uint8_t buf[64] = {0};
 
 	(void)state;
 	/* libhsakmt 5.2.3's DKMS debug ioctl, SMI, SVM, CRIU, DBG_TRAP */
@@ -201,7 +201,7 @@ static void test_short_and_long_sizes(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
 	uint8_t big[128];
-	uint32_t small[1] = { 0 };
+	uint32_t small[1] = {0};
 
 	(void)state;
 	/* a longer struct on a write-only (_IOR) ioctl: the kernel zeroes
@@ -251,7 +251,7 @@ static void test_apertures(void **state)
 {
 	struct kfdsim_config cfg;
 	struct kfd_process_device_apertures ap[4];
-	struct kfd_ioctl_get_process_apertures_new_args a = { 0 };
+	struct kfd_ioctl_get_process_apertures_new_args a = {0};
 	struct kfd_ioctl_get_process_apertures_args old;
 	struct fx *f;
 
@@ -299,16 +299,17 @@ static void test_acquire_vm(void **state)
 	cfg.gpu_count = 2;
 	f = fx_new(&cfg, false);
 	/* not a render fd */
-	av = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)f->kfd, .gpu_id = f->gpu_id[0] };
+	av = (struct kfd_ioctl_acquire_vm_args){.drm_fd = (uint32_t)f->kfd, .gpu_id = f->gpu_id[0]};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), -EINVAL);
 	av.drm_fd = 100000;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), -EINVAL);
 	/* unknown gpu */
-	av = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)f->rfd[0], .gpu_id = 1 };
+	av = (struct kfd_ioctl_acquire_vm_args){.drm_fd = (uint32_t)f->rfd[0], .gpu_id = 1};
 	if (f->gpu_id[0] != 1 && f->gpu_id[1] != 1)
 		assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), -EINVAL);
 	/* render node of the other GPU */
-	av = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)f->rfd[1], .gpu_id = f->gpu_id[0] };
+	av = (struct kfd_ioctl_acquire_vm_args){.drm_fd = (uint32_t)f->rfd[1],
+						.gpu_id = f->gpu_id[0]};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), -EINVAL);
 	av.drm_fd = (uint32_t)f->rfd[0];
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), 0);
@@ -336,8 +337,9 @@ static void test_acquire_vm(void **state)
 static void test_memory_policy(void **state)
 {
 	struct fx *f = fx_new(NULL, false);
-	struct kfd_ioctl_set_memory_policy_args a = { .gpu_id = f->gpu_id[0] };
-	struct kfd_ioctl_acquire_vm_args av = { .drm_fd = (uint32_t)f->rfd[0], .gpu_id = f->gpu_id[0] };
+	struct kfd_ioctl_set_memory_policy_args a = {.gpu_id = f->gpu_id[0]};
+	struct kfd_ioctl_acquire_vm_args av = {.drm_fd = (uint32_t)f->rfd[0],
+					       .gpu_id = f->gpu_id[0]};
 
 	(void)state;
 	a.default_policy = 2;
@@ -372,7 +374,7 @@ static uint64_t raw_ns(void)
 static void test_clock_counters(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfd_ioctl_get_clock_counters_args a = { .gpu_id = f->gpu_id[0] }, b;
+	struct kfd_ioctl_get_clock_counters_args a = {.gpu_id = f->gpu_id[0]}, b;
 	uint64_t before, after;
 
 	(void)state;
@@ -384,7 +386,7 @@ static void test_clock_counters(void **state)
 	assert_true(a.gpu_clock_counter > 0);
 	assert_true(a.system_clock_counter > 0);
 	usleep(2000);
-	b = (struct kfd_ioctl_get_clock_counters_args){ .gpu_id = f->gpu_id[0] };
+	b = (struct kfd_ioctl_get_clock_counters_args){.gpu_id = f->gpu_id[0]};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_GET_CLOCK_COUNTERS, &b), 0);
 	/* 2 ms at 100 MHz is at least 200000 ticks */
 	assert_true(b.gpu_clock_counter - a.gpu_clock_counter >= 200000);
@@ -399,7 +401,7 @@ static void test_clock_counters(void **state)
 static void test_xnack_mode(void **state)
 {
 	struct kfdsim_config cfg;
-	struct kfd_ioctl_set_xnack_mode_args x = { .xnack_enabled = -1 };
+	struct kfd_ioctl_set_xnack_mode_args x = {.xnack_enabled = -1};
 	struct fx *f = fx_new(NULL, true);
 
 	(void)state;
@@ -425,10 +427,12 @@ static void test_xnack_mode(void **state)
 static void test_scratch_trap_tile(void **state)
 {
 	struct fx *f = fx_new(NULL, false);
-	struct kfd_ioctl_set_scratch_backing_va_args s = { .va_addr = 0x1234, .gpu_id = f->gpu_id[0] };
-	struct kfd_ioctl_set_trap_handler_args t = { .tba_addr = 0x1000, .gpu_id = f->gpu_id[0] };
-	struct kfd_ioctl_acquire_vm_args av = { .drm_fd = (uint32_t)f->rfd[0], .gpu_id = f->gpu_id[0] };
-	struct kfd_ioctl_get_tile_config_args tc = { .gpu_id = f->gpu_id[0] };
+	struct kfd_ioctl_set_scratch_backing_va_args s = {.va_addr = 0x1234,
+							  .gpu_id = f->gpu_id[0]};
+	struct kfd_ioctl_set_trap_handler_args t = {.tba_addr = 0x1000, .gpu_id = f->gpu_id[0]};
+	struct kfd_ioctl_acquire_vm_args av = {.drm_fd = (uint32_t)f->rfd[0],
+					       .gpu_id = f->gpu_id[0]};
+	struct kfd_ioctl_get_tile_config_args tc = {.gpu_id = f->gpu_id[0]};
 	uint32_t tiles[64], macro[64];
 
 	(void)state;
@@ -481,7 +485,7 @@ static void test_secondary_process(void **state)
 	struct kfdsim_config cfg;
 	struct kfd_ioctl_get_version_args v;
 	struct kfd_ioctl_acquire_vm_args av;
-	uint8_t buf[64] = { 0 };
+	uint8_t buf[64] = {0};
 	uint64_t h, off;
 	struct fx *f = fx_new(NULL, true);
 
@@ -500,18 +504,19 @@ static void test_secondary_process(void **state)
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -ENOTTY);
 	assert_int_equal(fx_ioctl(f, _IO('K', 0x27), NULL), 0);
 	/* the fd now holds a fresh secondary process: no VM yet */
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, 4096), 4096, &h, NULL),
-			 -ENODEV);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, 4096), 4096, &h, NULL), -ENODEV);
 	/* the primary is gone, so its render file can be acquired again */
-	av = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)f->rfd[0], .gpu_id = f->gpu_id[0] };
+	av = (struct kfd_ioctl_acquire_vm_args){.drm_fd = (uint32_t)f->rfd[0],
+						.gpu_id = f->gpu_id[0]};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), 0);
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, 4096), 4096, &h, NULL),
-			 0);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, 4096), 4096, &h, NULL), 0);
 	/* secondaries refuse USERPTR, SVM and the debugger */
 	off = (uintptr_t)f->va;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, (uintptr_t)f->va, 4096, &h,
-				  &off),
-			 -EOPNOTSUPP);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, (uintptr_t)f->va, 4096, &h, &off),
+	    -EOPNOTSUPP);
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -EOPNOTSUPP);
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x26, uint8_t[32]), buf), -EOPNOTSUPP);
 	/* one process per fd: a second CREATE_PROCESS fails */
@@ -522,22 +527,22 @@ static void test_secondary_process(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_topology_gfx90a),
-		cmocka_unit_test(test_topology_gfx1030_multi),
-		cmocka_unit_test(test_private_sysfs_removed),
-		cmocka_unit_test(test_config_env),
-		cmocka_unit_test(test_version_and_gates),
-		cmocka_unit_test(test_unknown_nr),
-		cmocka_unit_test(test_short_and_long_sizes),
-		cmocka_unit_test(test_fd_rules),
-		cmocka_unit_test(test_apertures),
-		cmocka_unit_test(test_acquire_vm),
-		cmocka_unit_test(test_memory_policy),
-		cmocka_unit_test(test_clock_counters),
-		cmocka_unit_test(test_xnack_mode),
-		cmocka_unit_test(test_scratch_trap_tile),
-		cmocka_unit_test(test_hooks_inject),
-		cmocka_unit_test(test_secondary_process),
+	    cmocka_unit_test(test_topology_gfx90a),
+	    cmocka_unit_test(test_topology_gfx1030_multi),
+	    cmocka_unit_test(test_private_sysfs_removed),
+	    cmocka_unit_test(test_config_env),
+	    cmocka_unit_test(test_version_and_gates),
+	    cmocka_unit_test(test_unknown_nr),
+	    cmocka_unit_test(test_short_and_long_sizes),
+	    cmocka_unit_test(test_fd_rules),
+	    cmocka_unit_test(test_apertures),
+	    cmocka_unit_test(test_acquire_vm),
+	    cmocka_unit_test(test_memory_policy),
+	    cmocka_unit_test(test_clock_counters),
+	    cmocka_unit_test(test_xnack_mode),
+	    cmocka_unit_test(test_scratch_trap_tile),
+	    cmocka_unit_test(test_hooks_inject),
+	    cmocka_unit_test(test_secondary_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

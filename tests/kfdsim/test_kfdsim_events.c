@@ -19,7 +19,7 @@ static int create_event(struct fx *f, uint32_t type, bool auto_reset, uint64_t p
 
 static int ev_op(struct fx *f, unsigned long req, uint32_t id)
 {
-	struct kfd_ioctl_set_event_args a = { .event_id = id };
+	struct kfd_ioctl_set_event_args a = {.event_id = id};
 
 	return fx_ioctl(f, req, &a);
 }
@@ -27,9 +27,8 @@ static int ev_op(struct fx *f, unsigned long req, uint32_t id)
 static int wait1(struct fx *f, uint32_t id, uint32_t timeout, uint64_t *age, uint32_t *result)
 {
 	struct kfd_event_data d;
-	struct kfd_ioctl_wait_events_args w = { .events_ptr = (uintptr_t)&d,
-						.num_events = 1,
-						.timeout = timeout };
+	struct kfd_ioctl_wait_events_args w = {
+	    .events_ptr = (uintptr_t)&d, .num_events = 1, .timeout = timeout};
 	int r;
 
 	memset(&d, 0, sizeof(d));
@@ -124,9 +123,9 @@ static void test_user_event_page(void **state)
 	/* the page must be a GTT BO of this process */
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, hv, &a), -EINVAL);
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, hv + 99, &a), -EINVAL);
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE, va, 32768,
-				  &h, &off),
-			 0);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE, va, 32768, &h, &off),
+	    0);
 	slots = f->ops->mmap(f->sim, NULL, 32768, PROT_READ | PROT_WRITE, MAP_SHARED, f->rfd[0],
 			     (off_t)off);
 	assert_true(slots != MAP_FAILED);
@@ -191,7 +190,7 @@ static void test_wait_any_all(void **state)
 	struct fx *f = fx_new(NULL, true);
 	struct kfd_ioctl_create_event_args a, b;
 	struct kfd_event_data d[2];
-	struct kfd_ioctl_wait_events_args w = { .events_ptr = (uintptr_t)d, .num_events = 2 };
+	struct kfd_ioctl_wait_events_args w = {.events_ptr = (uintptr_t)d, .num_events = 2};
 
 	(void)state;
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, 0, &a), 0);
@@ -267,7 +266,7 @@ static void test_wait_woken_by_set(void **state)
 
 	(void)state;
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, true, 0, &s), 0);
-	b = (struct bg){ .f = f, .id = s.event_id, .req = AMDKFD_IOC_SET_EVENT, .delay_ms = 20 };
+	b = (struct bg){.f = f, .id = s.event_id, .req = AMDKFD_IOC_SET_EVENT, .delay_ms = 20};
 	t0 = fx_now_ns();
 	pthread_create(&t, NULL, bg_op, &b);
 	assert_int_equal(wait1(f, s.event_id, 0xffffffffu, NULL, &res), 0);
@@ -290,7 +289,7 @@ static void test_wait_destroyed(void **state)
 
 	(void)state;
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, 0, &s), 0);
-	b = (struct bg){ .f = f, .id = s.event_id, .req = AMDKFD_IOC_DESTROY_EVENT, .delay_ms = 20 };
+	b = (struct bg){.f = f, .id = s.event_id, .req = AMDKFD_IOC_DESTROY_EVENT, .delay_ms = 20};
 	pthread_create(&t, NULL, bg_op, &b);
 	assert_int_equal(wait1(f, s.event_id, 5000, NULL, &res), -EIO);
 	assert_int_equal(res, KFD_IOC_WAIT_RESULT_FAIL);
@@ -384,15 +383,15 @@ static void test_vm_fault_and_translate(void **state)
 	struct sim_gpu_env *env = &p->pdd[0].env;
 	struct kfd_ioctl_create_event_args m;
 	struct kfd_event_data d;
-	struct kfd_ioctl_wait_events_args w = { .events_ptr = (uintptr_t)&d, .num_events = 1 };
+	struct kfd_ioctl_wait_events_args w = {.events_ptr = (uintptr_t)&d, .num_events = 1};
 	uint64_t va = fx_va(f, 1 << 20), h, off = 0, hr, haql;
-	uint32_t ids[1] = { f->gpu_id[0] };
+	uint32_t ids[1] = {f->gpu_id[0]};
 	uint8_t *cpu, *gpu;
 
 	(void)state;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE, va, 8192,
-				  &h, &off),
-			 0);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE, va, 8192, &h, &off),
+	    0);
 	assert_null(env->translate(env->ctx, va, 8, false)); /* not mapped yet */
 	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
 	cpu = f->ops->mmap(f->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, f->rfd[0],
@@ -405,14 +404,15 @@ static void test_vm_fault_and_translate(void **state)
 	/* a range leaving the mapping */
 	assert_null(env->translate(env->ctx, va + 8000, 400, false));
 	/* read-only mapping: no write translation */
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, va + 65536, 4096, &hr, NULL), 0);
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, va + 65536, 4096, &hr, NULL),
+			 0);
 	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, hr, ids, 1, NULL), 0);
 	assert_non_null(env->translate(env->ctx, va + 65536, 8, false));
 	assert_null(env->translate(env->ctx, va + 65536, 8, true));
 	/* AQL memory: the second half aliases the first */
 	assert_int_equal(fx_alloc(f, 0,
 				  KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE |
-					  KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
+				      KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
 				  va + 131072, 65536, &haql, NULL),
 			 0);
 	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, haql, ids, 1, NULL), 0);
@@ -448,7 +448,7 @@ static void test_gpu_reset(void **state)
 	struct fx *f = fx_new(NULL, true);
 	struct kfd_ioctl_create_event_args hw;
 	struct kfd_event_data d;
-	struct kfd_ioctl_wait_events_args w = { .events_ptr = (uintptr_t)&d, .num_events = 1 };
+	struct kfd_ioctl_wait_events_args w = {.events_ptr = (uintptr_t)&d, .num_events = 1};
 
 	(void)state;
 	memset(&hw, 0, sizeof(hw));
@@ -496,20 +496,20 @@ static void test_close_cancels_waits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_event_ids),
-		cmocka_unit_test(test_kernel_page_slots),
-		cmocka_unit_test(test_user_event_page),
-		cmocka_unit_test(test_set_reset_rules),
-		cmocka_unit_test(test_auto_reset_consumed),
-		cmocka_unit_test(test_wait_any_all),
-		cmocka_unit_test(test_wait_timeout_lower_bound),
-		cmocka_unit_test(test_wait_woken_by_set),
-		cmocka_unit_test(test_wait_destroyed),
-		cmocka_unit_test(test_event_age),
-		cmocka_unit_test(test_interrupt_path),
-		cmocka_unit_test(test_vm_fault_and_translate),
-		cmocka_unit_test(test_gpu_reset),
-		cmocka_unit_test(test_close_cancels_waits),
+	    cmocka_unit_test(test_event_ids),
+	    cmocka_unit_test(test_kernel_page_slots),
+	    cmocka_unit_test(test_user_event_page),
+	    cmocka_unit_test(test_set_reset_rules),
+	    cmocka_unit_test(test_auto_reset_consumed),
+	    cmocka_unit_test(test_wait_any_all),
+	    cmocka_unit_test(test_wait_timeout_lower_bound),
+	    cmocka_unit_test(test_wait_woken_by_set),
+	    cmocka_unit_test(test_wait_destroyed),
+	    cmocka_unit_test(test_event_age),
+	    cmocka_unit_test(test_interrupt_path),
+	    cmocka_unit_test(test_vm_fault_and_translate),
+	    cmocka_unit_test(test_gpu_reset),
+	    cmocka_unit_test(test_close_cancels_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

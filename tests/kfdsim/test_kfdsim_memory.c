@@ -6,14 +6,13 @@
 #include "sim_fixture.h"
 
 #define VRAM_W (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFDSIM_FLAG_WRITABLE)
-#define GTT_W (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE)
+#define GTT_W  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE)
 
 static void test_alloc_args(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfd_ioctl_alloc_memory_of_gpu_args a = { .va_addr = fx_va(f, 4096),
-							.gpu_id = f->gpu_id[0],
-							.flags = VRAM_W };
+	struct kfd_ioctl_alloc_memory_of_gpu_args a = {
+	    .va_addr = fx_va(f, 4096), .gpu_id = f->gpu_id[0], .flags = VRAM_W};
 
 	(void)state;
 	/* size 0 */
@@ -95,7 +94,7 @@ static void test_vram_render_mmap(void **state)
 static void test_capacity(void **state)
 {
 	struct kfdsim_config cfg;
-	struct kfd_ioctl_get_available_memory_args av = { 0 };
+	struct kfd_ioctl_get_available_memory_args av = {0};
 	uint64_t h1, h2, h3;
 	struct fx *f;
 
@@ -116,7 +115,8 @@ static void test_capacity(void **state)
 	assert_int_equal(fx_free_bo(f, h1), 0);
 	assert_int_equal(fx_alloc(f, 0, VRAM_W, fx_va(f, 32 << 20), 32ULL << 20, &h1, NULL), 0);
 	/* GTT has its own limit */
-	assert_int_equal(fx_alloc(f, 0, GTT_W, fx_va(f, 33 << 20), 33ULL << 20, &h3, NULL), -ENOMEM);
+	assert_int_equal(fx_alloc(f, 0, GTT_W, fx_va(f, 33 << 20), 33ULL << 20, &h3, NULL),
+			 -ENOMEM);
 	assert_int_equal(fx_alloc(f, 0, GTT_W, fx_va(f, 32 << 20), 32ULL << 20, &h3, NULL), 0);
 	av.gpu_id = 0;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_AVAILABLE_MEMORY, &av), -EINVAL);
@@ -131,9 +131,9 @@ static void test_doorbell_and_mmio(void **state)
 	uint8_t *mmio;
 
 	(void)state;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL, fx_va(f, 8192), 4096, &h,
-				  &off),
-			 -EINVAL);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL, fx_va(f, 8192), 4096, &h, &off),
+	    -EINVAL);
 	off = 0;
 	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | KFDSIM_FLAG_WRITABLE,
 				  fx_va(f, 8192), 8192, &h, &off),
@@ -150,9 +150,9 @@ static void test_doorbell_and_mmio(void **state)
 	f->ops->munmap(f->sim, db, 8192);
 	/* MMIO remap: one page, zero-filled, kfd offset type 0 */
 	off = 0;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP, fx_va(f, 8192), 8192, &h,
-				  &off),
-			 -EINVAL);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP, fx_va(f, 8192), 8192, &h, &off),
+	    -EINVAL);
 	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KFDSIM_FLAG_WRITABLE,
 				  fx_va(f, 4096), 4096, &h, &off),
 			 0);
@@ -169,7 +169,8 @@ static void test_doorbell_and_mmio(void **state)
 				 (off_t)((uint64_t)(f->gpu_id[0] ^ 1) << 46)) == MAP_FAILED);
 	assert_int_equal(errno, EINVAL);
 	assert_true(f->ops->mmap(f->sim, NULL, 8192, PROT_READ, MAP_SHARED, f->kfd,
-				 (off_t)((1ULL << 62) | ((uint64_t)f->gpu_id[0] << 46))) == MAP_FAILED);
+				 (off_t)((1ULL << 62) | ((uint64_t)f->gpu_id[0] << 46))) ==
+		    MAP_FAILED);
 	fx_free(f);
 }
 
@@ -179,20 +180,19 @@ static void test_userptr(void **state)
 	size_t len = 3 * 4096;
 	uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t h, off = 0;
-	struct kfdsim_export_dmabuf_args ex = { 0 };
-	uint32_t ids[1] = { f->gpu_id[0] };
+	struct kfdsim_export_dmabuf_args ex = {0};
+	uint32_t ids[1] = {f->gpu_id[0]};
 
 	(void)state;
 	assert_true(mem != MAP_FAILED);
 	off = (uintptr_t)mem + 1;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, (uintptr_t)mem, len, &h,
-				  &off),
-			 -EINVAL);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, (uintptr_t)mem, len, &h, &off),
+	    -EINVAL);
 	/* memory that is not mapped */
 	off = (uintptr_t)f->va; /* PROT_NONE but mapped: accepted */
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, (uintptr_t)f->va, 4096, &h,
-				  &off),
-			 0);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, (uintptr_t)f->va, 4096, &h, &off), 0);
 	assert_int_equal(fx_free_bo(f, h), 0);
 	off = 0x10000; /* below mmap_min_addr: never mapped */
 	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, 0x10000, 4096, &h, &off),
@@ -272,7 +272,8 @@ static void test_map_peer_without_vm(void **state)
 	kfdsim_config_default(&cfg);
 	cfg.gpu_count = 2;
 	f = fx_new(&cfg, false);
-	av = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)f->rfd[0], .gpu_id = f->gpu_id[0] };
+	av = (struct kfd_ioctl_acquire_vm_args){.drm_fd = (uint32_t)f->rfd[0],
+						.gpu_id = f->gpu_id[0]};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ACQUIRE_VM, &av), 0);
 	assert_int_equal(fx_alloc(f, 0, VRAM_W, fx_va(f, 4096), 4096, &h, NULL), 0);
 	ids[0] = f->gpu_id[1];
@@ -284,7 +285,7 @@ static void test_va_overlap_and_range(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
 	uint64_t va = fx_va(f, 1 << 20), h1, h2, h3;
-	uint32_t ids[1] = { f->gpu_id[0] };
+	uint32_t ids[1] = {f->gpu_id[0]};
 
 	(void)state;
 	assert_int_equal(fx_alloc(f, 0, VRAM_W, va, 65536, &h1, NULL), 0);
@@ -307,12 +308,11 @@ static void test_aql_queue_mem(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
 	uint64_t va = fx_va(f, 1 << 20), h, h2, base = kfdsim_bytes_allocated(f->sim);
-	uint32_t ids[1] = { f->gpu_id[0] };
+	uint32_t ids[1] = {f->gpu_id[0]};
 
 	(void)state;
-	assert_int_equal(fx_alloc(f, 0, GTT_W | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, va, 65536, &h,
-				  NULL),
-			 0);
+	assert_int_equal(
+	    fx_alloc(f, 0, GTT_W | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, va, 65536, &h, NULL), 0);
 	/* half the size is allocated */
 	assert_int_equal(kfdsim_bytes_allocated(f->sim), base + 32768);
 	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
@@ -329,16 +329,16 @@ static void test_dmabuf(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
 	uint64_t va = fx_va(f, 65536), h, off = 0, ih;
-	struct kfdsim_export_dmabuf_args ex = { 0 };
-	struct kfd_ioctl_get_dmabuf_info_args info = { 0 };
-	struct kfd_ioctl_import_dmabuf_args im = { 0 };
+	struct kfdsim_export_dmabuf_args ex = {0};
+	struct kfd_ioctl_get_dmabuf_info_args info = {0};
+	struct kfd_ioctl_import_dmabuf_args im = {0};
 	int kfd2, rfd2[FX_MAX_GPUS], tmp;
 	uint8_t *m1, *m2;
 	struct fx g;
 
 	(void)state;
-	assert_int_equal(fx_alloc(f, 0, VRAM_W | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, va, 65536, &h, &off),
-			 0);
+	assert_int_equal(
+	    fx_alloc(f, 0, VRAM_W | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, va, 65536, &h, &off), 0);
 	m1 = f->ops->mmap(f->sim, NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, f->rfd[0],
 			  (off_t)off);
 	assert_true(m1 != MAP_FAILED);
@@ -403,14 +403,13 @@ static void test_dmabuf(void **state)
 static void test_close_releases_everything(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	uint32_t ids[1] = { f->gpu_id[0] };
+	uint32_t ids[1] = {f->gpu_id[0]};
 	uint64_t h;
 
 	(void)state;
 	for (int i = 0; i < 8; i++) {
-		assert_int_equal(fx_alloc(f, 0, i & 1 ? VRAM_W : GTT_W, fx_va(f, 65536), 65536, &h,
-					  NULL),
-				 0);
+		assert_int_equal(
+		    fx_alloc(f, 0, i & 1 ? VRAM_W : GTT_W, fx_va(f, 65536), 65536, &h, NULL), 0);
 		assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
 	}
 	assert_int_equal(kfdsim_bytes_allocated(f->sim), 8 * 65536);
@@ -422,18 +421,18 @@ static void test_close_releases_everything(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alloc_args),
-		cmocka_unit_test(test_alloc_before_acquire),
-		cmocka_unit_test(test_vram_render_mmap),
-		cmocka_unit_test(test_capacity),
-		cmocka_unit_test(test_doorbell_and_mmio),
-		cmocka_unit_test(test_userptr),
-		cmocka_unit_test(test_map_rules),
-		cmocka_unit_test(test_map_peer_without_vm),
-		cmocka_unit_test(test_va_overlap_and_range),
-		cmocka_unit_test(test_aql_queue_mem),
-		cmocka_unit_test(test_dmabuf),
-		cmocka_unit_test(test_close_releases_everything),
+	    cmocka_unit_test(test_alloc_args),
+	    cmocka_unit_test(test_alloc_before_acquire),
+	    cmocka_unit_test(test_vram_render_mmap),
+	    cmocka_unit_test(test_capacity),
+	    cmocka_unit_test(test_doorbell_and_mmio),
+	    cmocka_unit_test(test_userptr),
+	    cmocka_unit_test(test_map_rules),
+	    cmocka_unit_test(test_map_peer_without_vm),
+	    cmocka_unit_test(test_va_overlap_and_range),
+	    cmocka_unit_test(test_aql_queue_mem),
+	    cmocka_unit_test(test_dmabuf),
+	    cmocka_unit_test(test_close_releases_everything),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

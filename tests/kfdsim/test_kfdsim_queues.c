@@ -17,7 +17,7 @@ struct qbufs {
 static uint64_t map_bo(struct fx *f, uint64_t va, uint64_t size, uint64_t *handle)
 {
 	uint64_t off = 0;
-	uint32_t ids[1] = { f->gpu_id[0] };
+	uint32_t ids[1] = {f->gpu_id[0]};
 	void *p;
 
 	assert_int_equal(fx_alloc(f, 0, GTT_W, va, size, handle, &off), 0);
@@ -62,7 +62,7 @@ static int create_q(struct fx *f, struct kfdsim_create_queue_args *q)
 
 static int destroy_q(struct fx *f, uint32_t id)
 {
-	struct kfd_ioctl_destroy_queue_args d = { .queue_id = id };
+	struct kfd_ioctl_destroy_queue_args d = {.queue_id = id};
 
 	return fx_ioctl(f, AMDKFD_IOC_DESTROY_QUEUE, &d);
 }
@@ -128,17 +128,18 @@ static void test_create_queue_checks(void **state)
 	assert_int_equal(q.base.doorbell_offset & 0x1fff, 8);
 	/* queue buffers cannot be unmapped while a queue uses them */
 	{
-		uint32_t ids[1] = { f->gpu_id[0] };
+		uint32_t ids[1] = {f->gpu_id[0]};
 
-		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
-				 -EBUSY);
+		assert_int_equal(
+		    fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL), -EBUSY);
 		assert_int_equal(destroy_q(f, 0), 0);
-		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
-				 -EBUSY);
+		assert_int_equal(
+		    fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL), -EBUSY);
 		assert_int_equal(destroy_q(f, 1), 0);
-		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
+		assert_int_equal(
+		    fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL), 0);
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ptr_h, ids, 1, NULL),
 				 0);
-		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ptr_h, ids, 1, NULL), 0);
 	}
 	fx_free(f);
 }
@@ -215,7 +216,7 @@ static void test_queue_before_acquire(void **state)
 {
 	struct fx *f = fx_new(NULL, false);
 	struct kfdsim_create_queue_args q;
-	struct qbufs b = { .ring = 0x100000, .rptr = 0x200000, .wptr = 0x200008 };
+	struct qbufs b = {.ring = 0x100000, .rptr = 0x200000, .wptr = 0x200008};
 
 	(void)state;
 	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
@@ -234,11 +235,11 @@ static void test_destroy_update(void **state)
 	make_bufs(f, &b);
 	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
 	assert_int_equal(create_q(f, &q), 0);
-	u = (struct kfd_ioctl_update_queue_args){ .ring_base_address = b.ring,
-						  .queue_id = q.base.queue_id,
-						  .ring_size = 65536,
-						  .queue_percentage = 0,
-						  .queue_priority = 3 };
+	u = (struct kfd_ioctl_update_queue_args){.ring_base_address = b.ring,
+						 .queue_id = q.base.queue_id,
+						 .ring_size = 65536,
+						 .queue_percentage = 0,
+						 .queue_priority = 3};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
 	u.queue_percentage = 100;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
@@ -254,7 +255,7 @@ static void test_destroy_update(void **state)
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
 	/* a new ring must be mapped; the queue's reference moves to it */
 	{
-		uint32_t ids[1] = { f->gpu_id[0] };
+		uint32_t ids[1] = {f->gpu_id[0]};
 		uint64_t h2, ring2 = map_bo(f, fx_va(f, 65536), 65536, &h2);
 
 		u.ring_base_address = fx_va(f, 65536);
@@ -263,8 +264,8 @@ static void test_destroy_update(void **state)
 		assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
 		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, h2, ids, 1, NULL),
 				 -EBUSY);
-		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL),
-				 0);
+		assert_int_equal(
+		    fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL), 0);
 		q.base.ring_base_address = ring2; /* for the re-create below */
 	}
 	/* unknown queue: pqm_update_queue_properties answers -EFAULT */
@@ -323,9 +324,8 @@ static void test_cu_mask_and_gws(void **state)
 	assert_int_equal(create_q(f, &q), 0);
 	q2 = q;
 	assert_int_equal(create_q(f, &q2), 0);
-	cm = (struct kfd_ioctl_set_cu_mask_args){ .queue_id = q.base.queue_id,
-						  .num_cu_mask = 33,
-						  .cu_mask_ptr = (uintptr_t)mask };
+	cm = (struct kfd_ioctl_set_cu_mask_args){
+	    .queue_id = q.base.queue_id, .num_cu_mask = 33, .cu_mask_ptr = (uintptr_t)mask};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), -EINVAL);
 	cm.num_cu_mask = 0;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), -EINVAL);
@@ -340,7 +340,7 @@ static void test_cu_mask_and_gws(void **state)
 	cm.queue_id = 99;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_CU_MASK, &cm), -EFAULT);
 
-	g = (struct kfd_ioctl_alloc_queue_gws_args){ .queue_id = 99, .num_gws = 1 };
+	g = (struct kfd_ioctl_alloc_queue_gws_args){.queue_id = 99, .num_gws = 1};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), -EINVAL);
 	g.queue_id = q.base.queue_id;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), 0);
@@ -361,7 +361,7 @@ static void test_cu_mask_and_gws(void **state)
 	make_bufs(f, &b);
 	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
 	assert_int_equal(create_q(f, &q), 0);
-	g = (struct kfd_ioctl_alloc_queue_gws_args){ .queue_id = q.base.queue_id, .num_gws = 1 };
+	g = (struct kfd_ioctl_alloc_queue_gws_args){.queue_id = q.base.queue_id, .num_gws = 1};
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_QUEUE_GWS, &g), -ENODEV);
 	fx_free(f);
 }
@@ -370,7 +370,7 @@ static void test_xnack_busy_with_queue(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
 	struct kfdsim_create_queue_args q;
-	struct kfd_ioctl_set_xnack_mode_args x = { .xnack_enabled = 1 };
+	struct kfd_ioctl_set_xnack_mode_args x = {.xnack_enabled = 1};
 	struct qbufs b;
 
 	(void)state;
@@ -441,7 +441,7 @@ static void *free_in_thread(void *arg)
 static void test_latch(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct latch_arg a = { .f = f, .ret = 1 };
+	struct latch_arg a = {.f = f, .ret = 1};
 	pthread_t t;
 	uint64_t t0;
 
@@ -483,17 +483,17 @@ static void test_close_with_queues(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_queue_checks),
-		cmocka_unit_test(test_exact_queue_buffers),
-		cmocka_unit_test(test_ring_size_clamp),
-		cmocka_unit_test(test_queue_before_acquire),
-		cmocka_unit_test(test_destroy_update),
-		cmocka_unit_test(test_sdma_queues),
-		cmocka_unit_test(test_cu_mask_and_gws),
-		cmocka_unit_test(test_xnack_busy_with_queue),
-		cmocka_unit_test(test_engine_serves_doorbell),
-		cmocka_unit_test(test_latch),
-		cmocka_unit_test(test_close_with_queues),
+	    cmocka_unit_test(test_create_queue_checks),
+	    cmocka_unit_test(test_exact_queue_buffers),
+	    cmocka_unit_test(test_ring_size_clamp),
+	    cmocka_unit_test(test_queue_before_acquire),
+	    cmocka_unit_test(test_destroy_update),
+	    cmocka_unit_test(test_sdma_queues),
+	    cmocka_unit_test(test_cu_mask_and_gws),
+	    cmocka_unit_test(test_xnack_busy_with_queue),
+	    cmocka_unit_test(test_engine_serves_doorbell),
+	    cmocka_unit_test(test_latch),
+	    cmocka_unit_test(test_close_with_queues),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,14 +120,14 @@ static void *mem_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct fx *f = w->f;
-	uint32_t ids[1] = { f->gpu_id[0] };
+	uint32_t ids[1] = {f->gpu_id[0]};
 	uint64_t base = ((uintptr_t)f->va + (64ULL << 20) * (w->id + 1)) & ~0xffffULL;
 
 	for (unsigned i = 0; i < 300; i++) {
 		uint64_t h, va = base + (i % 16) * 65536;
 
-		if (fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFDSIM_FLAG_WRITABLE, va, 65536, &h,
-			     NULL)) {
+		if (fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFDSIM_FLAG_WRITABLE, va, 65536,
+			     &h, NULL)) {
 			w->failures++;
 			continue;
 		}
@@ -147,13 +147,12 @@ static void *event_worker(void *arg)
 	struct fx *f = w->f;
 
 	for (unsigned i = 0; i < 300; i++) {
-		struct kfd_ioctl_create_event_args c = { .event_type = KFD_IOC_EVENT_SIGNAL,
-							 .auto_reset = 1 };
+		struct kfd_ioctl_create_event_args c = {.event_type = KFD_IOC_EVENT_SIGNAL,
+							.auto_reset = 1};
 		struct kfd_ioctl_set_event_args s;
 		struct kfd_event_data d;
-		struct kfd_ioctl_wait_events_args wa = { .events_ptr = (uintptr_t)&d,
-							 .num_events = 1,
-							 .timeout = 1000 };
+		struct kfd_ioctl_wait_events_args wa = {
+		    .events_ptr = (uintptr_t)&d, .num_events = 1, .timeout = 1000};
 
 		if (fx_ioctl(f, AMDKFD_IOC_CREATE_EVENT, &c)) {
 			w->failures++;
@@ -181,7 +180,7 @@ static void test_concurrent_ioctls(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 4; i++) {
-		w[i] = (struct worker){ .f = f, .id = i };
+		w[i] = (struct worker){.f = f, .id = i};
 		pthread_create(&t[i], NULL, i < 2 ? mem_worker : event_worker, &w[i]);
 	}
 	for (unsigned i = 0; i < 4; i++) {
@@ -195,9 +194,9 @@ static void test_concurrent_ioctls(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_arguments),
-		cmocka_unit_test(test_random_mmaps),
-		cmocka_unit_test(test_concurrent_ioctls),
+	    cmocka_unit_test(test_random_arguments),
+	    cmocka_unit_test(test_random_mmaps),
+	    cmocka_unit_test(test_concurrent_ioctls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
