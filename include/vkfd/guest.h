@@ -9,8 +9,11 @@
  * header's sequence number and response offset: it fills them in its own
  * copy; whatever the caller put there is ignored.
  *
- * Thread safety: every call may be made from any thread of the process.
- * A connection must not be used in a child after fork(); connect again.
+ * Thread safety: every call may be made from any thread of the process,
+ * except vkfd_guest_disconnect, which must not overlap any other call on
+ * the same connection. A connection must not be used in a child after
+ * fork(); connect again. The library runs one thread per connection (the
+ * asynchronous-request flusher), with every signal blocked.
  */
 #ifndef VKFD_GUEST_H
 #define VKFD_GUEST_H

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -356,11 +357,18 @@ int guest_calls_init(struct vkfd_guest *g)
 	pthread_cond_init(&g->flush_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	g->ring_busy = 1; /* ring 0 carries submits, never a wait */
+	/* The flusher must never take a signal meant for the application's
+	 * own threads: it starts with every signal blocked. */
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (pthread_create(&g->flusher, NULL, flusher_main, g) == 0)
 		g->flusher_running = true;
 	else
 		guest_log(GUEST_LOG_WARN,
 			  "no flusher thread: async requests wait for the next call");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 

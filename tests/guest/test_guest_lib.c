@@ -7,6 +7,7 @@
  * 64th concurrent waiter, BO blobs mapped at a fixed VA, and what happens
  * when the server disappears.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -535,6 +536,44 @@ static void test_concurrent_clients(void **state)
 	get_version();
 }
 
+/* The library's thread never steals the application's signals. */
+static void test_library_thread_blocks_signals(void **state)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int others = 0, blocked = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char path[300], line[256];
+
+		if (de->d_name[0] == '.' || atoi(de->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", de->d_name);
+		FILE *f = fopen(path, "r");
+
+		if (!f)
+			continue;
+		others++;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long mask;
+
+			/* every signal but SIGKILL, SIGSTOP (unblockable) and
+			 * glibc's two internal ones (32, 33) */
+			const unsigned long long allowed =
+			    (1ull << 8) | (1ull << 18) | (1ull << 31) | (1ull << 32);
+
+			if (sscanf(line, "SigBlk: %llx", &mask) == 1 && (mask | allowed) == ~0ull)
+				blocked++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	assert_true(others >= 1);
+	assert_int_equal(blocked, others);
+}
+
 /* Last in the vtest group: the server's worker dies under the client. */
 static void test_server_gone(void **state)
 {
@@ -577,6 +616,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_fenced_wait),
 	    cmocka_unit_test(test_64_concurrent_waiters),
 	    cmocka_unit_test(test_bo_blob_at_fixed_va),
+	    cmocka_unit_test(test_library_thread_blocks_signals),
 	    cmocka_unit_test(test_concurrent_threads),
 	    cmocka_unit_test(test_concurrent_clients),
 	    cmocka_unit_test(test_server_gone),
