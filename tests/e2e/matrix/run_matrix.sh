@@ -130,9 +130,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The shim and the libraries it needs that the chroot's glibc does not
-# provide (libvkfd-guest, libvkfd-host; the sanitizer runtimes in a
-# sanitized build). The shim was linked against the host's glibc 2.36;
+# The shim and the libraries it needs that the chroot does not have
+# (libvkfd-guest, libvkfd-host; the sanitizer runtimes in a sanitized
+# build). The shim was linked against the host's glibc 2.36;
 # trixie's glibc is newer and compatible.
 mkdir -p "$opt/lib" "$sockdir" || die "cannot populate $opt"
 cp "$shim" "$opt/lib/" || die "cannot copy the shim"
@@ -141,6 +141,8 @@ for lib in $(ldd "$shim" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
 	case $(basename "$lib") in
 	libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) continue ;;
 	esac
+	# The chroot's own copy (libstdc++, libgcc_s) is newer: never shadow it.
+	[ -e "$root/usr/lib/x86_64-linux-gnu/$(basename "$lib")" ] && continue
 	cp -L "$lib" "$opt/lib/" || die "cannot copy $lib"
 	case $(basename "$lib") in
 	libasan.so.*) preload=/opt/$run/lib/$(basename "$lib"):$preload ;;
@@ -151,25 +153,45 @@ case $sanitize in
 *) asan=${ASAN_OPTIONS:-} ;;
 esac
 
-# run_in_chroot NAME BACKEND [SOCKET]: rocminfo in the chroot, in a private
-# mount namespace (the mounts go away with it).
+# run_in_chroot NAME BACKEND SOCKET PROBE: rocminfo in the chroot, in a
+# private mount namespace (the mounts go away with it). PROBE=1 also mounts
+# a tmpfs over /sys/module holding amdgpu/initstate = "live": a diagnostic
+# run only, to see what ROCm 6.1 needs after that file.
 run_in_chroot() {
 	unshare --mount --propagation private sh -c '
 		r=$1
+		probe=$2
 		mount -t proc proc "$r/proc" &&
 		mount -t sysfs sysfs "$r/sys" &&
 		mount -t tmpfs -o mode=1777 tmpfs "$r/dev/shm" || exit 125
-		shift
+		if [ "$probe" = 1 ]; then
+			mount -t tmpfs tmpfs "$r/sys/module" &&
+			mkdir "$r/sys/module/amdgpu" &&
+			echo live >"$r/sys/module/amdgpu/initstate" || exit 125
+		fi
+		shift 2
 		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root TMPDIR=/tmp "$@"' sh "$root" \
+			HOME=/root TMPDIR=/tmp "$@"' sh "$root" "$4" \
 		LD_LIBRARY_PATH=/opt/$run/lib LD_PRELOAD="$preload" \
-		ASAN_OPTIONS="$asan" VKFD_BACKEND="$2" VKFD_SOCKET="${3:-}" \
+		ASAN_OPTIONS="$asan" VKFD_BACKEND="$2" VKFD_SOCKET="$3" \
 		rocminfo >"$out/$1.stdout" 2>"$out/$1.stderr"
+	echo $? >"$out/$1.rc"
 }
 
+# Why a run failed, when it is a gap vkfd is known not to fill yet (see
+# docs/rocm-versions.md); nothing for any other failure.
+known_gap() {
+	if grep -q 'ROCk module is NOT loaded' "$out/$1.stdout"; then
+		echo "initstate: rocminfo 6.1 requires /sys/module/amdgpu/initstate to read \"live\"; the shim does not provide that file"
+	elif grep -q 'libdrm get device handle failed' "$out/$1.stderr"; then
+		echo "libdrm: ROCr 6.1 needs libhsakmt's libdrm_amdgpu device handle (hsaKmtGetAMDGPUDeviceHandle); amdgpu_device_initialize fails on the shim's render fd: $(grep -c 'amdgpu_get_auth' "$out/$1.stderr") x amdgpu_get_auth, the DRM ioctls it issues get ENOTTY"
+	fi
+}
+
+# check_rocminfo NAME: 0 pass; 1 fail (reason printed).
 check_rocminfo() {
 	name=$1
-	rc=$2
+	rc=$(cat "$out/$name.rc")
 	why=
 	if [ "$rc" -ne 0 ]; then
 		why="rocminfo exited with $rc"
@@ -178,45 +200,85 @@ check_rocminfo() {
 	elif [ "$(tail -n 1 "$out/$name.stdout" | tr -d '[:space:]')" != "***Done***" ]; then
 		why="output does not end with *** Done ***"
 	fi
-	if [ -n "$why" ]; then
-		echo "FAIL ($name): $why"
-		echo "--- stdout (last 30 lines)"
-		tail -n 30 "$out/$name.stdout"
-		echo "--- stderr (last 30 lines)"
-		tail -n 30 "$out/$name.stderr"
-		return 1
+	if [ -z "$why" ]; then
+		echo "ok ($name): gfx90a listed, ends with *** Done ***"
+		return 0
 	fi
-	echo "ok ($name): gfx90a listed, ends with *** Done ***"
-	return 0
+	echo "not ok ($name): $why"
+	echo "--- $name stdout (last 20 lines)"
+	tail -n 20 "$out/$name.stdout"
+	echo "--- $name stderr (last 20 lines)"
+	grep -v '^vkfd-' "$out/$name.stderr" | tail -n 20
+	return 1
 }
 
+start_server() {
+	rm -f "$out/ready"
+	"$server" --socket "$sockdir/vkfd.sock" --ready-fd 3 3>"$out/ready" \
+		>>"$out/server.log" 2>&1 &
+	spid=$!
+	n=200
+	while [ ! -s "$out/ready" ]; do
+		n=$((n - 1))
+		kill -0 "$spid" 2>/dev/null && [ $n -gt 0 ] || {
+			cat "$out/server.log"
+			die "vkfd-server did not become ready"
+		}
+		sleep 0.1
+	done
+}
+
+stop_server() {
+	kill -TERM "$spid"
+	wait "$spid"
+	src=$?
+	spid=
+	[ $src -eq 0 ] || die "vkfd-server exited with $src after SIGTERM"
+}
+
+# native: kfdsim in the process (the baseline); vkfd: through vkfd-server
+# outside the chroot.
 failed=0
-run_in_chroot native native
-check_rocminfo native $? || failed=1
-
-"$server" --socket "$sockdir/vkfd.sock" --ready-fd 3 3>"$out/ready" \
-	>"$out/server.log" 2>&1 &
-spid=$!
-n=200
-while [ ! -s "$out/ready" ]; do
-	n=$((n - 1))
-	kill -0 "$spid" 2>/dev/null && [ $n -gt 0 ] || {
-		cat "$out/server.log"
-		die "vkfd-server did not become ready"
-	}
-	sleep 0.1
+gaps=
+for mode in native vkfd; do
+	sock=
+	if [ $mode = vkfd ]; then
+		start_server
+		sock=/run/$run/vkfd.sock
+	fi
+	run_in_chroot $mode $mode "$sock" 0
+	if ! check_rocminfo $mode; then
+		gap=$(known_gap $mode)
+		if [ -z "$gap" ]; then
+			failed=1
+		else
+			gaps="$gaps
+  $mode: $gap"
+			case $gap in
+			initstate:*)
+				# Diagnostic only: what does 6.1 need next?
+				run_in_chroot $mode-probe $mode "$sock" 1
+				if check_rocminfo $mode-probe >/dev/null; then
+					gaps="$gaps
+  $mode, with initstate provided by the test: rocminfo passes"
+				else
+					gap=$(known_gap $mode-probe)
+					gaps="$gaps
+  $mode, with initstate provided by the test: ${gap:-unknown failure (see above)}"
+					[ -n "$gap" ] || check_rocminfo $mode-probe
+				fi
+				;;
+			esac
+		fi
+	fi
+	[ $mode = vkfd ] && stop_server
 done
-run_in_chroot vkfd vkfd "/run/$run/vkfd.sock"
-check_rocminfo vkfd $? || failed=1
-kill -TERM "$spid"
-wait "$spid"
-src=$?
-spid=
-[ $src -eq 0 ] || {
-	echo "FAIL: vkfd-server exited with $src"
-	failed=1
-}
-[ $failed -eq 0 ] || exit 1
+
+[ $failed -eq 0 ] || die "rocminfo from ROCm 6.1 failed for an unknown reason"
+if [ -n "$gaps" ]; then
+	echo "SKIP: ROCm 6.1 needs what vkfd does not provide yet:$gaps"
+	exit 77
+fi
 echo "PASS: ROCm 6.1 rocminfo from Debian $SUITE, natively and through vkfd"
 grep -E '^[[:space:]]*(Runtime Version|Runtime Ext Version|Marketing Name|Name):' "$out/vkfd.stdout" |
 	sed 's/^[[:space:]]*/  /'
