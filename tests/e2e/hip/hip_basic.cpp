@@ -119,7 +119,7 @@ static void test_device(size_t vram)
 	report("hipMemGetInfo free <= total", free_b <= total_b && free_b > 0);
 }
 
-static const size_t buf_sizes[] = { 4096, (1u << 20) + 8, 4u << 20 };
+static const size_t buf_sizes[] = {4096, (1u << 20) + 8, 4u << 20};
 #define N_BUFS (sizeof(buf_sizes) / sizeof(buf_sizes[0]))
 
 static void test_malloc(size_t vram, void *bufs[N_BUFS])

@@ -47,6 +47,8 @@ esac
 out=$(mktemp -d "${TMPDIR:-/tmp}/vkfd-hip.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 
+# run_args and extra are empty or one word: unquoted on purpose.
+# shellcheck disable=SC2086
 "$vkfd_run" $run_args --vram-mb $vram_mb -- "$hip_basic" $vram_bytes $extra \
 	>"$out/stdout" 2>"$out/stderr"
 rc=$?
