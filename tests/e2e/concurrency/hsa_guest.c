@@ -7,7 +7,7 @@
 #include <time.h>
 
 #define BUILTIN_FILL_U32 1
-#define WAIT_SECONDS	 30
+#define WAIT_SECONDS     30
 
 static bool hsa_ok(hsa_status_t st, const char *who, const char *what)
 {
@@ -65,10 +65,9 @@ static hsa_status_t find_pool(hsa_amd_memory_pool_t pool, void *data)
 	return HSA_STATUS_SUCCESS;
 }
 
-static void *alloc_in(struct hsa_guest *g, const char *who, hsa_amd_memory_pool_t pool,
-		      size_t size)
+static void *alloc_in(struct hsa_guest *g, const char *who, hsa_amd_memory_pool_t pool, size_t size)
 {
-	hsa_agent_t agents[2] = { g->gpu, g->cpu };
+	hsa_agent_t agents[2] = {g->gpu, g->cpu};
 	void *p = NULL;
 
 	if (!OK(who, hsa_amd_memory_pool_allocate(pool, size, 0, &p)))
@@ -127,7 +126,7 @@ static double now_s(void)
 
 static bool make_signal(struct hsa_guest *g, const char *who, hsa_signal_t *s)
 {
-	hsa_agent_t consumers[2] = { g->cpu, g->gpu };
+	hsa_agent_t consumers[2] = {g->cpu, g->gpu};
 
 	/* CPU and GPU consumers: an interrupt (event backed) signal. */
 	return OK(who, hsa_signal_create(1, 2, consumers, s));
@@ -144,13 +143,12 @@ static bool wait_signal(const char *who, hsa_signal_t s)
 	if (!OK(who, hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &freq)))
 		return false;
 	do {
-		v = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1, freq ? freq : 1000000000,
-					      HSA_WAIT_STATE_BLOCKED);
+		v = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1,
+					      freq ? freq : 1000000000, HSA_WAIT_STATE_BLOCKED);
 		if (v < 1)
 			return true;
 	} while (now_s() < deadline);
-	fprintf(stderr, "%s: signal still %" PRId64 " after %d s\n", who, (int64_t)v,
-		WAIT_SECONDS);
+	fprintf(stderr, "%s: signal still %" PRId64 " after %d s\n", who, (int64_t)v, WAIT_SECONDS);
 	return false;
 }
 
@@ -175,13 +173,13 @@ static bool fill(struct hsa_guest *g, const char *who, uint32_t value)
 		uint64_t dst;
 		uint32_t value;
 		uint32_t count;
-	} k = { (uint64_t)(uintptr_t)g->dev, value, HG_WORDS };
+	} k = {(uint64_t)(uintptr_t)g->dev, value, HG_WORDS};
 	hsa_queue_t *q = g->queue;
 	hsa_kernel_dispatch_packet_t *pkt;
 	uint8_t *desc = alloc_in(g, who, g->sys_pool, 64);
 	void *karg = alloc_in(g, who, g->karg_pool, 64);
 	uint32_t builtin = BUILTIN_FILL_U32;
-	hsa_signal_t done = { 0 };
+	hsa_signal_t done = {0};
 	uint64_t idx;
 	uint16_t header;
 	bool ok = false;
@@ -209,7 +207,7 @@ static bool fill(struct hsa_guest *g, const char *who, uint32_t value)
 	/* Header and setup last, in one release store. */
 	__atomic_store_n((uint32_t *)pkt,
 			 (uint32_t)header |
-				 (uint32_t)1 << (16 + HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS),
+			     (uint32_t)1 << (16 + HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS),
 			 __ATOMIC_RELEASE);
 	hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)idx);
 	ok = wait_signal(who, done);

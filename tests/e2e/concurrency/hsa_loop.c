@@ -18,7 +18,7 @@
 
 static bool wait_go(const char *path)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct timespec tick = {0, 10 * 1000 * 1000};
 
 	for (int i = 0; i < 12000; i++) {
 		if (access(path, F_OK) == 0)

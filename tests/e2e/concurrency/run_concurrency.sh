@@ -96,7 +96,7 @@ all_ready() {
 	[ "$(cat "$d"/out.* 2>/dev/null | grep -c '^hsa_loop: ready')" -eq $GUESTS ]
 }
 wait_for 120 all_ready || fail "not every guest finished ROCr setup"
-[ "$(workers "$spid")" -eq $GUESTS ] || fail "expected $GUESTS server workers, saw $(workers "$spid")"
+[ "$(workers "$spid")" -ge $GUESTS ] || fail "expected at least $GUESTS server workers, saw $(workers "$spid")"
 : >"$d/go"
 victim_looping() { grep -q '^hsa_loop: round 1 ok' "$d/out.$victim"; }
 wait_for 120 victim_looping || fail "the victim guest never reached its loop"
