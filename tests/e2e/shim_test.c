@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -244,9 +245,14 @@ static void test_fork_child(void **state)
 	pid_t pid;
 
 	(void)state;
+	char parent_root[PATH_MAX];
+
 	fd = open("/dev/kfd", O_RDWR);
 	assert_true(fd >= 0);
 	assert_int_equal(kfd_version(fd, &v), 0);
+	/* realpath shows where the virtual sysfs really lives. */
+	assert_non_null(realpath(SYSFS_TOPO, parent_root));
+	assert_string_not_equal(parent_root, SYSFS_TOPO);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -264,6 +270,14 @@ static void test_fork_child(void **state)
 			code |= 4;
 		if (access(SYSFS_TOPO "/system_properties", R_OK) != 0)
 			code |= 8;
+		/* ... with its own simulated machine and sysfs tree. */
+		{
+			char child_root[PATH_MAX];
+
+			if (!realpath(SYSFS_TOPO, child_root) ||
+			    strcmp(child_root, parent_root) == 0)
+				code |= 16;
+		}
 		close(fd2);
 		_exit(code);
 	}

@@ -5,11 +5,10 @@
  *
  * One simulated machine per process, created on first use from
  * VKFDSIM_GPUS / VKFDSIM_TARGET / VKFDSIM_VRAM_MB. Its sysfs tree lives in a
- * directory the backend creates and removes at exit.
+ * directory the backend creates and removes at exit (shim_tmpdir.h).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "shim_backend.h"
 #include "shim_core.h"
+#include "shim_tmpdir.h"
 
 static pthread_mutex_t native_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kfdsim *sim;
@@ -28,48 +28,33 @@ static const struct vkfd_device_ops *ops;
 static char sysfs_dir[256];
 static pid_t sysfs_owner; /* the process that must remove sysfs_dir */
 
-static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 __attribute__((destructor)) static void native_exit(void)
 {
 	/* The simulated machine itself is left to process teardown: other
 	 * threads of the application may still be inside it. Its sysfs tree
 	 * on disk is removed here. */
 	if (sysfs_dir[0] && sysfs_owner == getpid()) {
-		shim_enter();
-		nftw(sysfs_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		shim_leave();
+		shim_tmpdir_remove(sysfs_dir);
 		sysfs_dir[0] = '\0';
 	}
 }
 
 static int make_sysfs_dir(struct kfdsim_config *cfg)
 {
-	const char *tmp = getenv("TMPDIR");
-	int n;
+	size_t n;
+	int ret;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(sysfs_dir, sizeof(sysfs_dir), "%s/vkfd-native-XXXXXX", tmp);
-	if (n < 0 || (size_t)n >= sizeof(sysfs_dir) || (size_t)n >= sizeof(cfg->sysfs_dir)) {
+	ret = shim_tmpdir_create("vkfd-native", sysfs_dir, sizeof(sysfs_dir));
+	if (ret)
+		return ret;
+	n = strlen(sysfs_dir);
+	if (n >= sizeof(cfg->sysfs_dir)) {
+		shim_tmpdir_remove(sysfs_dir);
 		sysfs_dir[0] = '\0';
 		return -ENAMETOOLONG;
 	}
-	if (!mkdtemp(sysfs_dir)) {
-		sysfs_dir[0] = '\0';
-		return -errno;
-	}
 	sysfs_owner = getpid();
-	memcpy(cfg->sysfs_dir, sysfs_dir, (size_t)n + 1);
+	memcpy(cfg->sysfs_dir, sysfs_dir, n + 1);
 	return 0;
 }
 

@@ -3,7 +3,6 @@
  * Fallback CPU cache sysfs tree (see shim_cpucache.h).
  */
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "shim_core.h"
 #include "shim_cpucache.h"
 #include "shim_real.h"
+#include "shim_tmpdir.h"
 
 #define MAX_CPUS 4096
 
@@ -170,18 +170,12 @@ static int build_tree(void)
 		{ 3, "Unified", _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL3_CACHE_ASSOC,
 		  _SC_LEVEL3_CACHE_LINESIZE, true },
 	};
-	const char *tmp = getenv("TMPDIR");
 	char cache_dir[512];
-	int r = 0;
+	int r;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if ((size_t)snprintf(tree_dir, sizeof(tree_dir), "%s/vkfd-cpucache-XXXXXX", tmp) >=
-		    sizeof(tree_dir) - 32 ||
-	    !mkdtemp(tree_dir)) {
-		tree_dir[0] = '\0';
-		return -EIO;
-	}
+	r = shim_tmpdir_create("vkfd-cpucache", tree_dir, sizeof(tree_dir));
+	if (r)
+		return r;
 	tree_owner = getpid();
 	for (int cpu = 0; cpu < ncpus && !r; cpu++) {
 		int idx = 0;
@@ -202,24 +196,10 @@ static int build_tree(void)
 	return r;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 __attribute__((destructor)) static void cpucache_exit(void)
 {
-	if (tree_dir[0] && tree_owner == getpid()) {
-		shim_enter();
-		nftw(tree_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		shim_leave();
-	}
+	if (tree_dir[0] && tree_owner == getpid())
+		shim_tmpdir_remove(tree_dir);
 }
 
 int shim_cpucache_map(const char *path, char *buf, size_t len)
