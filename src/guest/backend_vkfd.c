@@ -729,7 +729,7 @@ static int bk_topo_materialise(struct bk_conn *c)
 
 		snprintf(troot, sizeof(troot), "%s%s", bk.root, BK_TOPO_SUBDIR);
 		/* BK_TOPO_SUBDIR starts with '/': skip it for a relative path */
-		r = bk_topo_mkdirs(bk.root, BK_TOPO_SUBDIR "/nodes/x" + 1);
+		r = bk_topo_mkdirs(bk.root, &(BK_TOPO_SUBDIR "/nodes/x")[1]);
 		if (!r)
 			r = bk_topo_build(troot, buf, len);
 	}
