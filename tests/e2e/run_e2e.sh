@@ -41,6 +41,11 @@ case $case_name in
 hsa*) [ -x "$hsa_e2e" ] || skip "hsa_e2e was not built (libhsa-runtime64 or its headers missing)" ;;
 esac
 case $sanitize in
+address-*)
+	skip_msg="the shim is built with ${sanitize#address-}'s AddressSanitizer, whose runtime vkfd-run cannot preload into uninstrumented programs (use gcc for sanitized e2e runs)"
+	echo "SKIP: $skip_msg"
+	exit 77
+	;;
 *address*)
 	# The instrumented shim runs inside uninstrumented ROCm; vkfd-run preloads
 	# the ASan runtime first. ROCr does not free everything at exit.
