@@ -329,8 +329,11 @@ static int server_start(const struct run_opts *o, struct server *s)
 		return -1;
 	}
 	if (s->pid == 0) {
-		/* A killed vkfd-run must not leave its private server behind. */
+		/* A killed vkfd-run must not leave its private server behind;
+		 * terminal signals (^C) are PROGRAM's, the server is stopped by
+		 * vkfd-run after PROGRAM is gone. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		setpgid(0, 0);
 		if (getppid() == 1)
 			_exit(EXIT_RUN_FAILED);
 		/* Only the write end crosses exec. */
