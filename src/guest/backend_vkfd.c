@@ -132,6 +132,8 @@ struct bk_conn {
 	pid_t pid;
 	int kfd_fd;
 	unsigned int refs;        /* files pointing at it */
+	unsigned int users;       /* render-node calls borrowing it */
+	bool closed;              /* last file gone while users > 0 */
 	bool dead;                /* inherited over fork: unusable */
 	uint64_t features;
 	struct bk_bo *bos;
@@ -872,8 +874,14 @@ static int bk_close(int fd)
 			if (bk.files[i].kind == BK_RENDER &&
 			    bk.files[i].vm_owner == c)
 				bk.files[i].vm_owner = NULL;
-		if (--c->refs == 0)
-			drop = c;
+		if (--c->refs == 0) {
+			/* a render-node call may still be borrowing it: the
+			 * last such call frees it */
+			if (c->users)
+				c->closed = true;
+			else
+				drop = c;
+		}
 	} else if (f->kind == BK_RENDER) {
 		for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 			struct bk_conn *c = bk.files[i].conn;
@@ -2272,21 +2280,37 @@ static int bk_amdgpu_query(struct bk_conn *c, uint32_t gpu_id,
 
 #include "backend_vkfd_drm.h"
 
-static int bk_render_ioctl(const struct bk_file *f, unsigned long request,
-			   void *arg)
+static int bk_render_ioctl(int fd, unsigned long request, void *arg)
 {
-	struct bk_conn *c;
-	uint32_t gpu_id;
+	struct bk_conn *c = NULL;
+	struct bk_file *f;
+	uint32_t gpu_id = 0;
+	bool free_it;
 	int r;
 
 	pthread_mutex_lock(&bk_lock);
-	/* the VM owner if any; else any KFD process (queries are read-only) */
-	c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner : bk_any_conn();
-	gpu_id = f->gpu >= 0 ? bk.gpus[f->gpu].gpu_id : 0;
+	f = bk_file_get(fd);
+	if (f && f->kind == BK_RENDER) {
+		/* the VM owner if any; else any KFD process of ours (the
+		 * queries are read-only); borrowed for the call */
+		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner :
+							bk_any_conn();
+		gpu_id = f->gpu >= 0 ? bk.gpus[f->gpu].gpu_id : 0;
+		if (c)
+			c->users++;
+	}
 	pthread_mutex_unlock(&bk_lock);
 	if (!c)
-		return -ENODEV;
+		return f ? -ENODEV : -EBADF;
 	r = bk_drm_ioctl(c, gpu_id, request, arg);
+	pthread_mutex_lock(&bk_lock);
+	free_it = --c->users == 0 && c->closed;
+	pthread_mutex_unlock(&bk_lock);
+	if (free_it) {
+		pthread_mutex_lock(&bk_mem_lock);
+		bk_conn_free(c);
+		pthread_mutex_unlock(&bk_mem_lock);
+	}
 	return r;
 }
 
@@ -2412,7 +2436,7 @@ static int bk_ioctl(int fd, unsigned long request, void *arg)
 	if (copy.pid != getpid())
 		return -EBADF;
 	if (copy.kind == BK_RENDER)
-		return bk_render_ioctl(&copy, request, arg);
+		return bk_render_ioctl(fd, request, arg);
 	/* a KFD process is bound to the process that opened it */
 	if (!copy.conn || copy.conn->dead || copy.conn->pid != getpid())
 		return -EBADF;
