@@ -7,6 +7,8 @@ pkgs=(
 	libcmocka-dev libdrm-dev
 	# ROCm userspace the end-to-end tests run unmodified
 	rocminfo libhsa-runtime64-1 libhsa-runtime-dev libhsakmt1
+	# the ROCm 6.1 version matrix builds a Debian 13 chroot
+	debootstrap
 )
 
 missing=()

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# The whole test suite: a normal build and an ASan+UBSan build, every suite.
+# The whole test suite, in four builds:
+#   build/       gcc, -Werror: every suite
+#   build-san/   ASan + UBSan: every suite (UBSan findings are fatal)
+#   build-tsan/  TSan: the threaded suites (kfdsim engines, host fences/waits)
+#   build-fuzz/  clang + libFuzzer + ASan/UBSan: the host decoder fuzzed for
+#                VKFD_FUZZ_SECONDS (default 60) from the committed seed generator
 # Usage: ci/run-tests.sh   (from anywhere; installs what is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
+
+# Sanitizer reports must fail the test that triggered them.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 
 passed=0
 failed=0
@@ -18,24 +28,57 @@ summary() {
 	failed=$((failed + f))
 }
 
+# run_build DIR "SUITES" [meson setup options...]; SUITES empty = all
 run_build() {
-	local dir="$1"
-	shift
+	local dir="$1" suites="$2"
+	shift 2
 	if [ ! -f "$dir/build.ninja" ]; then
 		meson setup "$dir" "$@"
 	fi
 	meson compile -C "$dir"
-	local rc=0
-	meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+	local args=() s rc=0
+	for s in $suites; do args+=(--suite "$s"); done
+	meson test -C "$dir" --print-errorlogs --num-processes 2 "${args[@]}" || rc=$?
 	summary "$dir"
 	return $rc
 }
 
 rc=0
 echo "== build: default (gcc, -Werror)"
-run_build build || rc=1
+run_build build "" || rc=1
+
 echo "== build: ASan + UBSan"
-run_build build-san -Db_sanitize=address,undefined -Db_lundef=false || rc=1
+run_build build-san "" -Db_sanitize=address,undefined -Db_lundef=false || rc=1
+
+echo "== build: TSan (threaded suites)"
+run_build build-tsan "kfdsim host" -Db_sanitize=thread -Dguest=false -Dtools=false \
+	-De2e=disabled || rc=1
+
+echo "== build: libFuzzer (clang, ASan + UBSan)"
+if command -v clang >/dev/null; then
+	if [ ! -f build-fuzz/build.ninja ]; then
+		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
+			-Db_lundef=false -Dguest=false -Dtools=false -De2e=disabled
+	fi
+	meson compile -C build-fuzz
+	corpus=$(mktemp -d)
+	cp build-fuzz/tests/fuzz/seeds/* "$corpus"/
+	secs="${VKFD_FUZZ_SECONDS:-60}"
+	if build-fuzz/tests/fuzz/fuzz-host-submit -max_total_time="$secs" -timeout=10 \
+		-rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/ "$corpus" >build-fuzz/fuzz.log 2>&1; then
+		echo "fuzz: host submit_cmd fuzzed for ${secs}s, no finding"
+		tail -n 12 build-fuzz/fuzz.log
+		passed=$((passed + 1))
+	else
+		echo "fuzz: FINDING (reproducer saved under build-fuzz/)"
+		tail -n 60 build-fuzz/fuzz.log
+		failed=$((failed + 1))
+		rc=1
+	fi
+	rm -rf "$corpus"
+else
+	echo "fuzz: clang missing, not run"
+fi
 
 echo "tests: $passed passed, $failed failed"
 exit $rc

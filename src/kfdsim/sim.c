@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,11 +17,16 @@
 int sim_memfd(const char *name, uint64_t size, dev_t *dev, ino_t *ino)
 {
 	struct stat st;
-	int fd = memfd_create(name, MFD_CLOEXEC);
+	/* BO memory leaves the host as SHM blobs: whoever maps it must not be
+	 * able to shrink it under the engines (SIGBUS), and virglrenderer's
+	 * render-server proxy adds its own seals, which a memfd created
+	 * without MFD_ALLOW_SEALING (born with F_SEAL_SEAL) refuses. */
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0)
 		return -errno;
-	if ((size && ftruncate(fd, (off_t)size) != 0) || fstat(fd, &st) != 0) {
+	if ((size && ftruncate(fd, (off_t)size) != 0) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0 || fstat(fd, &st) != 0) {
 		int e = -errno;
 
 		close(fd);
