@@ -36,6 +36,9 @@ skip() {
 [ -n "$hip_basic" ] || skip "hipcc was not found when the build was configured (install hipcc and libamdhip64-dev, then reconfigure)"
 [ -x "$hip_basic" ] || skip "$hip_basic was not built"
 case $sanitize in
+address-*)
+	skip "the shim is built with ${sanitize#address-}'s AddressSanitizer, whose runtime vkfd-run cannot preload into uninstrumented programs (use gcc for sanitized e2e runs)"
+	;;
 *address*)
 	# The instrumented shim runs inside the uninstrumented HIP runtime;
 	# vkfd-run preloads the ASan runtime first. ROCm does not free
