@@ -53,7 +53,8 @@ static int parse_line(char *s, struct trace_op *op, char *why, size_t why_len)
 		return 1;
 	}
 bad:
-	snprintf(why, why_len, "malformed trace line '%.60s'", s);
+	n = (int)strcspn(s, "\n");
+	snprintf(why, why_len, "malformed trace line '%.*s'", n < 60 ? n : 60, s);
 	return -EINVAL;
 }
 
