@@ -3,8 +3,9 @@
  * Event commands. Event ids stay the kernel's (the guest computes event-page
  * slots from them) but every id is checked against this context's table.
  * WAIT_EVENTS runs on a wait thread that issues exactly the guest's
- * arguments, writes the response, publishes event ages to the shared event
- * table (a hint for zero-timeout polls) and retires that ring's fence.
+ * arguments, writes the response and publishes event ages to the shared
+ * event table (a hint for zero-timeout polls); once the pool has released
+ * that thread, the ring's fence retires.
  */
 #include "host_internal.h"
 #include "host_log.h"
@@ -274,10 +275,22 @@ static void wait_job_run(void *arg)
 		}
 		host_reply(ctx, &j->view, buf, VKFD_RSP_WAIT_EVENTS_LEN(j->num));
 	}
-	host_ring_wait_finished(ctx, j->ring, j->k);
+}
+
+/*
+ * Runs after the pool released this wait's thread slot: only then may the
+ * ring's fence retire, because the guest reuses the ring (and expects a
+ * free wait slot) as soon as it sees that fence.
+ */
+static void wait_job_done(void *arg)
+{
+	struct wait_job *j = arg;
+	struct vkfd_host_context *ctx = j->ctx;
+
 	pthread_mutex_lock(&ctx->lock);
 	ctx->waits_inflight--;
 	pthread_mutex_unlock(&ctx->lock);
+	host_ring_wait_finished(ctx, j->ring, j->k);
 	free(j);
 }
 
@@ -341,7 +354,7 @@ int cmd_wait_events(struct cmd_ctx *c)
 	rs->active_k = k;
 	ctx->waits_inflight++;
 	pthread_mutex_unlock(&ctx->lock);
-	ret = wait_pool_submit(ctx->waits, wait_job_run, j);
+	ret = wait_pool_submit_done(ctx->waits, wait_job_run, wait_job_done, j);
 	if (ret) {
 		pthread_mutex_lock(&ctx->lock);
 		ctx->waits_inflight--;

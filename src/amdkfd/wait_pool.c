@@ -11,6 +11,7 @@
 
 struct wait_job {
 	wait_job_fn fn;
+	wait_job_fn done;
 	void *arg;
 	struct wait_job *next;
 };
@@ -76,11 +77,18 @@ static void *pool_thread(void *arg)
 		me->busy = true;
 		pthread_mutex_unlock(&p->lock);
 		j->fn(j->arg);
-		free(j);
 		pthread_mutex_lock(&p->lock);
 		me->busy = false;
 		p->busy--;
 		pthread_cond_broadcast(&p->cond);
+		if (j->done) {
+			/* the slot is free before done() can tell anyone (retire a
+			 * fence): a job submitted in reaction finds room */
+			pthread_mutex_unlock(&p->lock);
+			j->done(j->arg);
+			pthread_mutex_lock(&p->lock);
+		}
+		free(j);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -108,6 +116,11 @@ int wait_pool_create(struct wait_pool **out, uint32_t max_threads)
 
 int wait_pool_submit(struct wait_pool *p, wait_job_fn fn, void *arg)
 {
+	return wait_pool_submit_done(p, fn, NULL, arg);
+}
+
+int wait_pool_submit_done(struct wait_pool *p, wait_job_fn fn, wait_job_fn done, void *arg)
+{
 	struct wait_job *j;
 	int ret = 0;
 
@@ -126,7 +139,12 @@ int wait_pool_submit(struct wait_pool *p, wait_job_fn fn, void *arg)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (p->idle <= p->queued) {
+	/*
+	 * A thread running done() is neither busy nor idle but loops back for
+	 * queued jobs; with n_threads at the cap, busy < cap guarantees more
+	 * such or idle threads than queued jobs, so none is ever stranded.
+	 */
+	if (p->idle <= p->queued && p->n_threads < p->max_threads) {
 		p->threads[p->n_threads].pool = p;
 		ret = -pthread_create(&p->threads[p->n_threads].tid, NULL, pool_thread,
 				      &p->threads[p->n_threads]);
@@ -137,6 +155,7 @@ int wait_pool_submit(struct wait_pool *p, wait_job_fn fn, void *arg)
 		p->n_threads++;
 	}
 	j->fn = fn;
+	j->done = done;
 	j->arg = arg;
 	if (p->tail)
 		p->tail->next = j;

@@ -27,7 +27,11 @@ int wait_pool_create(struct wait_pool **out, uint32_t max_threads);
 /* Run fn(arg) on a pool thread. -EBUSY when every thread is busy and the
  * cap is reached, -ENOMEM, -ESHUTDOWN after wait_pool_shutdown(). */
 int wait_pool_submit(struct wait_pool *p, wait_job_fn fn, void *arg);
-/* Jobs queued or running. */
+/* Same, then done(arg) on that thread after its slot is released: a job
+ * submitted from done() or in reaction to it never sees -EBUSY for this
+ * one. done may be NULL. */
+int wait_pool_submit_done(struct wait_pool *p, wait_job_fn fn, wait_job_fn done, void *arg);
+/* Jobs queued or running (not counting done()). */
 uint32_t wait_pool_busy(struct wait_pool *p);
 /* Refuse new jobs, interrupt running ones with WAIT_POOL_SIGNAL until they
  * return, join every thread and free the pool. Queued jobs not yet started
