@@ -9,6 +9,8 @@ pkgs=(
 	rocminfo libhsa-runtime64-1 libhsa-runtime-dev libhsakmt1
 	# the ROCm 6.1 version matrix builds a Debian 13 chroot
 	debootstrap
+	# HIP acceptance test (tests/e2e/hip), built with hipcc at build time
+	hipcc libamdhip64-dev
 )
 
 missing=()

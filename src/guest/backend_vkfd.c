@@ -359,16 +359,38 @@ static void bk_conn_free(struct bk_conn *c)
 /* Files                                                               */
 /* ------------------------------------------------------------------ */
 
+/* After fork the table still holds the parent's entries (they answer EBADF
+ * in the child). The child may close such an fd behind our back and get the
+ * same number again from a new open: its own entry must win. */
 static struct bk_file *bk_file_get(int fd)
 {
-	for (unsigned int i = 0; i < BK_MAX_FILES; i++)
-		if (bk.files[i].kind && bk.files[i].fd == fd)
-			return &bk.files[i];
-	return NULL;
+	struct bk_file *inherited = NULL;
+	pid_t self = getpid();
+
+	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
+		struct bk_file *f = &bk.files[i];
+
+		if (!f->kind || f->fd != fd)
+			continue;
+		if (f->pid == self)
+			return f;
+		inherited = f;
+	}
+	return inherited;
 }
 
 static struct bk_file *bk_file_add(int fd, enum bk_kind kind)
 {
+	pid_t self = getpid();
+
+	/* A new open returned this number, so an inherited entry for it is
+	 * gone for good (its connection was already marked dead at fork). */
+	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
+		struct bk_file *f = &bk.files[i];
+
+		if (f->kind && f->fd == fd && f->pid != self)
+			f->kind = 0;
+	}
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_file *f = &bk.files[i];
 
@@ -377,7 +399,7 @@ static struct bk_file *bk_file_add(int fd, enum bk_kind kind)
 		memset(f, 0, sizeof(*f));
 		f->fd = fd;
 		f->kind = kind;
-		f->pid = getpid();
+		f->pid = self;
 		f->gpu = -1;
 		return f;
 	}
