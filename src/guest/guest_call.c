@@ -284,10 +284,14 @@ int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len, 
 		pthread_mutex_unlock(&g->lock);
 		if (!r)
 			r = g->t->ops->wait(g->t, (uint32_t)ring, fence, -1);
-		/* -EBUSY: the host's wait threads had not yet noticed that a
-		 * wait ended when its ring's fence retired. Never more than 63
-		 * waits are in flight from here, so this is transient and the
-		 * refused wait did not start: try again shortly. */
+		/* -EBUSY (the refused wait did not start). A current host
+		 * releases a wait's thread before its ring's fence retires, so
+		 * with its default quota this never happens; kept as defence:
+		 * hosts built before that fix (same wire version) retired the
+		 * fence first, and a host whose pending-wait quota is below 63
+		 * refuses while all its wait threads are busy. Either way a
+		 * wait thread frees up soon: try again shortly, for at most
+		 * WAIT_BUSY_RETRIES * WAIT_BUSY_SLEEP_US. */
 		if (!r && attempt < WAIT_BUSY_RETRIES &&
 		    vkfd_load_acquire_u32(&slot(g, rsp_off)->seqno) == seqno &&
 		    slot(g, rsp_off)->ret == -EBUSY) {
