@@ -381,8 +381,13 @@ static int sim_ioctl(void *dev, int fd, unsigned long request, void *arg)
 		pthread_mutex_unlock(&sim->lock);
 		return -EBADF;
 	}
+	if (f->kind == SIM_FILE_RENDER) {
+		unsigned gpu = f->render->gpu;
+
+		pthread_mutex_unlock(&sim->lock);
+		return sim_render_ioctl(sim, gpu, request, arg);
+	}
 	if (f->kind != SIM_FILE_KFD) {
-		/* DRM ioctls on render nodes are not modelled */
 		pthread_mutex_unlock(&sim->lock);
 		return -ENOTTY;
 	}

@@ -279,6 +279,8 @@ int sim_memfd(const char *name, uint64_t size, dev_t *dev, ino_t *ino);
 void sim_process_get(struct sim_process *p);
 void sim_process_put(struct sim_process *p);
 struct sim_render *sim_render_lookup(struct kfdsim *sim, int fd);
+/* DRM/amdgpu ioctls on a render fd of GPU index gpu (render_ioctl.c). */
+int sim_render_ioctl(struct kfdsim *sim, unsigned gpu, unsigned long request, void *arg);
 void sim_render_put_locked(struct kfdsim *sim, struct sim_render *r);
 
 /* topology.c */
