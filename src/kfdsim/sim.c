@@ -65,7 +65,8 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	{
 		const char *qb = getenv("VKFDSIM_QUEUE_BUFFERS");
 
-		sim->exact_queue_buffers = qb && !strcmp(qb, "exact");
+		/* Linux 6.12's exact sizes unless asked for containment only */
+		sim->exact_queue_buffers = !qb || strcmp(qb, "contain");
 	}
 	sim->next_fake_offset = 0x10000000ULL; /* DRM_FILE_PAGE_OFFSET_START */
 	pthread_mutex_init(&sim->lock, NULL);

@@ -115,7 +115,7 @@ struct kfdsim {
 	struct sim_gpu gpus[KFDSIM_MAX_GPUS];
 	char root[PATH_MAX];
 	bool root_private;
-	/* VKFDSIM_QUEUE_BUFFERS=exact: 6.12's exact queue buffer sizes */
+	/* 6.12's exact queue buffer sizes; VKFDSIM_QUEUE_BUFFERS=contain: off */
 	bool exact_queue_buffers;
 
 	pthread_mutex_t lock;

@@ -144,7 +144,7 @@ static void test_create_queue_checks(void **state)
 	fx_free(f);
 }
 
-/* VKFDSIM_QUEUE_BUFFERS=exact: 6.12's exact mapping sizes. */
+/* 6.12's exact mapping sizes (default) and VKFDSIM_QUEUE_BUFFERS=contain. */
 static void test_exact_queue_buffers(void **state)
 {
 	struct kfdsim_create_queue_args q;
@@ -152,8 +152,11 @@ static void test_exact_queue_buffers(void **state)
 	struct fx *f;
 
 	(void)state;
-	/* the default only wants containment: pointers inside the ring BO */
+	/* VKFDSIM_QUEUE_BUFFERS=contain only wants containment: pointers
+	 * inside the ring BO */
+	setenv("VKFDSIM_QUEUE_BUFFERS", "contain", 1);
 	f = fx_new(NULL, true);
+	unsetenv("VKFDSIM_QUEUE_BUFFERS");
 	make_bufs(f, &b);
 	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
 	q.base.write_pointer_address = b.ring + 0x38;
@@ -161,9 +164,7 @@ static void test_exact_queue_buffers(void **state)
 	assert_int_equal(create_q(f, &q), 0);
 	fx_free(f);
 
-	setenv("VKFDSIM_QUEUE_BUFFERS", "exact", 1);
-	f = fx_new(NULL, true);
-	unsetenv("VKFDSIM_QUEUE_BUFFERS");
+	f = fx_new(NULL, true); /* exact is the default */
 	make_bufs(f, &b);
 	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
 	/* wptr/rptr: a one-page mapping starting at their page */
@@ -251,7 +252,9 @@ static void test_destroy_update(void **state)
 	u.queue_priority = 1;
 	u.ring_size = 1000;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EINVAL);
-	u.ring_size = 32768;
+	u.ring_size = 32768; /* exact: the ring's mapping is 64 KiB */
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), -EINVAL);
+	u.ring_size = 65536;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
 	/* a new ring must be mapped; the queue's reference moves to it */
 	{
