@@ -4,7 +4,8 @@
  * libdrm_amdgpu's device initialisation and ROCr issue, answered from the
  * host render node of the GPU. Register reads are limited to a whitelist of
  * configuration registers; everything returns into a private buffer of the
- * size the guest asked for (at most VKFD_MAX_AMDGPU_QUERY bytes).
+ * size the guest asked for (at most VKFD_MAX_AMDGPU_QUERY bytes). The
+ * device seam carries the ioctls, so kfdsim's render fds answer them too.
  */
 #include "host_internal.h"
 #include "host_log.h"
@@ -44,6 +45,49 @@ static int render_fd(struct vkfd_host_context *ctx, uint32_t g)
 static int amdgpu_info(struct vkfd_host_context *ctx, int fd, struct drm_amdgpu_info *req)
 {
 	return ctx->ops->ioctl(ctx->dev, fd, DRM_IOCTL_AMDGPU_INFO, req);
+}
+
+static uint64_t cap(uint64_t v, uint64_t quota)
+{
+	return quota && quota < v ? quota : v;
+}
+
+static void scale_heap(struct drm_amdgpu_heap_info *h, uint64_t quota, uint64_t used)
+{
+	h->total_heap_size = cap(h->total_heap_size, quota);
+	h->usable_heap_size = cap(h->usable_heap_size, quota);
+	h->max_allocation = cap(h->max_allocation, h->usable_heap_size);
+	/* the device-wide usage would show other guests' allocations */
+	h->heap_usage = used;
+}
+
+/* Sizes capped at the context's quotas; usage is the context's own. The
+ * whole struct is rewritten in a local copy, then only `size` bytes of it go
+ * back, so a truncated answer stays a prefix of the scaled one. */
+static void scale_memory(struct vkfd_host_context *ctx, uint32_t query, uint8_t *out,
+			 uint32_t size)
+{
+	uint64_t vq = host_g.cfg.quota.vram_bytes, gq = host_g.cfg.quota.gtt_bytes;
+
+	if (query == VKFD_AMDGPU_QUERY_VRAM_GTT) {
+		struct drm_amdgpu_info_vram_gtt vg;
+
+		memset(&vg, 0, sizeof(vg));
+		memcpy(&vg, out, size < sizeof(vg) ? size : sizeof(vg));
+		vg.vram_size = cap(vg.vram_size, vq);
+		vg.vram_cpu_accessible_size = cap(vg.vram_cpu_accessible_size, vq);
+		vg.gtt_size = cap(vg.gtt_size, gq);
+		memcpy(out, &vg, size < sizeof(vg) ? size : sizeof(vg));
+	} else {
+		struct drm_amdgpu_memory_info m;
+
+		memset(&m, 0, sizeof(m));
+		memcpy(&m, out, size < sizeof(m) ? size : sizeof(m));
+		scale_heap(&m.vram, vq, ctx->vram_used);
+		scale_heap(&m.cpu_accessible_vram, vq, ctx->vram_used);
+		scale_heap(&m.gtt, gq, ctx->gtt_used);
+		memcpy(out, &m, size < sizeof(m) ? size : sizeof(m));
+	}
 }
 
 int cmd_amdgpu_query(struct cmd_ctx *c)
@@ -152,6 +196,8 @@ int cmd_amdgpu_query(struct cmd_ctx *c)
 			return ret;
 		}
 	}
+	if (r.query == VKFD_AMDGPU_QUERY_VRAM_GTT || r.query == VKFD_AMDGPU_QUERY_MEMORY)
+		scale_memory(ctx, r.query, out, size);
 	rsp->size = size;
 	c->rsp_len = (uint32_t)((sizeof(*rsp) + size + 7) & ~7u);
 	return 0;

@@ -15,11 +15,8 @@
 
 static uint64_t features_for(bool is_sim, uint32_t minor, uint32_t flags)
 {
-	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY;
-
-	/* kfdsim does not model the amdgpu render-node ioctls */
-	if (!is_sim)
-		f |= VKFD_FEAT_AMDGPU_QUERY;
+	/* kfdsim models the render-node queries (render_ioctl.c) */
+	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY | VKFD_FEAT_AMDGPU_QUERY;
 
 	if (minor >= 14)
 		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;

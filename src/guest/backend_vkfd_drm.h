@@ -14,9 +14,11 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #define BK_DRM_TYPE 'd'
 #define BK_DRM_NR_VERSION 0x00
+#define BK_DRM_NR_GET_CLIENT 0x05
 #define BK_DRM_COMMAND_BASE 0x40
 #define BK_DRM_NR_AMDGPU_INFO (BK_DRM_COMMAND_BASE + 0x05)
 
@@ -28,6 +30,13 @@ struct bk_drm_version {
 	uint64_t desc_len, desc;
 };
 _Static_assert(sizeof(struct bk_drm_version) == 64, "abi");
+
+/* struct drm_client (LP64) */
+struct bk_drm_client {
+	int32_t idx, auth;
+	uint64_t pid, uid, magic, iocs;
+};
+_Static_assert(sizeof(struct bk_drm_client) == 40, "abi");
 
 /* struct drm_amdgpu_info */
 struct bk_amdgpu_info {
@@ -150,6 +159,27 @@ static int bk_drm_amdgpu_info(struct bk_conn *c, uint32_t gpu_id, void *arg)
 	return bk_write_user(a.return_pointer, out, got < size ? got : size);
 }
 
+/* drm_getclient: only index 0, the caller itself. libdrm_amdgpu asks it
+ * when fstat does not show a render node; render clients need no
+ * authentication, so the answer is local. */
+static int bk_drm_get_client(void *arg)
+{
+	struct bk_drm_client cl;
+	int r;
+
+	r = bk_read_user(&cl, (uintptr_t)arg, sizeof(cl));
+	if (r)
+		return r;
+	if (cl.idx != 0)
+		return -EINVAL;
+	cl.auth = 1;
+	cl.pid = (uint64_t)getpid();
+	cl.uid = 65534; /* the kernel reports overflowuid */
+	cl.magic = 0;
+	cl.iocs = 0;
+	return bk_write_user((uintptr_t)arg, &cl, sizeof(cl));
+}
+
 static int bk_drm_ioctl(struct bk_conn *c, uint32_t gpu_id,
 			unsigned long request, void *arg)
 {
@@ -160,6 +190,10 @@ static int bk_drm_ioctl(struct bk_conn *c, uint32_t gpu_id,
 		if (_IOC_SIZE(request) != sizeof(struct bk_drm_version))
 			return -EINVAL;
 		return bk_drm_version(c, gpu_id, arg);
+	case BK_DRM_NR_GET_CLIENT:
+		if (_IOC_SIZE(request) != sizeof(struct bk_drm_client))
+			return -EINVAL;
+		return bk_drm_get_client(arg);
 	case BK_DRM_NR_AMDGPU_INFO:
 		if (_IOC_SIZE(request) < sizeof(struct bk_amdgpu_info))
 			return -EINVAL;
