@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Queue commands. Every address the guest gives (ring, read/write pointer,
- * EOP, CWSR) must lie inside a BO of this context mapped on that GPU, checked
- * before KFD sees it. The device doorbell offset never reaches the guest: it
+ * EOP, CWSR) must lie inside a BO of this context mapped on that GPU, and
+ * have the buffer shape Linux 6.12 requires, checked before KFD sees it. The device doorbell offset never reaches the guest: it
  * gets a slot index in its shadow doorbell page, which the relay forwards.
  */
 #include "host_internal.h"
@@ -18,6 +18,43 @@
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
+}
+
+#define QUEUE_PAGE 4096ull
+
+/*
+ * The buffer shape Linux 6.12 requires (kfd_queue_buffer_get): the page of
+ * va must start a GPU mapping and, when expected is a page or more, that
+ * mapping must be exactly expected rounded down to pages long. Applied on
+ * every host kernel so a guest sees one rule. A BO allocated with
+ * AQL_QUEUE_MEM is two mappings of half its size each. Containment was
+ * checked before (the va map holds page-aligned BOs).
+ */
+static bool buffer_shape_ok(struct vkfd_host_context *ctx, uint64_t va, uint64_t expected,
+			    uint32_t g)
+{
+	uint64_t page = va & ~(QUEUE_PAGE - 1), pages = expected / QUEUE_PAGE, start, len;
+	const struct va_range *r = va_map_find(&ctx->va, page, 1);
+	const struct host_bo *bo;
+
+	if (!r)
+		return false;
+	bo = r->owner;
+	if (!((bo->mapped_mask >> g) & 1))
+		return false;
+	start = r->start;
+	len = r->end - r->start;
+	if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) {
+		len /= 2;
+		if (page >= start + len)
+			start += len;
+	}
+	return page == start && (!pages || len == pages * QUEUE_PAGE);
+}
+
+static bool is_compute(uint32_t type)
+{
+	return type == KFD_IOC_QUEUE_TYPE_COMPUTE || type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
 }
 
 /* An optional buffer is absent as (0, 0); otherwise it must be mapped. */
@@ -137,6 +174,17 @@ int cmd_create_queue(struct cmd_ctx *c)
 	    !optional_range_ok(ctx, r.ctx_save_restore_address, r.ctx_save_restore_size,
 			       (uint32_t)g))
 		return -EFAULT;
+	/* 6.12: rptr and wptr pages one-page mappings, the ring a mapping of
+	 * its size, EOP (compute) of its size; CWSR only starts a mapping
+	 * because its full size (debugger area, XCC count) is the kernel's */
+	if (!buffer_shape_ok(ctx, r.write_pointer_address, QUEUE_PAGE, (uint32_t)g) ||
+	    !buffer_shape_ok(ctx, r.read_pointer_address, QUEUE_PAGE, (uint32_t)g) ||
+	    !buffer_shape_ok(ctx, r.ring_base_address, r.ring_size, (uint32_t)g) ||
+	    (is_compute(r.queue_type) && r.eop_buffer_address &&
+	     !buffer_shape_ok(ctx, r.eop_buffer_address, r.eop_buffer_size, (uint32_t)g)) ||
+	    (r.ctx_save_restore_address &&
+	     !buffer_shape_ok(ctx, r.ctx_save_restore_address, 0, (uint32_t)g)))
+		return -EINVAL;
 	if (ctx->queues.count >= ctx->queues.max)
 		return -ENOMEM;
 	ret = gpu_slot_get(ctx, (uint32_t)g);
@@ -239,8 +287,12 @@ int cmd_update_queue(struct cmd_ctx *c)
 		return -EINVAL;
 	if ((r.ring_base_address == 0) != (r.ring_size == 0))
 		return -EINVAL;
-	if (r.ring_base_address && !host_range_mapped(ctx, r.ring_base_address, r.ring_size, q->gpu))
+	if (r.ring_base_address &&
+	    !host_range_mapped(ctx, r.ring_base_address, r.ring_size < 1024 ? 1024 : r.ring_size,
+			       q->gpu))
 		return -EFAULT;
+	if (r.ring_base_address && !buffer_shape_ok(ctx, r.ring_base_address, r.ring_size, q->gpu))
+		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.ring_base_address = r.ring_base_address;
 	a.queue_id = q->queue_id;

@@ -218,6 +218,107 @@ static void test_queue_quota_and_handles(void **state)
 	}
 }
 
+static int create_destroy(struct harness *h, struct vkfd_req_create_queue *r)
+{
+	struct vkfd_rsp_create_queue rsp;
+	int ret = h_call(h, VKFD_CMD_CREATE_QUEUE, r, sizeof(*r), &rsp, sizeof(rsp));
+
+	if (!ret) {
+		struct vkfd_req_handle d;
+
+		memset(&d, 0, sizeof(d));
+		d.handle = rsp.queue;
+		assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), 0);
+	}
+	return ret;
+}
+
+/* Linux 6.12's buffer shapes, checked by the host on every kernel:
+ * inside a mapped BO but the wrong shape is -EINVAL. */
+static void test_queue_exact_shapes(void **state)
+{
+	struct harness *h = *state;
+	struct vkfd_req_create_queue r;
+	uint64_t ring_va, ctl_va, two_va, aql_va, aql;
+
+	assert_true(h_gtt(h, 4096, &ring_va) != 0);
+	assert_true(h_gtt(h, 4096, &ctl_va) != 0);
+	assert_true(h_gtt(h, 8192, &two_va) != 0);
+	aql_va = h_va(h, 8192);
+	assert_int_equal(h_alloc(h, aql_va, 8192, GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, &aql,
+				 NULL),
+			 0);
+	assert_int_equal(h_map(h, aql), 0);
+
+	/* ROCr's layout: rptr and wptr in one page that is its own mapping */
+	fill_queue_req(h, &r, ring_va, ctl_va);
+	assert_int_equal(create_destroy(h, &r), 0);
+	/* wptr / rptr: their page must be a one-page mapping */
+	fill_queue_req(h, &r, ring_va, two_va);
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	fill_queue_req(h, &r, ring_va, ctl_va);
+	r.read_pointer_address = two_va + 4096 + 0x80;
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	/* the ring: starts a mapping of exactly its size */
+	fill_queue_req(h, &r, two_va, ctl_va);
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	fill_queue_req(h, &r, two_va + 4096, ctl_va);
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	fill_queue_req(h, &r, two_va, ctl_va);
+	r.ring_size = 8192;
+	assert_int_equal(create_destroy(h, &r), 0);
+	/* rings under a page: only the start page is checked (as the kernel) */
+	fill_queue_req(h, &r, two_va, ctl_va);
+	r.ring_size = 2048;
+	assert_int_equal(create_destroy(h, &r), 0);
+	fill_queue_req(h, &r, ring_va + 2048, ctl_va);
+	r.ring_size = 1024;
+	assert_int_equal(create_destroy(h, &r), 0);
+	fill_queue_req(h, &r, two_va + 4096, ctl_va);
+	r.ring_size = 2048;
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	/* AQL queue memory is two mappings of half the BO: either half fits */
+	fill_queue_req(h, &r, aql_va, ctl_va);
+	assert_int_equal(create_destroy(h, &r), 0);
+	fill_queue_req(h, &r, aql_va + 4096, ctl_va);
+	assert_int_equal(create_destroy(h, &r), 0);
+	fill_queue_req(h, &r, aql_va, ctl_va);
+	r.ring_size = 8192;
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	/* EOP of a compute queue: a mapping of exactly its size */
+	fill_queue_req(h, &r, ring_va, ctl_va);
+	r.eop_buffer_address = two_va;
+	r.eop_buffer_size = 4096;
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	/* CWSR: must start a mapping (its full size is the kernel's check) */
+	fill_queue_req(h, &r, ring_va, ctl_va);
+	r.ctx_save_restore_address = two_va + 4096;
+	r.ctx_save_restore_size = 4096;
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	/* UPDATE_QUEUE: the new ring follows the ring rule */
+	{
+		struct vkfd_rsp_create_queue rsp;
+		struct vkfd_req_update_queue u;
+		struct vkfd_req_handle d;
+
+		fill_queue_req(h, &r, ring_va, ctl_va);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+		memset(&u, 0, sizeof(u));
+		u.queue = rsp.queue;
+		u.ring_base_address = two_va;
+		u.ring_size = 4096;
+		u.queue_percentage = 100;
+		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0),
+				 -EINVAL);
+		u.ring_size = 8192;
+		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), 0);
+		memset(&d, 0, sizeof(d));
+		d.handle = rsp.queue;
+		assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), 0);
+	}
+}
+
 /* kfdsim builtin kernel descriptor: "KFDSIM01", u32 builtin id at 8. */
 static void write_descriptor(void *p, uint32_t id)
 {
@@ -310,8 +411,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queue_address_checks),
 		cmocka_unit_test(test_queue_quota_and_handles),
+		cmocka_unit_test(test_queue_exact_shapes),
 		cmocka_unit_test(test_dispatch_through_relay),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	int failed = cmocka_run_group_tests(tests, setup, teardown);
+
+	/* again with kfdsim checking containment only: the host's own checks
+	 * must give the same answers on kernels without 6.12's rules */
+	setenv("VKFDSIM_QUEUE_BUFFERS", "contain", 1);
+	return failed + cmocka_run_group_tests(tests, setup, teardown);
 }
