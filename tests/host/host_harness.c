@@ -51,6 +51,23 @@ bool h_fence_retired(uint32_t ctx_id, uint32_t ring, uint64_t fence_id)
 	return h_fence_count(ctx_id, ring, fence_id) > 0;
 }
 
+bool h_real_device(void)
+{
+	const char *v = getenv("VKFD_TEST_DEVICE");
+
+	return v && !strcmp(v, "real");
+}
+
+enum vkfd_host_device h_device(void)
+{
+	return h_real_device() ? VKFD_DEVICE_REAL : VKFD_DEVICE_SIM;
+}
+
+const char *h_device_env(void)
+{
+	return h_real_device() ? "real" : "sim";
+}
+
 int h_lib_init(uint32_t flags, const struct vkfd_host_quota *quota)
 {
 	struct vkfd_host_config cfg;
@@ -58,7 +75,7 @@ int h_lib_init(uint32_t flags, const struct vkfd_host_quota *quota)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.api_version = VKFD_HOST_API_VERSION;
 	cfg.flags = flags;
-	cfg.device = VKFD_DEVICE_SIM;
+	cfg.device = h_device();
 	cfg.retire_fence = on_retire;
 	if (quota)
 		cfg.quota = *quota;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test harness: a guest's view of one host context over the public host
- * API, with batches built by the protocol codec. Runs on kfdsim.
+ * API, with batches built by the protocol codec. Runs on the in-process
+ * kfdsim, or with VKFD_TEST_DEVICE=real on the real device backend (its
+ * /dev/kfd then comes from the LD_PRELOAD shim's kfdsim; see
+ * docs/testing.md).
  */
 #ifndef VKFD_HOST_HARNESS_H
 #define VKFD_HOST_HARNESS_H
@@ -28,7 +31,26 @@ struct harness {
 	uint64_t next_fence;
 };
 
-/* Library init on kfdsim with POLL fences; quota may be NULL. */
+/* VKFD_TEST_DEVICE=real: the host runs on VKFD_DEVICE_REAL. */
+bool h_real_device(void);
+/* The device h_lib_init asks for (VKFD_DEVICE_REAL or VKFD_DEVICE_SIM). */
+enum vkfd_host_device h_device(void);
+/* Value for VKFD_DEVICE that keeps the library on h_device(). */
+const char *h_device_env(void);
+
+/* In a cmocka test: skip it on the real device, saying why (it needs the
+ * in-process kfdsim's hooks, or more than one KFD process per host
+ * process, which neither real amdkfd without AMDKFD_IOC_CREATE_PROCESS
+ * nor the shim's kfdsim offers). */
+#define H_SIM_ONLY(why)                                                        \
+	do {                                                                   \
+		if (h_real_device()) {                                         \
+			print_message("skipped on the real device: %s\n", why); \
+			skip();                                                \
+		}                                                              \
+	} while (0)
+
+/* Library init on h_device() with POLL fences; quota may be NULL. */
 int h_lib_init(uint32_t flags, const struct vkfd_host_quota *quota);
 void h_lib_fini(void);
 /* Retired fences seen by the callback (all contexts). */

@@ -290,6 +290,7 @@ static void test_gpu_reset_is_an_event(void **state)
 	struct vkfd_rsp_wait_events *rsp;
 	uint32_t id, off, s;
 
+	H_SIM_ONLY("needs kfdsim_inject_gpu_reset");
 	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_HW_EXCEPTION, 0, &id), 0);
 	memset(&w, 0, sizeof(w));
 	w.ring_idx = 9;

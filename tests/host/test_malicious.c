@@ -43,7 +43,9 @@ static int setup(void **state)
 {
 	static struct pair p;
 
-	if (h_lib_init(0, NULL) || h_open(&p.a, 1) || h_open(&p.b, 2))
+	/* the real device has one KFD process per host process: no B there,
+	 * and the abused context A itself must stay alive */
+	if (h_lib_init(0, NULL) || h_open(&p.a, 1) || (!h_real_device() && h_open(&p.b, 2)))
 		return -1;
 	*state = &p;
 	return 0;
@@ -54,7 +56,8 @@ static int teardown(void **state)
 	struct pair *p = *state;
 
 	h_close(&p->a);
-	h_close(&p->b);
+	if (p->b.ctx)
+		h_close(&p->b);
 	h_lib_fini();
 	return 0;
 }
@@ -101,7 +104,7 @@ static void test_truncated_commands(void **state)
 		memset(req, 0, sizeof(req));
 		send_and_check(&p->a, cmd, req, sizeof(req));
 	}
-	check_b_alive(&p->b);
+	check_b_alive(p->b.ctx ? &p->b : &p->a);
 }
 
 static void test_oversized_commands(void **state)
@@ -115,7 +118,7 @@ static void test_oversized_commands(void **state)
 		memset(req, 0, 16 + 8);
 		send_and_check(&p->a, cmd, req, sizeof(req));
 	}
-	check_b_alive(&p->b);
+	check_b_alive(p->b.ctx ? &p->b : &p->a);
 }
 
 static void test_unknown_commands(void **state)
@@ -175,7 +178,7 @@ static void test_garbage_fields(void **state)
 		}
 		send_and_check(&p->a, cmd, req, len);
 	}
-	check_b_alive(&p->b);
+	check_b_alive(p->b.ctx ? &p->b : &p->a);
 }
 
 static void test_framing_violations(void **state)
@@ -196,6 +199,7 @@ static void test_framing_violations(void **state)
 		{ VKFD_CMD_GET_VERSION, 16, 0, 8 },                       /* truncated hdr */
 	};
 
+	H_SIM_ONLY("needs two KFD processes in this host process");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		static uint8_t buf[VKFD_MAX_REQ_SIZE + 16];
 		struct vkfd_req_hdr *hdr = (void *)buf;
@@ -226,7 +230,7 @@ static void test_framing_violations(void **state)
 		free(big);
 		h_close(&v);
 	}
-	check_b_alive(&p->b);
+	check_b_alive(p->b.ctx ? &p->b : &p->a);
 }
 
 static void test_no_leak_after_abuse(void **state)
@@ -236,6 +240,7 @@ static void test_no_leak_after_abuse(void **state)
 	struct harness v;
 
 	(void)state;
+	H_SIM_ONLY("needs two KFD processes in this host process");
 	assert_int_equal(h_open(&v, 300), 0);
 	for (int iter = 0; iter < 1500; iter++) {
 		static uint8_t req[512];
