@@ -11,13 +11,45 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "shim_core.h"
 #include "shim_fdtable.h"
 #include "shim_real.h"
+
+/* AMDKFD_IOC_ACQUIRE_VM: struct kfd_ioctl_acquire_vm_args. */
+#define KFD_NR_ACQUIRE_VM 0x15
+struct acquire_vm_args {
+	uint32_t drm_fd;
+	uint32_t gpu_id;
+};
+
+/* ACQUIRE_VM names a render fd inside its argument. libdrm_amdgpu (2.4.124)
+ * keeps one device per GPU and libhsakmt then passes the device's own fd, a
+ * dup the backend has never seen: name the backend's fd instead. The copy is
+ * made with process_vm_readv so a bad pointer stays -EFAULT. */
+static int acquire_vm(const struct shim_backend *b, int kfd, unsigned long request, void *arg)
+{
+	struct acquire_vm_args a;
+	struct shim_devfile *r;
+	struct iovec l = {.iov_base = &a, .iov_len = sizeof(a)};
+	struct iovec rm = {.iov_base = arg, .iov_len = sizeof(a)};
+
+	if (_IOC_SIZE(request) != sizeof(a) ||
+	    process_vm_readv(getpid(), &l, 1, &rm, 1, 0) != (ssize_t)sizeof(a))
+		return b->ioctl(kfd, request, arg);
+	r = a.drm_fd <= INT32_MAX ? shim_fd_get((int)a.drm_fd) : NULL;
+	if (!r)
+		return b->ioctl(kfd, request, arg);
+	if (r->kind == SHIM_FD_RENDER && shim_fd_current(r))
+		a.drm_fd = (uint32_t)r->backend_fd;
+	shim_fd_put(r);
+	return b->ioctl(kfd, request, &a);
+}
 
 static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg)
 {
@@ -30,7 +62,11 @@ static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg
 		return -EBADF;
 	shim_enter();
 	b = shim_backend_get();
-	ret = b ? b->ioctl(f->backend_fd, request, arg) : -EBADF;
+	if (b && f->kind == SHIM_FD_KFD && _IOC_TYPE(request) == 'K' &&
+	    _IOC_NR(request) == KFD_NR_ACQUIRE_VM)
+		ret = acquire_vm(b, f->backend_fd, request, arg);
+	else
+		ret = b ? b->ioctl(f->backend_fd, request, arg) : -EBADF;
 	shim_leave();
 	shim_debug("ioctl(%d, dir %lu type '%c' nr 0x%02lx size %lu) -> %d", f->backend_fd,
 		   (unsigned long)_IOC_DIR(request), (int)_IOC_TYPE(request),

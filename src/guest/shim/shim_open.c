@@ -2,7 +2,8 @@
 /*
  * Interposers that open files: open/openat (all glibc entry points), fopen
  * and opendir. glibc's fopen and opendir do not call the interposable open,
- * so each is caught separately.
+ * so each is caught separately. /sys/module/amdgpu/initstate is answered
+ * by shim_module.c.
  */
 /* The interposers define both foo and foo64: keep the headers from
  * redirecting foo to foo64 (meson builds with _FILE_OFFSET_BITS=64; on
@@ -19,6 +20,7 @@
 
 #include "shim_core.h"
 #include "shim_fdtable.h"
+#include "shim_module.h"
 #include "shim_path.h"
 #include "shim_real.h"
 
@@ -67,6 +69,13 @@ static int open_common(int dirfd, const char *path, int flags, mode_t mode)
 
 	if (shim_busy() || !path || (path[0] != '/' && dirfd != AT_FDCWD))
 		return real->openat(dirfd, path, flags, mode);
+	if (shim_module_path(path)) {
+		fd = shim_module_open(path, flags);
+		/* without a working backend the real file (if any) answers */
+		if (fd >= 0 || errno != ENODEV)
+			return fd;
+		return real->openat(dirfd, path, flags, mode);
+	}
 	kind = shim_path_classify(path, NULL, &minor);
 	switch (kind) {
 	case SHIM_PATH_OTHER:
@@ -198,6 +207,8 @@ static FILE *fopen_common(const char *path, const char *mode,
 
 	if (shim_busy() || !path || !mode)
 		return real_fopen(path, mode);
+	if (shim_module_path(path))
+		return fopen_device(path, mode);
 	switch (shim_path_classify(path, NULL, NULL)) {
 	case SHIM_PATH_KFD:
 		return fopen_device(path, mode);
