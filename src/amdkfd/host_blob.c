@@ -56,10 +56,17 @@ int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_
 
 	if (found)
 		return -EEXIST;
+	/* a BO may carry several blob ids, but a context never holds more
+	 * ids than its BO quota: host memory stays bounded */
+	if (ctx->n_blobs >= ctx->bos.max)
+		return -ENOMEM;
 	if (ctx->n_blobs == ctx->cap_blobs) {
 		uint32_t ncap = ctx->cap_blobs ? ctx->cap_blobs * 2 : 32;
-		struct blob_entry *n = realloc(ctx->blobs, ncap * sizeof(*n));
+		struct blob_entry *n;
 
+		if (ncap < ctx->cap_blobs || ncap > ctx->bos.max)
+			ncap = ctx->bos.max;
+		n = realloc(ctx->blobs, ncap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		ctx->blobs = n;
