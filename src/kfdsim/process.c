@@ -296,8 +296,9 @@ int sim_ioctl_set_trap_handler(struct sim_process *p, void *args)
 	else if (sim_pdd_bind(pdd))
 		ret = -ESRCH;
 	if (!ret) {
-		pdd->tba = a->tba_addr;
-		pdd->tma = a->tma_addr;
+		/* engine threads read them when a wave error happens */
+		__atomic_store_n(&pdd->tba, a->tba_addr, __ATOMIC_RELEASE);
+		__atomic_store_n(&pdd->tma, a->tma_addr, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ret;
@@ -385,9 +386,9 @@ int sim_ioctl_runtime_enable(struct sim_process *p, void *args)
 		if (p->runtime_enabled)
 			ret = -EBUSY;
 		else
-			p->runtime_enabled = true;
+			__atomic_store_n(&p->runtime_enabled, true, __ATOMIC_RELEASE);
 	} else {
-		p->runtime_enabled = false;
+		__atomic_store_n(&p->runtime_enabled, false, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ret;

@@ -142,6 +142,7 @@ static int engine_start(struct sim_queue *q)
 	d.rptr_va = q->rptr;
 	d.wptr_va = q->wptr;
 	d.doorbell = (volatile uint64_t *)(q->pdd->doorbells->host + q->doorbell_id * 8u);
+	d.doorbell_index = q->doorbell_id;
 	q->eng = sim_engine_queue_start(&d, &q->pdd->env);
 	if (!q->eng)
 		return -ENOMEM;

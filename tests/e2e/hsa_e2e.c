@@ -7,6 +7,10 @@
  *                   interrupt completion signal, host<->device SDMA copies
  *   hsa_e2e fault   a FAULT dispatch at FAULT_ADDR: ROCr must report
  *                   "Memory access fault" and abort the process
+ *   hsa_e2e illegal a dispatch whose descriptor is not "KFDSIM01" (what
+ *                   real ISA looks like to kfdsim): ROCr must call the
+ *                   queue's error callback with
+ *                   HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
  *
  * Kernels are kfdsim builtins: kernel_object points at a 64-byte descriptor
  * "KFDSIM01" + u32 builtin number (docs in DESIGN.md).
@@ -49,6 +53,8 @@ struct ctx {
 };
 
 static int failures;
+/* Set by the illegal mode's queue error callback; ends signal waits. */
+static hsa_status_t queue_error = HSA_STATUS_SUCCESS;
 
 #define CHECK_HSA(call)                                                                            \
 	do {                                                                                       \
@@ -135,7 +141,7 @@ static void *alloc_in(struct ctx *c, hsa_amd_memory_pool_t pool, size_t size)
 	return p;
 }
 
-static void setup(struct ctx *c)
+static void setup_queue(struct ctx *c, void (*cb)(hsa_status_t, hsa_queue_t *, void *))
 {
 	memset(c, 0, sizeof(*c));
 	CHECK_HSA(hsa_init());
@@ -151,9 +157,14 @@ static void setup(struct ctx *c)
 			c->have_dev, c->have_sys, c->have_karg);
 		exit(EXIT_SETUP);
 	}
-	CHECK_HSA(hsa_queue_create(c->gpu, 256, HSA_QUEUE_TYPE_SINGLE, NULL, NULL, UINT32_MAX,
+	CHECK_HSA(hsa_queue_create(c->gpu, 256, HSA_QUEUE_TYPE_SINGLE, cb, NULL, UINT32_MAX,
 				   UINT32_MAX, &c->queue));
 	printf("hsa_e2e: GPU agent %s, queue of %u packets\n", c->gpu_name, c->queue->size);
+}
+
+static void setup(struct ctx *c)
+{
+	setup_queue(c, NULL);
 }
 
 static hsa_signal_t make_signal(struct ctx *c, hsa_signal_value_t init)
@@ -189,9 +200,10 @@ static bool wait_signal(hsa_signal_t s)
 					      HSA_WAIT_STATE_BLOCKED);
 		if (v < 1)
 			return true;
-	} while (now_s() < deadline);
-	fprintf(stderr, "hsa_e2e: signal still %" PRId64 " after %d s\n", (int64_t)v,
-		WAIT_SECONDS);
+	} while (now_s() < deadline &&
+		 __atomic_load_n(&queue_error, __ATOMIC_ACQUIRE) == HSA_STATUS_SUCCESS);
+	fprintf(stderr, "hsa_e2e: signal still %" PRId64 " after %.1f s\n", (int64_t)v,
+		now_s() - deadline + WAIT_SECONDS);
 	return false;
 }
 
@@ -200,7 +212,9 @@ static void *make_descriptor(struct ctx *c, uint32_t builtin)
 	uint8_t *d = alloc_in(c, c->sys_pool, 64);
 
 	memset(d, 0, 64);
-	memcpy(d, "KFDSIM01", 8);
+	/* builtin 0: a descriptor without the magic, like real ISA */
+	if (builtin)
+		memcpy(d, "KFDSIM01", 8);
 	memcpy(d + 8, &builtin, sizeof(builtin));
 	return d;
 }
@@ -369,6 +383,44 @@ static int run_fault(void)
 	return EXIT_CHECK;
 }
 
+/* Runs on ROCr's event thread once the queue reports an error. */
+static void on_queue_error(hsa_status_t status, hsa_queue_t *source, void *data)
+{
+	(void)source;
+	(void)data;
+	__atomic_store_n(&queue_error, status, __ATOMIC_RELEASE);
+}
+
+static int run_illegal(void)
+{
+	struct ctx c;
+	const char *msg = NULL;
+	uint64_t zero = 0;
+	hsa_status_t st = HSA_STATUS_SUCCESS;
+	double deadline;
+
+	setup_queue(&c, on_queue_error);
+	printf("hsa_e2e: dispatch of a descriptor without KFDSIM01\n");
+	fflush(stdout);
+	/* The completion signal never drops; the callback must come first. */
+	deadline = now_s() + WAIT_SECONDS;
+	if (dispatch(&c, 0, &zero, sizeof(zero))) {
+		fprintf(stderr, "hsa_e2e: illegal dispatch completed\n");
+		return EXIT_CHECK;
+	}
+	while ((st = __atomic_load_n(&queue_error, __ATOMIC_ACQUIRE)) == HSA_STATUS_SUCCESS &&
+	       now_s() < deadline)
+		;
+	if (st == HSA_STATUS_SUCCESS) {
+		fprintf(stderr, "hsa_e2e: no queue error reported\n");
+		return EXIT_CHECK;
+	}
+	hsa_status_string(st, &msg);
+	printf("hsa_e2e: queue error 0x%x: %s\n", (unsigned)st, msg ? msg : "(no string)");
+	report("illegal instruction reported", st == (hsa_status_t)HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
+	return failures ? EXIT_CHECK : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -378,6 +430,8 @@ int main(int argc, char **argv)
 		return run_all();
 	if (strcmp(mode, "fault") == 0)
 		return run_fault();
-	fprintf(stderr, "usage: hsa_e2e [all|fault]\n");
+	if (strcmp(mode, "illegal") == 0)
+		return run_illegal();
+	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal]\n");
 	return EXIT_SETUP;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # One end-to-end case with real ROCm userspace on a kfdsim GPU.
 #   run_e2e.sh CASE VKFD_RUN HSA_E2E SANITIZE [MODE]
-# CASE: rocminfo | rocminfo-multi | hsa | hsa-fault
+# CASE: rocminfo | rocminfo-multi | hsa | hsa-fault | hsa-illegal
 # MODE: native (vkfd-run --native, the default) or server (vkfd-run's default
 # mode: a private vkfd-server and the shim's vkfd backend).
 # VKFD_E2E_RUN_ARGS, when set, replaces the vkfd-run options MODE picks.
@@ -102,6 +102,13 @@ hsa-fault)
 	grep -q 'Memory access fault' "$out/stderr" || fail "no 'Memory access fault' report"
 	grep 'Memory access fault' "$out/stderr" | grep -iq '0x0*dead0000' ||
 		fail "fault report does not name address 0xdead0000"
+	;;
+hsa-illegal)
+	"$vkfd_run" $run_args -- "$hsa_e2e" illegal >"$out/stdout" 2>"$out/stderr"
+	rc=$?
+	[ $rc -eq 0 ] || fail "hsa_e2e illegal exited with $rc"
+	grep -q '^hsa_e2e: queue error 0x2a: HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION' "$out/stdout" ||
+		fail "ROCr did not report HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION"
 	;;
 *)
 	echo "unknown case $case_name"

@@ -84,6 +84,10 @@ bool engine_raise_interrupt(struct sim_engine_queue *q, uint32_t event_id);
 /* Report and halt: the queue processes no further packets. */
 void engine_vm_fault(struct sim_engine_queue *q, uint64_t va, bool write);
 void engine_queue_error(struct sim_engine_queue *q, int reason);
+/* engine_qerror.c: what the trap handler (wave errors) or the CP (packet
+ * errors) writes into the queue's amd_queue_t and raises before the queue
+ * halts. False when that faulted (reported) or the queue was stopped. */
+bool engine_report_queue_error(struct sim_engine_queue *q, int reason);
 
 /* ---- packet processors: process what is available, return status ---- */
 enum engine_status aql_process(struct sim_engine_queue *q);

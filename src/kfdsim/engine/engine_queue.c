@@ -172,6 +172,12 @@ void engine_vm_fault(struct sim_engine_queue *q, uint64_t va, bool write)
 
 void engine_queue_error(struct sim_engine_queue *q, int reason)
 {
+	if (atomic_load(&q->dead))
+		return;
+	/* The report comes first: it may itself fault (then the fault is
+	 * what user space sees) and it may raise an interrupt. */
+	if (!engine_report_queue_error(q, reason))
+		return;
 	if (atomic_exchange(&q->dead, true))
 		return;
 	park_begin(q);

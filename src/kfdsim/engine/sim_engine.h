@@ -32,6 +32,12 @@ struct sim_gpu_env {
 	/* GPU clock counter (ticks of gpu_clock_hz). */
 	uint64_t (*gpu_clock)(void *ctx);
 	uint64_t gpu_clock_hz;
+	/* Optional. True when the process installed a second-level trap
+	 * handler (SET_TRAP_HANDLER) whose error report the engine models
+	 * (ROCr 5.2.3's gfx9 handler, see docs/kfdsim-engines.md); *tma gets
+	 * its TMA (ROCr: doorbell index -> amd_queue_t * map). NULL or
+	 * false: a wave error halts the queue without any report. */
+	bool (*trap_handler)(void *ctx, uint64_t *tma);
 };
 
 enum sim_queue_type {
@@ -56,6 +62,9 @@ struct sim_queue_desc {
 	/* Host pointer to this queue's 64-bit doorbell slot in the process's
 	 * doorbell page (user space stores the write pointer there). */
 	volatile uint64_t *doorbell;
+	/* Index of that doorbell in the process's doorbell slice: what a
+	 * wave's MSG_GET_DOORBELL yields (the trap handler masks 10 bits). */
+	uint32_t doorbell_index;
 };
 
 struct sim_engine_queue;

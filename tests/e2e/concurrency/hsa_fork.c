@@ -11,6 +11,9 @@
  *   after-shutdown  the parent initialises ROCr, runs a round and shuts it
  *                   down (closing /dev/kfd), then forks a child that uses
  *                   ROCr
+ *   reinit          no fork: the process initialises ROCr, runs a round,
+ *                   shuts it down, then does all three again (libhsakmt
+ *                   closes /dev/kfd at shutdown and reopens it)
  * Prints one line per check and "hsa_fork: all passed" at the end.
  * Exit: 0 every check passed, 1 otherwise, 2 bad usage.
  */
@@ -130,6 +133,26 @@ static void run_after_shutdown(void)
 	report("child after the parent shut ROCr down", child_passed(spawn(42)));
 }
 
+static void run_reinit(void)
+{
+	struct hsa_guest g;
+	int ok;
+
+	for (int cycle = 1; cycle <= 2; cycle++) {
+		char what[64];
+
+		ok = hg_setup(&g, "hsa_fork") == 0;
+		snprintf(what, sizeof(what), "ROCr setup, cycle %d", cycle);
+		report(what, ok);
+		if (!ok)
+			return;
+		snprintf(what, sizeof(what), "round, cycle %d", cycle);
+		report(what, hg_round(&g, "hsa_fork", 60u + (uint32_t)cycle));
+		snprintf(what, sizeof(what), "ROCr shutdown, cycle %d", cycle);
+		report(what, hg_teardown(&g, "hsa_fork") == 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "basic";
@@ -139,8 +162,10 @@ int main(int argc, char **argv)
 		run_basic();
 	} else if (strcmp(mode, "after-shutdown") == 0) {
 		run_after_shutdown();
+	} else if (strcmp(mode, "reinit") == 0) {
+		run_reinit();
 	} else {
-		fprintf(stderr, "usage: hsa_fork [basic|after-shutdown]\n");
+		fprintf(stderr, "usage: hsa_fork [basic|after-shutdown|reinit]\n");
 		return 2;
 	}
 	printf("hsa_fork: %s (%d failed)\n", failures ? "FAILED" : "all passed", failures);
