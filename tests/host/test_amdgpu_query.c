@@ -55,16 +55,18 @@ static int q(struct harness *h, uint32_t query, uint32_t out_size, uint64_t p0, 
 	     struct rsp *out)
 {
 	struct vkfd_req_amdgpu_query r;
+	uint32_t len = (uint32_t)sizeof(out->hdr) + ((out_size + 7u) & ~7u);
 
 	memset(&r, 0, sizeof(r));
 	memset(out, 0x5a, sizeof(*out));
+	if (len > sizeof(*out))
+		len = sizeof(*out); /* an over-limit request gets only an error */
 	r.gpu_id = h->gpu_id;
 	r.query = query;
 	r.out_size = out_size;
 	r.param0 = p0;
 	r.param1 = p1;
-	return h_call(h, VKFD_CMD_AMDGPU_QUERY, &r, sizeof(r), out,
-		      (uint32_t)sizeof(out->hdr) + ((out_size + 7u) & ~7u));
+	return h_call(h, VKFD_CMD_AMDGPU_QUERY, &r, sizeof(r), out, len);
 }
 
 /* The same query asked of a kfdsim configured like the host's. */
