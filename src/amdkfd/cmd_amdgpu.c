@@ -64,8 +64,7 @@ static void scale_heap(struct drm_amdgpu_heap_info *h, uint64_t quota, uint64_t 
 /* Sizes capped at the context's quotas; usage is the context's own. The
  * whole struct is rewritten in a local copy, then only `size` bytes of it go
  * back, so a truncated answer stays a prefix of the scaled one. */
-static void scale_memory(struct vkfd_host_context *ctx, uint32_t query, uint8_t *out,
-			 uint32_t size)
+static void scale_memory(struct vkfd_host_context *ctx, uint32_t query, uint8_t *out, uint32_t size)
 {
 	uint64_t vq = host_g.cfg.quota.vram_bytes, gq = host_g.cfg.quota.gtt_bytes;
 

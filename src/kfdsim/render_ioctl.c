@@ -43,9 +43,9 @@ struct rsim_drm_get_cap {
 	uint64_t value;
 };
 
-#define RSIM_NR_VERSION    0x00
-#define RSIM_NR_GET_CLIENT 0x05
-#define RSIM_NR_GET_CAP    0x0c
+#define RSIM_NR_VERSION     0x00
+#define RSIM_NR_GET_CLIENT  0x05
+#define RSIM_NR_GET_CAP     0x0c
 #define RSIM_NR_AMDGPU_INFO (0x40 + 0x05) /* DRM_COMMAND_BASE + DRM_AMDGPU_INFO */
 
 #define RSIM_CAP_PRIME               0x5

@@ -152,9 +152,8 @@ static void test_dev_info_matches_device(void **state)
 	assert_memory_equal(r.data, &mine, 8);
 
 	direct(AMDGPU_INFO_READ_MMR_REG, &want, sizeof(want), 0x263e);
-	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 4, 0x263e, 1 | (0xffffffffull << 32),
-			   &r),
-			 0);
+	assert_int_equal(
+	    q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 4, 0x263e, 1 | (0xffffffffull << 32), &r), 0);
 	memcpy(&reg, r.data, 4);
 	assert_int_equal(reg, want);
 	assert_true(reg != 0);
@@ -199,14 +198,14 @@ static void test_hw_ip_fw(void **state)
 	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_HW_IP_COUNT, 4, AMDGPU_HW_IP_COMPUTE, 0, &r), 0);
 	memcpy(&n, r.data, 4);
 	assert_int_equal(n, 1);
-	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_HW_IP_INFO, sizeof(ip), AMDGPU_HW_IP_COMPUTE, 0, &r),
-			 0);
+	assert_int_equal(
+	    q(h, VKFD_AMDGPU_QUERY_HW_IP_INFO, sizeof(ip), AMDGPU_HW_IP_COMPUTE, 0, &r), 0);
 	memcpy(&ip, r.data, sizeof(ip));
 	assert_true(ip.available_rings != 0);
 	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_HW_IP_INFO, sizeof(ip), AMDGPU_HW_IP_NUM, 0, &r),
 			 -EINVAL);
-	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_FW_VERSION, sizeof(fw), AMDGPU_INFO_FW_GFX_MEC, 0, &r),
-			 0);
+	assert_int_equal(
+	    q(h, VKFD_AMDGPU_QUERY_FW_VERSION, sizeof(fw), AMDGPU_INFO_FW_GFX_MEC, 0, &r), 0);
 	memcpy(&fw, r.data, sizeof(fw));
 	assert_true(fw.ver != 0);
 }
@@ -225,8 +224,8 @@ static void test_bounds(void **state)
 	/* register reads: host allow-list, count and capacity first */
 	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 4, 0x1234, 1, &r), -EINVAL);
 	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 4, 0x263e, 0, &r), -EINVAL);
-	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 64, 0x2644, VKFD_MAX_MMR_REGS + 1, &r),
-			 -EINVAL);
+	assert_int_equal(
+	    q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 64, 0x2644, VKFD_MAX_MMR_REGS + 1, &r), -EINVAL);
 	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 4, 0x2644, 2, &r), -EINVAL);
 	assert_int_equal(q(h, VKFD_AMDGPU_QUERY_READ_MMR_REG, 4, 0x263e | (1ull << 32), 1, &r),
 			 -EINVAL);

@@ -18,8 +18,8 @@ static char *node_props(struct fx *f, unsigned gpu)
 	unsigned long long minor;
 
 	for (unsigned n = 0; n < 16; n++) {
-		snprintf(path, sizeof(path), "%s/sys/devices/virtual/kfd/kfd/topology/nodes/%u/properties",
-			 root, n);
+		snprintf(path, sizeof(path),
+			 "%s/sys/devices/virtual/kfd/kfd/topology/nodes/%u/properties", root, n);
 		if (fx_prop(path, "drm_render_minor", &minor) == 0 &&
 		    (int)minor == kfdsim_render_minor(f->sim, gpu))
 			return path;
@@ -218,8 +218,8 @@ static void test_memory_follows_allocations(void **state)
 	assert_int_equal(query(f, 0, AMDGPU_INFO_MEMORY, &m0, sizeof(m0)), 0);
 	assert_int_equal(m0.vram.total_heap_size, 4ULL << 30);
 	assert_true(m0.vram.max_allocation <= m0.vram.usable_heap_size);
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, size), size, &h, &off),
-			 0);
+	assert_int_equal(
+	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, fx_va(f, size), size, &h, &off), 0);
 	assert_int_equal(query(f, 0, AMDGPU_INFO_MEMORY, &m1, sizeof(m1)), 0);
 	assert_int_equal(m1.vram.heap_usage, m0.vram.heap_usage + size);
 	assert_int_equal(fx_free_bo(f, h), 0);
@@ -299,10 +299,10 @@ static void test_hostile_info(void **state)
 			 -EFAULT);
 	/* an unknown DRM ioctl number, like drm_ioctl */
 	memset(&in, 0, sizeof(in));
-	assert_int_equal(
-	    f->ops->ioctl(f->sim, f->rfd[0], DRM_IOW(DRM_COMMAND_BASE + 0x3f, struct drm_amdgpu_info),
-			  &in),
-	    -EINVAL);
+	assert_int_equal(f->ops->ioctl(f->sim, f->rfd[0],
+				       DRM_IOW(DRM_COMMAND_BASE + 0x3f, struct drm_amdgpu_info),
+				       &in),
+			 -EINVAL);
 	fx_free(f);
 }
 
