@@ -215,6 +215,71 @@ static void test_dup_family(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+/* ROCm 6.x rocminfo's module check. */
+static void test_amdgpu_initstate(void **state)
+{
+	char line[16] = {0};
+	FILE *f;
+	int fd;
+
+	(void)state;
+	f = fopen("/sys/module/amdgpu/initstate", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "live\n");
+	assert_int_equal(fclose(f), 0);
+	fd = open("/sys/module/amdgpu/initstate", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	memset(line, 0, sizeof(line));
+	assert_int_equal(read(fd, line, sizeof(line) - 1), 5);
+	assert_string_equal(line, "live\n");
+	assert_int_equal(close(fd), 0);
+	errno = 0;
+	assert_int_equal(open("/sys/module/amdgpu/initstate", O_WRONLY), -1);
+	assert_int_equal(errno, EACCES);
+}
+
+/* AMDKFD_IOC_ACQUIRE_VM ('K', nr 0x15, 8 bytes, write). */
+struct acquire_vm_args {
+	uint32_t drm_fd;
+	uint32_t gpu_id;
+};
+#define KFD_ACQUIRE_VM _IOW('K', 0x15, struct acquire_vm_args)
+
+/* libdrm_amdgpu 2.4.124 hands libhsakmt its own dup of the render fd, which
+ * then names it in ACQUIRE_VM: the shim must name the backend's file. */
+static void test_acquire_vm_with_dup(void **state)
+{
+	struct acquire_vm_args a;
+	unsigned gpu_id = 0;
+	FILE *f;
+	int kfd, rfd, dfd;
+
+	(void)state;
+	f = fopen(SYSFS_TOPO "/nodes/1/gpu_id", "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%u", &gpu_id), 1);
+	fclose(f);
+	kfd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	rfd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
+	assert_true(kfd >= 0 && rfd >= 0);
+	dfd = fcntl(rfd, F_DUPFD_CLOEXEC, 0);
+	assert_true(dfd >= 0 && dfd != rfd);
+	a.drm_fd = (uint32_t)dfd;
+	a.gpu_id = gpu_id;
+	assert_int_equal(ioctl(kfd, KFD_ACQUIRE_VM, &a), 0);
+	/* the same file again through its first number */
+	a.drm_fd = (uint32_t)rfd;
+	assert_int_equal(ioctl(kfd, KFD_ACQUIRE_VM, &a), 0);
+	/* a bad argument pointer stays the backend's -EFAULT */
+	errno = 0;
+	assert_int_equal(ioctl(kfd, KFD_ACQUIRE_VM, (void *)16), -1);
+	assert_int_equal(errno, EFAULT);
+	assert_int_equal(close(dfd), 0);
+	assert_int_equal(close(rfd), 0);
+	assert_int_equal(close(kfd), 0);
+}
+
 static void test_popen_lsmod(void **state)
 {
 	char line[256];
@@ -372,6 +437,8 @@ int main(void)
 		cmocka_unit_test(test_render_node),
 		cmocka_unit_test(test_dup_family),
 		cmocka_unit_test(test_popen_lsmod),
+		cmocka_unit_test(test_amdgpu_initstate),
+		cmocka_unit_test(test_acquire_vm_with_dup),
 		cmocka_unit_test(test_fork_child),
 		cmocka_unit_test(test_cpu_caches),
 		cmocka_unit_test(test_threads),
