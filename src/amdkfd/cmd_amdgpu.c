@@ -101,7 +101,7 @@ int cmd_amdgpu_query(struct cmd_ctx *c)
 
 	DECODE(c, r);
 	if (!(host_features() & VKFD_FEAT_AMDGPU_QUERY))
-		return -ENOTTY;
+		return -EOPNOTSUPP; /* docs/protocol.md: feature not offered */
 	g = host_gpu_index(ctx, r.gpu_id);
 	if (g < 0)
 		return g;
