@@ -170,6 +170,11 @@ static struct {
 	unsigned int n_gpus;
 	struct bk_gpu gpus[VKFD_MAX_GPUS];
 	struct bk_conn *spare;    /* topology connection, reused by open_kfd */
+	/* The kernel keeps one KFD process per mm until exit: the connection
+	 * whose last kfd fd was closed stays here (with its host context and
+	 * every object in it) and the next open_kfd of this pid gets it
+	 * back. Released at exit when the transport closes. */
+	struct bk_conn *kept;
 	struct bk_file files[BK_MAX_FILES];
 	uint64_t next_cookie;
 } bk;
@@ -808,14 +813,33 @@ static const char *bk_sysfs_root(void)
 	return bk.root;
 }
 
+/* A kept process stays kept when the open that wanted it fails. */
+static void bk_open_failed(struct bk_conn *c, bool reused)
+{
+	if (reused) {
+		pthread_mutex_lock(&bk_lock);
+		if (!bk.kept) {
+			bk.kept = c;
+			c = NULL;
+		}
+		pthread_mutex_unlock(&bk_lock);
+	}
+	bk_conn_free(c);
+}
+
 static int bk_open_kfd(int flags)
 {
 	struct bk_conn *c = NULL;
 	struct bk_file *f;
+	bool reused = false;
 	int fd, r = 0;
 
 	pthread_mutex_lock(&bk_lock);
-	if (bk.spare && bk.spare->pid == getpid()) {
+	if (bk.kept && bk.kept->pid == getpid() && !bk.kept->dead) {
+		c = bk.kept;
+		bk.kept = NULL;
+		reused = true;
+	} else if (bk.spare && bk.spare->pid == getpid()) {
 		c = bk.spare;
 		bk.spare = NULL;
 	}
@@ -828,7 +852,7 @@ static int bk_open_kfd(int flags)
 	fd = eventfd(0, EFD_NONBLOCK | ((flags & O_CLOEXEC) ? EFD_CLOEXEC : 0));
 	if (fd < 0) {
 		r = -errno;
-		bk_conn_free(c);
+		bk_open_failed(c, reused);
 		return r;
 	}
 	pthread_mutex_lock(&bk_lock);
@@ -841,7 +865,7 @@ static int bk_open_kfd(int flags)
 	pthread_mutex_unlock(&bk_lock);
 	if (!f) {
 		close(fd);
-		bk_conn_free(c);
+		bk_open_failed(c, reused);
 		return -EMFILE;
 	}
 	bk_log("open kfd -> fd %d", fd);
@@ -890,16 +914,22 @@ static int bk_close(int fd)
 	}
 	if (f->kind == BK_KFD && f->conn) {
 		struct bk_conn *c = f->conn;
+		bool keep = c->refs == 1 && !c->dead && !bk.kept &&
+			    c->pid == getpid();
 
-		/* render fds it acquired become free again */
-		for (unsigned int i = 0; i < BK_MAX_FILES; i++)
+		/* render fds it acquired become free again, unless the
+		 * process is kept: its VMs stay bound to it */
+		for (unsigned int i = 0; i < BK_MAX_FILES && !keep; i++)
 			if (bk.files[i].kind == BK_RENDER &&
 			    bk.files[i].vm_owner == c)
 				bk.files[i].vm_owner = NULL;
 		if (--c->refs == 0) {
 			/* a render-node call may still be borrowing it: the
 			 * last such call frees it */
-			if (c->users)
+			if (keep) {
+				c->kfd_fd = -1;
+				bk.kept = c;
+			} else if (c->users)
 				c->closed = true;
 			else
 				drop = c;
@@ -914,6 +944,9 @@ static int bk_close(int fd)
 				if (c->acquired[g] == fd)
 					c->acquired[g] = -1;
 		}
+		for (unsigned int g = 0; bk.kept && g < VKFD_MAX_GPUS; g++)
+			if (bk.kept->acquired[g] == fd)
+				bk.kept->acquired[g] = -1;
 	}
 	memset(f, 0, sizeof(*f));
 	pthread_mutex_unlock(&bk_lock);
@@ -944,6 +977,11 @@ static void bk_atfork_child(void)
 	if (bk.spare)
 		bk.spare->dead = true;
 	bk.spare = NULL;
+	/* the parent's kept process is not the child's (as with the kernel,
+	 * where the child has its own mm) */
+	if (bk.kept)
+		bk.kept->dead = true;
+	bk.kept = NULL;
 	/* init runs again in the child: new connection, its own tree */
 	bk.inited = false;
 	bk.root_ours = false;
