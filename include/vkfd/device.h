@@ -41,8 +41,7 @@ struct vkfd_device_ops {
 
 	/* mmap(2) semantics on a device fd. Returns MAP_FAILED and sets errno
 	 * on failure. */
-	void *(*mmap)(void *dev, void *addr, size_t len, int prot, int flags,
-		      int fd, off_t offset);
+	void *(*mmap)(void *dev, void *addr, size_t len, int prot, int flags, int fd, off_t offset);
 
 	/* munmap(2) of a mapping made through mmap above. */
 	int (*munmap)(void *dev, void *addr, size_t len);

@@ -28,8 +28,8 @@ struct vkfd_host_context;
 /* Fence retirement callback: called exactly once per submitted fence, in
  * order per ring, from a library thread (ASYNC mode) or from
  * vkfd_host_context_retire_fences() (POLL mode). */
-typedef void (*vkfd_fence_retire_fn)(void *cookie, uint32_t ctx_id,
-				     uint32_t ring_idx, uint64_t fence_id);
+typedef void (*vkfd_fence_retire_fn)(void *cookie, uint32_t ctx_id, uint32_t ring_idx,
+				     uint64_t fence_id);
 
 enum vkfd_host_device {
 	VKFD_DEVICE_AUTO = 0, /* real /dev/kfd when usable, else kfdsim */
@@ -44,7 +44,7 @@ enum vkfd_host_device {
 #define VKFD_HOST_FLAG_ONE_KFD_PROCESS (1u << 1)
 
 struct vkfd_host_quota {
-	uint64_t vram_bytes;   /* 0 = unlimited (device limit) */
+	uint64_t vram_bytes; /* 0 = unlimited (device limit) */
 	uint64_t gtt_bytes;
 	uint32_t max_bos;
 	uint32_t max_queues;
@@ -81,14 +81,13 @@ int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size);
 
 /* Contexts. Returns 0 or -errno (-EBUSY: this process already holds a KFD
  * context and the device offers no secondary processes). */
-int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name,
-			     void *cookie, struct vkfd_host_context **out);
+int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name, void *cookie,
+			     struct vkfd_host_context **out);
 void vkfd_host_context_destroy(struct vkfd_host_context *ctx);
 
 /* Queue a command batch (docs/protocol.md). Checks framing and copies; the
  * commands run later on the context's executor. 0 or -errno. */
-int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx,
-				 const void *buf, size_t size);
+int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, const void *buf, size_t size);
 
 enum vkfd_blob_fd_type {
 	VKFD_BLOB_FD_DMABUF = 1,
@@ -102,29 +101,26 @@ enum vkfd_blob_map {
 };
 /* Blob flags as virtio-gpu's: MAPPABLE 1, SHAREABLE 2, CROSS_DEVICE 4. */
 struct vkfd_blob {
-	int fd;                   /* owned by the caller after success */
+	int fd; /* owned by the caller after success */
 	enum vkfd_blob_fd_type fd_type;
 	enum vkfd_blob_map map_info;
 	uint64_t size;
 };
 /* Export blob `blob_id` (0 = the context's shared memory). Waits only until
  * the submit that created blob_id has been executed. 0 or -errno. */
-int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32_t res_id,
-			       uint64_t blob_id, uint64_t size,
-			       uint32_t blob_flags, struct vkfd_blob *out);
+int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32_t res_id, uint64_t blob_id,
+			       uint64_t size, uint32_t blob_flags, struct vkfd_blob *out);
 
 /* Resources of the VMM attached to / detached from the context; an attached
  * resource may be imported by the guest (IMPORT command). fd < 0 when the
  * resource has no exportable memory. The fd is duplicated. */
-int vkfd_host_context_attach_resource(struct vkfd_host_context *ctx,
-				      uint32_t res_id, int fd, uint64_t size);
-void vkfd_host_context_detach_resource(struct vkfd_host_context *ctx,
-				       uint32_t res_id);
+int vkfd_host_context_attach_resource(struct vkfd_host_context *ctx, uint32_t res_id, int fd,
+				      uint64_t size);
+void vkfd_host_context_detach_resource(struct vkfd_host_context *ctx, uint32_t res_id);
 
 /* Fences. ring 0 retires once every submit before it has executed;
  * rings 1..63 retire when the wait queued on that ring returns. */
-int vkfd_host_context_submit_fence(struct vkfd_host_context *ctx,
-				   uint32_t flags, uint32_t ring_idx,
+int vkfd_host_context_submit_fence(struct vkfd_host_context *ctx, uint32_t flags, uint32_t ring_idx,
 				   uint64_t fence_id);
 /* POLL mode: an eventfd readable when fences are ready to retire, and the
  * call that retires them (invokes the callback on the caller's thread). */

@@ -18,11 +18,11 @@ extern "C" {
 #define KFDSIM_MAX_GPUS 8
 
 struct kfdsim_config {
-	unsigned gpu_count;      /* 1..KFDSIM_MAX_GPUS, default 1 */
-	char target[16];         /* "gfx90a" (default), "gfx1030" */
-	uint64_t vram_size;      /* bytes per GPU, default 16 GiB */
-	uint64_t gtt_size;       /* bytes of system memory for GTT, default 8 GiB */
-	uint32_t kfd_minor;      /* KFD ioctl minor version modelled, default 17 */
+	unsigned gpu_count;       /* 1..KFDSIM_MAX_GPUS, default 1 */
+	char target[16];          /* "gfx90a" (default), "gfx1030" */
+	uint64_t vram_size;       /* bytes per GPU, default 16 GiB */
+	uint64_t gtt_size;        /* bytes of system memory for GTT, default 8 GiB */
+	uint32_t kfd_minor;       /* KFD ioctl minor version modelled, default 17 */
 	bool secondary_processes; /* model AMDKFD_IOC_CREATE_PROCESS (nr 0x27) */
 	/* Directory to materialise the sysfs tree in; empty = a private
 	 * temporary directory removed by kfdsim_destroy(). */
@@ -55,8 +55,7 @@ bool kfdsim_owns_fd(struct kfdsim *sim, int fd);
 /* ---- test hooks (fault injection and latches) ---- */
 
 /* The nth (1-based) future call of ioctl nr `nr` fails with -err; 0 clears. */
-void kfdsim_inject_ioctl_error(struct kfdsim *sim, unsigned nr, unsigned nth,
-			       int err);
+void kfdsim_inject_ioctl_error(struct kfdsim *sim, unsigned nr, unsigned nth, int err);
 /* Park every call of ioctl nr `nr` (e.g. MAP_MEMORY_TO_GPU, FREE_MEMORY_OF_GPU,
  * DESTROY_QUEUE) until kfdsim_latch_release(); returns how many are parked. */
 void kfdsim_latch_ioctl(struct kfdsim *sim, unsigned nr);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
+#define DECODE(c, r)     vkfd_cmd_decode((c)->v, &(r), sizeof(r))
 #define EVENT_PAGE_BYTES (VKFD_SIGNAL_EVENT_SLOTS * 8ull)
 
 static int event_pos(struct vkfd_host_context *ctx, uint32_t id, bool *found)
@@ -59,7 +59,7 @@ static int event_add(struct vkfd_host_context *ctx, uint32_t id, uint32_t type)
 	}
 	memmove(&ctx->events[i + 1], &ctx->events[i],
 		(ctx->n_events - (uint32_t)i) * sizeof(*ctx->events));
-	ctx->events[i] = (struct host_event){ .id = id, .type = type };
+	ctx->events[i] = (struct host_event){.id = id, .type = type};
 	ctx->n_events++;
 	return 0;
 }
@@ -103,7 +103,7 @@ int cmd_create_event(struct cmd_ctx *c)
 		if (ctx->have_event_page) {
 			if (!page->event_page)
 				return -EINVAL; /* a different page than the one set */
-			page = NULL;    /* same page again: KFD must not see it twice */
+			page = NULL;            /* same page again: KFD must not see it twice */
 		}
 	} else if (signal && !ctx->have_event_page) {
 		/* KFD would allocate a private page the guest cannot see and
@@ -122,7 +122,7 @@ int cmd_create_event(struct cmd_ctx *c)
 		return ret;
 	ret = event_add(ctx, a.event_id, r.event_type);
 	if (ret) {
-		struct kfd_ioctl_destroy_event_args d = { .event_id = a.event_id };
+		struct kfd_ioctl_destroy_event_args d = {.event_id = a.event_id};
 
 		host_kfd_ioctl(ctx, AMDKFD_IOC_DESTROY_EVENT, &d);
 		return ret;
@@ -174,8 +174,8 @@ static int set_reset(struct cmd_ctx *c, unsigned long req)
 	/* SET bumps the kernel's age by one; the table holds at most the real
 	 * age, so +1 never overtakes it (0 = no hint yet, leave it) */
 	if (!ret && req == AMDKFD_IOC_SET_EVENT && r.event_id < VKFD_SHMEM_EVENT_COUNT) {
-		uint64_t cur = vkfd_load_acquire_u64(
-			&vkfd_shmem_events(c->ctx->shmem.map)[r.event_id].age);
+		uint64_t cur =
+		    vkfd_load_acquire_u64(&vkfd_shmem_events(c->ctx->shmem.map)[r.event_id].age);
 
 		if (cur)
 			publish_age(c->ctx, r.event_id, cur + 1);
@@ -212,9 +212,8 @@ static void publish_age(struct vkfd_host_context *ctx, uint32_t id, uint64_t age
 	slot = &vkfd_shmem_events(ctx->shmem.map)[id].age;
 	cur = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	/* ages only grow: a late, older result must not move the hint back */
-	while (cur < age &&
-	       !__atomic_compare_exchange_n(slot, &cur, age, false, __ATOMIC_RELEASE,
-					    __ATOMIC_ACQUIRE))
+	while (cur < age && !__atomic_compare_exchange_n(slot, &cur, age, false, __ATOMIC_RELEASE,
+							 __ATOMIC_ACQUIRE))
 		;
 }
 
@@ -250,7 +249,7 @@ static void wait_job_run(void *arg)
 			o->event_id = e->event_id;
 			if (j->types[i] == KFD_IOC_EVENT_MEMORY) {
 				const struct kfd_hsa_memory_exception_data *m =
-					&e->memory_exception_data;
+				    &e->memory_exception_data;
 
 				o->kind = VKFD_EVENT_DATA_MEMORY;
 				o->va = m->va;
@@ -305,8 +304,8 @@ int cmd_wait_events(struct cmd_ctx *c)
 
 	DECODE(c, r);
 	/* the slot was sized from num_events clamped to the limit (8.3) */
-	c->rsp_len = VKFD_RSP_WAIT_EVENTS_LEN(r.num_events <= VKFD_MAX_WAIT_EVENTS ? r.num_events
-										   : VKFD_MAX_WAIT_EVENTS);
+	c->rsp_len = VKFD_RSP_WAIT_EVENTS_LEN(
+	    r.num_events <= VKFD_MAX_WAIT_EVENTS ? r.num_events : VKFD_MAX_WAIT_EVENTS);
 	if (r.ring_idx == 0 || r.ring_idx >= VKFD_NUM_RINGS)
 		return -EINVAL; /* not counted on any ring by submit_cmd either */
 	pthread_mutex_lock(&ctx->lock);

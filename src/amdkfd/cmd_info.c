@@ -97,13 +97,13 @@ int cmd_get_process_apertures(struct cmd_ctx *c)
 		if (!c->ctx->gpu[g].have_ap)
 			continue;
 		rsp->apertures[n] = (struct vkfd_aperture){
-			.lds_base = a->lds_base,
-			.lds_limit = a->lds_limit,
-			.scratch_base = a->scratch_base,
-			.scratch_limit = a->scratch_limit,
-			.gpuvm_base = a->gpuvm_base,
-			.gpuvm_limit = a->gpuvm_limit,
-			.gpu_id = host_g.topo.gpus[g].gpu_id,
+		    .lds_base = a->lds_base,
+		    .lds_limit = a->lds_limit,
+		    .scratch_base = a->scratch_base,
+		    .scratch_limit = a->scratch_limit,
+		    .gpuvm_base = a->gpuvm_base,
+		    .gpuvm_limit = a->gpuvm_limit,
+		    .gpu_id = host_g.topo.gpus[g].gpu_id,
 		};
 		n++;
 	}
@@ -326,11 +326,11 @@ int cmd_get_tile_config(struct cmd_ctx *c)
 	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_GET_TILE_CONFIG, &a);
 	if (ret)
 		return ret;
-	rsp->num_tile_configs = a.num_tile_configs > r.num_tile_configs ? r.num_tile_configs
-									: a.num_tile_configs;
+	rsp->num_tile_configs =
+	    a.num_tile_configs > r.num_tile_configs ? r.num_tile_configs : a.num_tile_configs;
 	rsp->num_macro_tile_configs = a.num_macro_tile_configs > r.num_macro_tile_configs
-					      ? r.num_macro_tile_configs
-					      : a.num_macro_tile_configs;
+					  ? r.num_macro_tile_configs
+					  : a.num_macro_tile_configs;
 	rsp->gb_addr_config = a.gb_addr_config;
 	rsp->num_banks = a.num_banks;
 	rsp->num_ranks = a.num_ranks;

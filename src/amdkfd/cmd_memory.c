@@ -15,16 +15,16 @@
 #include <unistd.h>
 
 #define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
-#define PAGE 4096ull
+#define PAGE         4096ull
 
-#define DOMAIN_FLAGS \
-	(KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT | \
-	 KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | \
+#define DOMAIN_FLAGS                                                                               \
+	(KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT |                              \
+	 KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |                      \
 	 KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
-#define ATTR_FLAGS \
-	(VKFD_KFD_ALLOC_WRITABLE | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | \
-	 KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | \
-	 KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | \
+#define ATTR_FLAGS                                                                                 \
+	(VKFD_KFD_ALLOC_WRITABLE | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE |                            \
+	 KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |                  \
+	 KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
 	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
 
 bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g)
@@ -111,8 +111,8 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	bo->dmabuf_fd = -1;
 	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
 		bo->kind = BO_DOORBELL;
-		ret = ensure_shadow(&ctx->gpu[g].shadow_db, "vkfd-doorbell",
-				    VKFD_KFD_DOORBELL_SLICE);
+		ret =
+		    ensure_shadow(&ctx->gpu[g].shadow_db, "vkfd-doorbell", VKFD_KFD_DOORBELL_SLICE);
 	} else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
 		bo->kind = BO_MMIO;
 		ret = ensure_shadow(&ctx->gpu[g].shadow_mmio, "vkfd-mmio", PAGE);
@@ -132,8 +132,8 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	if (host_render_alloc_needed(r.flags)) {
 		uint64_t kh = 0;
 
-		ret = host_render_alloc(ctx, (uint32_t)g, r.va, r.size, r.flags, &kh,
-					&bo->dmabuf_fd);
+		ret =
+		    host_render_alloc(ctx, (uint32_t)g, r.va, r.size, r.flags, &kh, &bo->dmabuf_fd);
 		a.handle = kh;
 	} else
 		ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
@@ -157,7 +157,7 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		bo->map_info = VKFD_MAP_WC;
 	} else {
 		bo->map_info = (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED) ? VKFD_MAP_UNCACHED
-									     : VKFD_MAP_CACHED;
+									    : VKFD_MAP_CACHED;
 	}
 	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)
 		bo->map_flags |= VKFD_ALLOC_MAP_MIRRORED;
@@ -298,8 +298,8 @@ static int map_common(struct cmd_ctx *c, bool map)
 	a.device_ids_array_ptr = (uint64_t)(uintptr_t)ids;
 	a.n_devices = n_ok;
 	a.n_success = r.n_success;
-	ret = host_kfd_ioctl(ctx, map ? AMDKFD_IOC_MAP_MEMORY_TO_GPU
-				      : AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &a);
+	ret = host_kfd_ioctl(
+	    ctx, map ? AMDKFD_IOC_MAP_MEMORY_TO_GPU : AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &a);
 	if (a.n_success > n_ok || a.n_success < r.n_success)
 		a.n_success = ret ? r.n_success : n_ok;
 	for (uint32_t i = r.n_success; i < a.n_success; i++) {
@@ -434,9 +434,9 @@ int cmd_import_resource(struct cmd_ctx *c)
 	bo->blob_size = size;
 	bo->flags = info.flags;
 	bo->gpu = (uint32_t)g;
-	bo->map_info = host_g.is_sim ? VKFD_MAP_CACHED
+	bo->map_info = host_g.is_sim                                 ? VKFD_MAP_CACHED
 		       : (info.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) ? VKFD_MAP_WC
-								      : VKFD_MAP_CACHED;
+								     : VKFD_MAP_CACHED;
 	pthread_mutex_lock(&ctx->lock);
 	ret = obj_table_add(&ctx->bos, bo, &handle);
 	if (!ret) {

@@ -2,8 +2,9 @@
 /*
  * Queue commands. Every address the guest gives (ring, read/write pointer,
  * EOP, CWSR) must lie inside a BO of this context mapped on that GPU, and
- * have the buffer shape Linux 6.12 requires, checked before KFD sees it. The device doorbell offset never reaches the guest: it
- * gets a slot index in its shadow doorbell page, which the relay forwards.
+ * have the buffer shape Linux 6.12 requires, checked before KFD sees it. The device doorbell offset
+ * never reaches the guest: it gets a slot index in its shadow doorbell page, which the relay
+ * forwards.
  */
 #include "host_internal.h"
 #include "host_log.h"
@@ -58,8 +59,7 @@ static bool is_compute(uint32_t type)
 }
 
 /* An optional buffer is absent as (0, 0); otherwise it must be mapped. */
-static bool optional_range_ok(struct vkfd_host_context *ctx, uint64_t va, uint64_t size,
-			      uint32_t g)
+static bool optional_range_ok(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g)
 {
 	if (va == 0 && size == 0)
 		return true;
@@ -70,8 +70,8 @@ static bool optional_range_ok(struct vkfd_host_context *ctx, uint64_t va, uint64
 static int gpu_slot_get(struct vkfd_host_context *ctx, uint32_t g)
 {
 	uint32_t limit = host_g.cfg.max_active_contexts_per_gpu
-				 ? host_g.cfg.max_active_contexts_per_gpu
-				 : HOST_DEFAULT_CONTEXTS_PER_GPU;
+			     ? host_g.cfg.max_active_contexts_per_gpu
+			     : HOST_DEFAULT_CONTEXTS_PER_GPU;
 	int ret = 0;
 
 	if ((ctx->gpu_active_mask >> g) & 1)
@@ -103,14 +103,13 @@ static void gpu_slot_put(struct vkfd_host_context *ctx, uint32_t g)
 static int map_real_doorbells(struct vkfd_host_context *ctx, uint32_t g)
 {
 	struct host_gpu_state *gs = &ctx->gpu[g];
-	uint64_t off = VKFD_KFD_MMAP_TYPE_DOORBELL |
-		       VKFD_KFD_MMAP_GPU_ID(host_g.topo.gpus[g].gpu_id);
+	uint64_t off =
+	    VKFD_KFD_MMAP_TYPE_DOORBELL | VKFD_KFD_MMAP_GPU_ID(host_g.topo.gpus[g].gpu_id);
 	void *p;
 	int ret;
 
 	if (!gs->shadow_db.map) {
-		ret = shmem_region_create(&gs->shadow_db, "vkfd-doorbell",
-					  VKFD_KFD_DOORBELL_SLICE);
+		ret = shmem_region_create(&gs->shadow_db, "vkfd-doorbell", VKFD_KFD_DOORBELL_SLICE);
 		if (ret)
 			return ret;
 	}

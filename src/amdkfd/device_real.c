@@ -45,8 +45,7 @@ static int real_ioctl(void *dev, int fd, unsigned long request, void *arg)
 	return ret < 0 ? -errno : 0;
 }
 
-static void *real_mmap(void *dev, void *addr, size_t len, int prot, int flags, int fd,
-		       off_t offset)
+static void *real_mmap(void *dev, void *addr, size_t len, int prot, int flags, int fd, off_t offset)
 {
 	(void)dev;
 	return mmap(addr, len, prot, flags, fd, offset);
@@ -71,14 +70,14 @@ static const char *real_sysfs_root(void *dev)
 }
 
 static const struct vkfd_device_ops real_ops = {
-	.name = "kfd",
-	.open_kfd = real_open_kfd,
-	.open_render = real_open_render,
-	.ioctl = real_ioctl,
-	.mmap = real_mmap,
-	.munmap = real_munmap,
-	.close = real_close,
-	.sysfs_root = real_sysfs_root,
+    .name = "kfd",
+    .open_kfd = real_open_kfd,
+    .open_render = real_open_render,
+    .ioctl = real_ioctl,
+    .mmap = real_mmap,
+    .munmap = real_munmap,
+    .close = real_close,
+    .sysfs_root = real_sysfs_root,
 };
 
 VKFD_EXPORT const struct vkfd_device_ops *vkfd_real_device_ops(void)

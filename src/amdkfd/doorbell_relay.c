@@ -25,8 +25,8 @@ struct doorbell_relay {
 	uint32_t n_slots;
 	uint32_t n_active;
 	struct relay_slot *slots;
-	int efd;      /* external wake-up (VMM ioeventfd) */
-	int ctl_efd;  /* internal: queue set changed or stop */
+	int efd;     /* external wake-up (VMM ioeventfd) */
+	int ctl_efd; /* internal: queue set changed or stop */
 	bool stop;
 	struct doorbell_relay_stats stats;
 };
@@ -74,10 +74,10 @@ static void *relay_thread(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	for (;;) {
 		struct pollfd pfd[2] = {
-			{ .fd = r->efd, .events = POLLIN },
-			{ .fd = r->ctl_efd, .events = POLLIN },
+		    {.fd = r->efd, .events = POLLIN},
+		    {.fd = r->ctl_efd, .events = POLLIN},
 		};
-		struct timespec ts = { interval_us / 1000000, (long)(interval_us % 1000000) * 1000 };
+		struct timespec ts = {interval_us / 1000000, (long)(interval_us % 1000000) * 1000};
 		bool active;
 		int n;
 

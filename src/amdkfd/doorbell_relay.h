@@ -23,8 +23,8 @@
 struct doorbell_relay;
 
 struct doorbell_relay_stats {
-	uint64_t copies;  /* values forwarded to a real doorbell */
-	uint64_t scans;   /* passes over the active slots */
+	uint64_t copies; /* values forwarded to a real doorbell */
+	uint64_t scans;  /* passes over the active slots */
 	uint64_t efd_wakeups;
 };
 

@@ -7,8 +7,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-int fence_state_init(struct fence_state *fs, bool async, vkfd_fence_retire_fn cb,
-		     void *cookie, uint32_t ctx_id)
+int fence_state_init(struct fence_state *fs, bool async, vkfd_fence_retire_fn cb, void *cookie,
+		     uint32_t ctx_id)
 {
 	memset(fs, 0, sizeof(*fs));
 	fs->async = async;
@@ -47,7 +47,7 @@ static int push_ready(struct fence_state *fs, uint32_t ring, uint64_t fence_id)
 		fs->ready = n;
 		fs->cap_ready = ncap;
 	}
-	fs->ready[fs->n_ready++] = (struct fence_ready){ ring, fence_id };
+	fs->ready[fs->n_ready++] = (struct fence_ready){ring, fence_id};
 	return 0;
 }
 
@@ -109,8 +109,7 @@ void fence_state_retire(struct fence_state *fs)
 	free(list);
 }
 
-int fence_state_submit(struct fence_state *fs, uint32_t ring, uint64_t fence_id,
-		       uint64_t target)
+int fence_state_submit(struct fence_state *fs, uint32_t ring, uint64_t fence_id, uint64_t target)
 {
 	struct fence_ring *r;
 	bool any;
@@ -138,7 +137,7 @@ int fence_state_submit(struct fence_state *fs, uint32_t ring, uint64_t fence_id,
 		r->head = 0;
 		r->cap = ncap;
 	}
-	r->q[(r->head + r->n) % r->cap] = (struct fence_pending){ fence_id, target };
+	r->q[(r->head + r->n) % r->cap] = (struct fence_pending){fence_id, target};
 	r->n++;
 	any = collect(fs, ring);
 	pthread_mutex_unlock(&fs->lock);

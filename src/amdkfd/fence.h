@@ -54,13 +54,12 @@ struct fence_state {
 	int efd; /* POLL mode: readable while fences are ready */
 };
 
-int fence_state_init(struct fence_state *fs, bool async, vkfd_fence_retire_fn cb,
-		     void *cookie, uint32_t ctx_id);
+int fence_state_init(struct fence_state *fs, bool async, vkfd_fence_retire_fn cb, void *cookie,
+		     uint32_t ctx_id);
 void fence_state_fini(struct fence_state *fs);
 /* Queue a fence; -EINVAL for a bad ring, -ENOMEM (allocation or more than
  * FENCE_RING_MAX_PENDING pending on the ring). */
-int fence_state_submit(struct fence_state *fs, uint32_t ring, uint64_t fence_id,
-		       uint64_t target);
+int fence_state_submit(struct fence_state *fs, uint32_t ring, uint64_t fence_id, uint64_t target);
 /* Record progress on a ring (done only grows) and deliver what became ready. */
 void fence_state_advance(struct fence_state *fs, uint32_t ring, uint64_t done);
 /* Mark every ring complete (context lost): all fences retire. */

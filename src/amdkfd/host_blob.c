@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BLOB_FLAG_MAPPABLE 1u
-#define BLOB_FLAG_SHAREABLE 2u
+#define BLOB_FLAG_MAPPABLE     1u
+#define BLOB_FLAG_SHAREABLE    2u
 #define BLOB_FLAG_CROSS_DEVICE 4u
 
 static int blob_pos(struct vkfd_host_context *ctx, uint64_t blob_id, bool *found)
@@ -72,8 +72,9 @@ int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_
 		ctx->blobs = n;
 		ctx->cap_blobs = ncap;
 	}
-	memmove(&ctx->blobs[i + 1], &ctx->blobs[i], (ctx->n_blobs - (uint32_t)i) * sizeof(*ctx->blobs));
-	ctx->blobs[i] = (struct blob_entry){ .blob_id = blob_id, .bo = bo };
+	memmove(&ctx->blobs[i + 1], &ctx->blobs[i],
+		(ctx->n_blobs - (uint32_t)i) * sizeof(*ctx->blobs));
+	ctx->blobs[i] = (struct blob_entry){.blob_id = blob_id, .bo = bo};
 	ctx->n_blobs++;
 	bo->n_blob_ids++;
 	return 0;
@@ -117,8 +118,7 @@ static int get_shmem(struct vkfd_host_context *ctx, uint64_t size, uint32_t flag
 	if (!ret) {
 		if (host_features() & VKFD_FEAT_EVENT_HINTS)
 			shflags |= VKFD_SHMEM_FLAG_EVENT_HINTS;
-		ret = vkfd_shmem_init(ctx->shmem.map, VKFD_SHMEM_SIZE, VKFD_PROTO_VERSION,
-				      shflags);
+		ret = vkfd_shmem_init(ctx->shmem.map, VKFD_SHMEM_SIZE, VKFD_PROTO_VERSION, shflags);
 	}
 	if (!ret) {
 		fd = fcntl(ctx->shmem.fd, F_DUPFD_CLOEXEC, 0);
@@ -237,8 +237,8 @@ out:
 	return ret;
 }
 
-VKFD_EXPORT int vkfd_host_context_attach_resource(struct vkfd_host_context *ctx,
-						  uint32_t res_id, int fd, uint64_t size)
+VKFD_EXPORT int vkfd_host_context_attach_resource(struct vkfd_host_context *ctx, uint32_t res_id,
+						  int fd, uint64_t size)
 {
 	struct host_resource *n;
 	int dfd = -1;
@@ -271,13 +271,12 @@ VKFD_EXPORT int vkfd_host_context_attach_resource(struct vkfd_host_context *ctx,
 			return err;
 		}
 	}
-	ctx->res[ctx->n_res++] = (struct host_resource){ .res_id = res_id, .fd = dfd, .size = size };
+	ctx->res[ctx->n_res++] = (struct host_resource){.res_id = res_id, .fd = dfd, .size = size};
 	pthread_mutex_unlock(&ctx->lock);
 	return 0;
 }
 
-VKFD_EXPORT void vkfd_host_context_detach_resource(struct vkfd_host_context *ctx,
-						   uint32_t res_id)
+VKFD_EXPORT void vkfd_host_context_detach_resource(struct vkfd_host_context *ctx, uint32_t res_id)
 {
 	if (!ctx)
 		return;

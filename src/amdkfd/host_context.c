@@ -44,10 +44,11 @@ static int ctx_open_kfd(struct vkfd_host_context *ctx, bool need_secondary)
 		ret = ctx->ops->ioctl(ctx->dev, fd, VKFD_KFD_IOC_CREATE_PROCESS, NULL);
 		if (ret) {
 			ctx->ops->close(ctx->dev, fd);
-			vkfd_err("ctx %u: refused: this host process already runs a KFD context and "
-				 "the device offers no secondary KFD processes (%s); run one context "
-				 "per worker process (render server / vkfd-server)",
-				 ctx->ctx_id, strerror(-ret));
+			vkfd_err(
+			    "ctx %u: refused: this host process already runs a KFD context and "
+			    "the device offers no secondary KFD processes (%s); run one context "
+			    "per worker process (render server / vkfd-server)",
+			    ctx->ctx_id, strerror(-ret));
 			return -EBUSY;
 		}
 	}
@@ -199,8 +200,8 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 	ret = ctx_query_apertures(ctx);
 	if (ret)
 		goto fail;
-	ret = wait_pool_create(&ctx->waits,
-			       q->max_pending_waits ? q->max_pending_waits : HOST_DEFAULT_MAX_WAITS);
+	ret = wait_pool_create(&ctx->waits, q->max_pending_waits ? q->max_pending_waits
+								 : HOST_DEFAULT_MAX_WAITS);
 	if (ret)
 		goto fail;
 	ret = doorbell_relay_start(&ctx->relay, HOST_QUEUE_SLOTS);
@@ -271,8 +272,7 @@ void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why)
 }
 
 /* Count what later fences and get_blob calls depend on. */
-static int scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t size,
-		      uint64_t seq)
+static int scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t size, uint64_t seq)
 {
 	struct vkfd_cmd_view v;
 	struct vkfd_iter it;
@@ -285,8 +285,7 @@ static int scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t
 			vkfd_cmd_decode(&v, &r, sizeof(r));
 			if (ctx->n_binds == ctx->cap_binds) {
 				uint32_t ncap = ctx->cap_binds ? ctx->cap_binds * 2 : 16;
-				struct pending_bind *n =
-					realloc(ctx->binds, ncap * sizeof(*n));
+				struct pending_bind *n = realloc(ctx->binds, ncap * sizeof(*n));
 
 				if (!n)
 					return -ENOMEM;
@@ -294,7 +293,7 @@ static int scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t
 				ctx->cap_binds = ncap;
 			}
 			ctx->binds[ctx->n_binds++] =
-				(struct pending_bind){ .blob_id = r.blob_id, .seq = seq };
+			    (struct pending_bind){.blob_id = r.blob_id, .seq = seq};
 		} else if (v.hdr.cmd == VKFD_CMD_WAIT_EVENTS) {
 			struct vkfd_req_wait_events r;
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 struct host_global host_g = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static enum vkfd_host_device device_choice(enum vkfd_host_device cfg)
@@ -84,8 +84,8 @@ static int serialize_topology(struct host_global *g)
 	for (uint32_t i = 0; i < g->topo.n_files; i++) {
 		const struct topo_file *f = &g->topo.files[i];
 		uint32_t len = f->len > VKFD_TOPOLOGY_MAX_FILE ? VKFD_TOPOLOGY_MAX_FILE : f->len;
-		int ret = vkfd_topo_put(g->topo_blob, cap, &off, f->path, strlen(f->path), f->data,
-					len);
+		int ret =
+		    vkfd_topo_put(g->topo_blob, cap, &off, f->path, strlen(f->path), f->data, len);
 
 		if (ret)
 			return ret;

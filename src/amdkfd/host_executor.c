@@ -15,43 +15,43 @@
 typedef int (*cmd_fn)(struct cmd_ctx *c);
 
 static const cmd_fn handlers[VKFD_CMD_COUNT_] = {
-	[VKFD_CMD_HELLO] = cmd_hello,
-	[VKFD_CMD_GET_VERSION] = cmd_get_version,
-	[VKFD_CMD_GET_TOPOLOGY] = cmd_get_topology,
-	[VKFD_CMD_GET_PROCESS_APERTURES] = cmd_get_process_apertures,
-	[VKFD_CMD_ACQUIRE_VM] = cmd_acquire_vm,
-	[VKFD_CMD_SET_MEMORY_POLICY] = cmd_set_memory_policy,
-	[VKFD_CMD_SET_SCRATCH_BACKING_VA] = cmd_set_scratch_backing_va,
-	[VKFD_CMD_SET_TRAP_HANDLER] = cmd_set_trap_handler,
-	[VKFD_CMD_SET_XNACK_MODE] = cmd_set_xnack_mode,
-	[VKFD_CMD_GET_CLOCK_COUNTERS] = cmd_get_clock_counters,
-	[VKFD_CMD_AVAILABLE_MEMORY] = cmd_available_memory,
-	[VKFD_CMD_RUNTIME_ENABLE] = cmd_runtime_enable,
-	[VKFD_CMD_GET_TILE_CONFIG] = cmd_get_tile_config,
-	[VKFD_CMD_AMDGPU_QUERY] = cmd_amdgpu_query,
-	[VKFD_CMD_ALLOC_MEMORY] = cmd_alloc_memory,
-	[VKFD_CMD_FREE_MEMORY] = cmd_free_memory,
-	[VKFD_CMD_MAP_MEMORY] = cmd_map_memory,
-	[VKFD_CMD_UNMAP_MEMORY] = cmd_unmap_memory,
-	[VKFD_CMD_UNMAP_MEMORY_ASYNC] = cmd_unmap_memory,
-	[VKFD_CMD_BIND_BLOB] = cmd_bind_blob,
-	[VKFD_CMD_IMPORT_RESOURCE] = cmd_import_resource,
-	[VKFD_CMD_GET_RESOURCE_INFO] = cmd_get_resource_info,
-	[VKFD_CMD_CREATE_QUEUE] = cmd_create_queue,
-	[VKFD_CMD_DESTROY_QUEUE] = cmd_destroy_queue,
-	[VKFD_CMD_UPDATE_QUEUE] = cmd_update_queue,
-	[VKFD_CMD_SET_CU_MASK] = cmd_set_cu_mask,
-	[VKFD_CMD_ALLOC_QUEUE_GWS] = cmd_alloc_queue_gws,
-	[VKFD_CMD_DOORBELL_NOTIFY] = cmd_doorbell_notify,
-	[VKFD_CMD_HDP_FLUSH] = cmd_hdp_flush,
-	[VKFD_CMD_CREATE_EVENT] = cmd_create_event,
-	[VKFD_CMD_DESTROY_EVENT] = cmd_destroy_event,
-	[VKFD_CMD_SET_EVENT] = cmd_set_event,
-	[VKFD_CMD_RESET_EVENT] = cmd_reset_event,
-	[VKFD_CMD_WAIT_EVENTS] = cmd_wait_events,
-	[VKFD_CMD_DESTROY_EVENT_ASYNC] = cmd_destroy_event,
-	[VKFD_CMD_SET_EVENT_ASYNC] = cmd_set_event,
-	[VKFD_CMD_RESET_EVENT_ASYNC] = cmd_reset_event,
+    [VKFD_CMD_HELLO] = cmd_hello,
+    [VKFD_CMD_GET_VERSION] = cmd_get_version,
+    [VKFD_CMD_GET_TOPOLOGY] = cmd_get_topology,
+    [VKFD_CMD_GET_PROCESS_APERTURES] = cmd_get_process_apertures,
+    [VKFD_CMD_ACQUIRE_VM] = cmd_acquire_vm,
+    [VKFD_CMD_SET_MEMORY_POLICY] = cmd_set_memory_policy,
+    [VKFD_CMD_SET_SCRATCH_BACKING_VA] = cmd_set_scratch_backing_va,
+    [VKFD_CMD_SET_TRAP_HANDLER] = cmd_set_trap_handler,
+    [VKFD_CMD_SET_XNACK_MODE] = cmd_set_xnack_mode,
+    [VKFD_CMD_GET_CLOCK_COUNTERS] = cmd_get_clock_counters,
+    [VKFD_CMD_AVAILABLE_MEMORY] = cmd_available_memory,
+    [VKFD_CMD_RUNTIME_ENABLE] = cmd_runtime_enable,
+    [VKFD_CMD_GET_TILE_CONFIG] = cmd_get_tile_config,
+    [VKFD_CMD_AMDGPU_QUERY] = cmd_amdgpu_query,
+    [VKFD_CMD_ALLOC_MEMORY] = cmd_alloc_memory,
+    [VKFD_CMD_FREE_MEMORY] = cmd_free_memory,
+    [VKFD_CMD_MAP_MEMORY] = cmd_map_memory,
+    [VKFD_CMD_UNMAP_MEMORY] = cmd_unmap_memory,
+    [VKFD_CMD_UNMAP_MEMORY_ASYNC] = cmd_unmap_memory,
+    [VKFD_CMD_BIND_BLOB] = cmd_bind_blob,
+    [VKFD_CMD_IMPORT_RESOURCE] = cmd_import_resource,
+    [VKFD_CMD_GET_RESOURCE_INFO] = cmd_get_resource_info,
+    [VKFD_CMD_CREATE_QUEUE] = cmd_create_queue,
+    [VKFD_CMD_DESTROY_QUEUE] = cmd_destroy_queue,
+    [VKFD_CMD_UPDATE_QUEUE] = cmd_update_queue,
+    [VKFD_CMD_SET_CU_MASK] = cmd_set_cu_mask,
+    [VKFD_CMD_ALLOC_QUEUE_GWS] = cmd_alloc_queue_gws,
+    [VKFD_CMD_DOORBELL_NOTIFY] = cmd_doorbell_notify,
+    [VKFD_CMD_HDP_FLUSH] = cmd_hdp_flush,
+    [VKFD_CMD_CREATE_EVENT] = cmd_create_event,
+    [VKFD_CMD_DESTROY_EVENT] = cmd_destroy_event,
+    [VKFD_CMD_SET_EVENT] = cmd_set_event,
+    [VKFD_CMD_RESET_EVENT] = cmd_reset_event,
+    [VKFD_CMD_WAIT_EVENTS] = cmd_wait_events,
+    [VKFD_CMD_DESTROY_EVENT_ASYNC] = cmd_destroy_event,
+    [VKFD_CMD_SET_EVENT_ASYNC] = cmd_set_event,
+    [VKFD_CMD_RESET_EVENT_ASYNC] = cmd_reset_event,
 };
 
 /* Largest response any command can need (GET_TOPOLOGY's chunk). */
@@ -63,13 +63,13 @@ void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, vo
 	if (len < sizeof(struct vkfd_rsp_hdr))
 		len = sizeof(struct vkfd_rsp_hdr);
 	if (vkfd_rsp_write(ctx->shmem.map, v->hdr.rsp_off, rsp, len, v->hdr.seqno))
-		vkfd_dbg("ctx %u: %s seqno %u: response slot out of the area, dropped",
-			 ctx->ctx_id, vkfd_cmd_name(v->hdr.cmd), v->hdr.seqno);
+		vkfd_dbg("ctx %u: %s seqno %u: response slot out of the area, dropped", ctx->ctx_id,
+			 vkfd_cmd_name(v->hdr.cmd), v->hdr.seqno);
 }
 
 static void run_one(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v)
 {
-	struct cmd_ctx c = { .ctx = ctx, .v = v, .rsp = ctx->rsp_buf };
+	struct cmd_ctx c = {.ctx = ctx, .v = v, .rsp = ctx->rsp_buf};
 	uint32_t cap = v->known ? v->rsp_size : (uint32_t)sizeof(struct vkfd_rsp_hdr);
 	bool answer = v->known ? v->sync : true;
 	cmd_fn fn = v->hdr.cmd < VKFD_CMD_COUNT_ ? handlers[v->hdr.cmd] : NULL;

@@ -33,17 +33,17 @@
 
 struct kfdsim;
 
-#define HOST_MAX_GPUS TOPO_MAX_GPUS
-#define HOST_DEFAULT_MAX_BOS 65536u
-#define HOST_DEFAULT_MAX_QUEUES 128u
-#define HOST_DEFAULT_MAX_EVENTS 4096u
-#define HOST_DEFAULT_MAX_WAITS (VKFD_NUM_RINGS - 1)
+#define HOST_MAX_GPUS                 TOPO_MAX_GPUS
+#define HOST_DEFAULT_MAX_BOS          65536u
+#define HOST_DEFAULT_MAX_QUEUES       128u
+#define HOST_DEFAULT_MAX_EVENTS       4096u
+#define HOST_DEFAULT_MAX_WAITS        (VKFD_NUM_RINGS - 1)
 #define HOST_DEFAULT_CONTEXTS_PER_GPU 8u
 /* Bytes of batches queued but not yet executed, per context: a guest that
  * submits faster than its executor runs cannot grow host memory without
  * bound (512 maximum-size batches). */
-#define HOST_MAX_QUEUED_BYTES (64u << 20)
-#define HOST_QUEUE_SLOTS (VKFD_KFD_DOORBELL_SLICE_SLOTS * HOST_MAX_GPUS)
+#define HOST_MAX_QUEUED_BYTES         (64u << 20)
+#define HOST_QUEUE_SLOTS              (VKFD_KFD_DOORBELL_SLICE_SLOTS * HOST_MAX_GPUS)
 #define VKFD_KFD_DOORBELL_SLICE_SLOTS 1024u /* 8 KiB of u64 doorbells */
 
 /* Process-wide state (one device for all contexts). */
@@ -80,13 +80,13 @@ struct host_bo {
 	uint64_t va, size;   /* guest request */
 	uint64_t blob_size;  /* what get_blob must ask for */
 	uint64_t quota_bytes;
-	uint32_t flags;      /* KFD_IOC_ALLOC_MEM_FLAGS_* */
-	uint32_t gpu;        /* exported GPU index */
+	uint32_t flags; /* KFD_IOC_ALLOC_MEM_FLAGS_* */
+	uint32_t gpu;   /* exported GPU index */
 	enum bo_kind kind;
 	uint32_t map_info, map_flags;
 	uint64_t mapped_mask; /* bit g: mapped on exported GPU g */
-	uint32_t n_blob_ids; /* blob ids bound to this BO */
-	bool freeing;        /* FREE in flight: get_blob must not export */
+	uint32_t n_blob_ids;  /* blob ids bound to this BO */
+	bool freeing;         /* FREE in flight: get_blob must not export */
 	bool event_page;
 	bool in_va_map;
 	int dmabuf_fd; /* render-node allocation (KFD < 1.12), else -1 */
@@ -96,7 +96,7 @@ struct host_queue {
 	uint64_t handle;
 	uint32_t queue_id; /* kernel id, never leaves the host */
 	uint32_t gpu;
-	uint32_t slot;     /* u64 index in the shadow doorbell page */
+	uint32_t slot; /* u64 index in the shadow doorbell page */
 	uint32_t relay_slot;
 };
 
@@ -112,7 +112,7 @@ struct host_resource {
 };
 
 struct host_gpu_state {
-	int render_fd;      /* -1 until ACQUIRE_VM */
+	int render_fd; /* -1 until ACQUIRE_VM */
 	bool vm_acquired;
 	struct kfd_process_device_apertures ap;
 	bool have_ap;
@@ -125,7 +125,7 @@ struct host_gpu_state {
 
 struct exec_item {
 	struct exec_item *next;
-	uint64_t seq;  /* 1-based submit number */
+	uint64_t seq; /* 1-based submit number */
 	size_t size;
 	uint8_t data[];
 };
@@ -160,12 +160,12 @@ struct vkfd_host_context {
 	int kfd_fd;
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond;        /* executor wake-up */
-	pthread_cond_t done_cond;   /* executed advanced / blob bound */
+	pthread_cond_t cond;      /* executor wake-up */
+	pthread_cond_t done_cond; /* executed advanced / blob bound */
 	pthread_t exec_thread;
 	bool exec_started;
 	bool stopping;
-	uint32_t lost;              /* VKFD_ASYNC_ERR_* once lost */
+	uint32_t lost; /* VKFD_ASYNC_ERR_* once lost */
 	struct exec_item *q_head, *q_tail;
 	uint64_t submitted, executed;
 	size_t queued_bytes;
@@ -208,9 +208,9 @@ struct vkfd_host_context {
 struct cmd_ctx {
 	struct vkfd_host_context *ctx;
 	const struct vkfd_cmd_view *v;
-	uint8_t *rsp;   /* private, zeroed, v->rsp_size bytes */
+	uint8_t *rsp; /* private, zeroed, v->rsp_size bytes */
 	uint32_t rsp_len;
-	bool deferred;  /* response will be written by another thread */
+	bool deferred; /* response will be written by another thread */
 };
 
 int host_dispatch(struct cmd_ctx *c);

@@ -11,7 +11,7 @@
  * where BOs become blobs through the render node (render_alloc.c); from
  * 1.12 KFD's EXPORT_DMABUF is used. Neither was run on hardware here. */
 #define HOST_MIN_KFD_MINOR 11
-#define HOST_MIN_KERNEL VKFD_KERNEL_VERSION(6, 1, 0)
+#define HOST_MIN_KERNEL    VKFD_KERNEL_VERSION(6, 1, 0)
 
 static uint64_t features_for(bool is_sim, uint32_t minor, uint32_t flags)
 {
@@ -38,8 +38,8 @@ uint64_t host_features(void)
 VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
 {
 	return version >= VKFD_PROTO_VERSION_MIN && version <= VKFD_PROTO_VERSION_MAX
-		       ? sizeof(struct vkfd_capset)
-		       : 0;
+		   ? sizeof(struct vkfd_capset)
+		   : 0;
 }
 
 VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)

@@ -12,7 +12,7 @@ static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 static void log_init(void)
 {
-	static const char *const names[] = { "none", "error", "warn", "info", "debug" };
+	static const char *const names[] = {"none", "error", "warn", "info", "debug"};
 	const char *env = getenv("VKFD_DEBUG");
 
 	log_level = VKFD_LOG_WARN;
@@ -36,7 +36,7 @@ int vkfd_log_level(void)
 
 void vkfd_log(enum vkfd_log_level level, const char *fmt, ...)
 {
-	static const char *const tags[] = { "", "error", "warn", "info", "debug" };
+	static const char *const tags[] = {"", "error", "warn", "info", "debug"};
 	char line[512];
 	va_list ap;
 	int n;

@@ -16,12 +16,12 @@ enum vkfd_log_level {
 };
 
 void vkfd_log(enum vkfd_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 int vkfd_log_level(void);
 
-#define vkfd_err(...)	vkfd_log(VKFD_LOG_ERROR, __VA_ARGS__)
-#define vkfd_warn(...)	vkfd_log(VKFD_LOG_WARN, __VA_ARGS__)
-#define vkfd_info(...)	vkfd_log(VKFD_LOG_INFO, __VA_ARGS__)
-#define vkfd_dbg(...)	vkfd_log(VKFD_LOG_DEBUG, __VA_ARGS__)
+#define vkfd_err(...)  vkfd_log(VKFD_LOG_ERROR, __VA_ARGS__)
+#define vkfd_warn(...) vkfd_log(VKFD_LOG_WARN, __VA_ARGS__)
+#define vkfd_info(...) vkfd_log(VKFD_LOG_INFO, __VA_ARGS__)
+#define vkfd_dbg(...)  vkfd_log(VKFD_LOG_DEBUG, __VA_ARGS__)
 
 #endif

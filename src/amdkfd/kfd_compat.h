@@ -78,7 +78,7 @@ struct vkfd_kfd_runtime_enable_args {
 #endif
 
 /* mmap offsets on the KFD fd (kernel-internal encoding, stable ABI). */
-#define VKFD_KFD_MMAP_TYPE_SHIFT   62
+#define VKFD_KFD_MMAP_TYPE_SHIFT    62
 #define VKFD_KFD_MMAP_TYPE_DOORBELL (3ull << VKFD_KFD_MMAP_TYPE_SHIFT)
 #define VKFD_KFD_MMAP_TYPE_MMIO     (0ull << VKFD_KFD_MMAP_TYPE_SHIFT)
 #define VKFD_KFD_MMAP_GPU_ID_SHIFT  46

@@ -46,7 +46,7 @@ int host_render_alloc(struct vkfd_host_context *ctx, uint32_t g, uint64_t va, ui
 		gc.in.domains = AMDGPU_GEM_DOMAIN_VRAM;
 		/* the guest maps it; a new BO must not show old contents */
 		gc.in.domain_flags =
-			AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED | AMDGPU_GEM_CREATE_VRAM_CLEARED;
+		    AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED | AMDGPU_GEM_CREATE_VRAM_CLEARED;
 	} else {
 		gc.in.domains = AMDGPU_GEM_DOMAIN_GTT;
 	}

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOPO_DIR "/sys/devices/virtual/kfd/kfd/topology"
+#define TOPO_DIR      "/sys/devices/virtual/kfd/kfd/topology"
 #define TOPO_FILE_MAX (64 * 1024)
 
 /* Properties that identify the host machine or its PCI layout. */
 static const char *const hidden_props[] = {
-	"unique_id", "location_id", "domain", "hive_id", NULL,
+    "unique_id", "location_id", "domain", "hive_id", NULL,
 };
 
 static char *read_small_file(const char *path, uint32_t *len)
@@ -84,8 +84,8 @@ static bool hidden(const char *key, size_t klen)
  * Rewrite a "key value\n" file line by line. `rewrite` returns true and sets
  * *val when a key's value must be replaced.
  */
-typedef bool (*rewrite_fn)(void *arg, const char *key, size_t klen, uint64_t old,
-			   uint64_t *val, bool *drop);
+typedef bool (*rewrite_fn)(void *arg, const char *key, size_t klen, uint64_t old, uint64_t *val,
+			   bool *drop);
 
 static char *sanitize(const char *in, uint32_t *out_len, rewrite_fn fn, void *arg)
 {
@@ -106,8 +106,9 @@ static char *sanitize(const char *in, uint32_t *out_len, rewrite_fn fn, void *ar
 		if (klen && !hidden(p, klen)) {
 			if (sp && fn && fn(arg, p, klen, strtoull(sp + 1, NULL, 10), &val, &drop)) {
 				if (!drop)
-					o += (size_t)snprintf(out + o, cap - o, "%.*s %" PRIu64 "\n",
-							      (int)klen, p, val);
+					o +=
+					    (size_t)snprintf(out + o, cap - o, "%.*s %" PRIu64 "\n",
+							     (int)klen, p, val);
 			} else if (o + llen + 2 < cap) {
 				memcpy(out + o, p, llen);
 				o += llen;
@@ -231,8 +232,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask,
-		      uint64_t vram_cap)
+int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask, uint64_t vram_cap)
 {
 	char dir[512], path[700], rel[96];
 	uint32_t nodes[256], n_nodes = 0;
@@ -279,10 +279,10 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 		if (!gpu_id || !simd)
 			continue; /* CPU node: the guest builds its own */
 		t->gpus[t->n_gpus] = (struct topo_gpu){
-			.host_node = nodes[i],
-			.gpu_id = (uint32_t)gpu_id,
-			.render_minor = (int)minor,
-			.vram_size = vram_cap && vram > vram_cap ? vram_cap : vram,
+		    .host_node = nodes[i],
+		    .gpu_id = (uint32_t)gpu_id,
+		    .render_minor = (int)minor,
+		    .vram_size = vram_cap && vram > vram_cap ? vram_cap : vram,
 		};
 		t->n_gpus++;
 	}
@@ -290,8 +290,8 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 		return -ENODEV;
 
 	for (uint32_t g = 0; g < t->n_gpus; g++) {
-		struct node_rw rw = { .index = g, .vram_cap = vram_cap };
-		struct link_rw lrw = { .t = t };
+		struct node_rw rw = {.index = g, .vram_cap = vram_cap};
+		struct link_rw lrw = {.t = t};
 		char ndir[600];
 		uint32_t len;
 		char *txt, *clean;

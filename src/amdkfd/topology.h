@@ -22,10 +22,10 @@ struct topo_file {
 };
 
 struct topo_gpu {
-	uint32_t host_node;   /* node number in the host tree */
-	uint32_t gpu_id;      /* KFD gpu_id (also the id the guest uses) */
-	int render_minor;     /* host render node minor */
-	uint64_t vram_size;   /* as exported (capped) */
+	uint32_t host_node; /* node number in the host tree */
+	uint32_t gpu_id;    /* KFD gpu_id (also the id the guest uses) */
+	int render_minor;   /* host render node minor */
+	uint64_t vram_size; /* as exported (capped) */
 	uint32_t eop_size_hint;
 };
 

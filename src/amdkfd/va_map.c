@@ -52,7 +52,7 @@ int va_map_insert(struct va_map *m, uint64_t start, uint64_t size, void *owner)
 		m->cap = ncap;
 	}
 	memmove(&m->r[i + 1], &m->r[i], (m->n - i) * sizeof(*m->r));
-	m->r[i] = (struct va_range){ .start = start, .end = end, .owner = owner };
+	m->r[i] = (struct va_range){.start = start, .end = end, .owner = owner};
 	m->n++;
 	return 0;
 }

@@ -42,8 +42,8 @@
 #include "backend_vkfd_kfd.h"
 #include "backend_vkfd_topo.h"
 
-#define BK_MAX_FILES 256
-#define BK_MAX_QUEUES 1024
+#define BK_MAX_FILES    256
+#define BK_MAX_QUEUES   1024
 #define BK_TOPO_RETRIES 4
 /* libhsakmt masks doorbell offsets with its 8 KiB SOC15 slice size */
 #define BK_DOORBELL_SLOTS 1024u
@@ -99,16 +99,16 @@ struct bk_conn;
 struct bk_bo {
 	struct bk_bo *next;
 	uint64_t handle;
-	uint64_t va, size;        /* as the guest asked */
+	uint64_t va, size; /* as the guest asked */
 	uint64_t blob_size;
 	uint32_t gpu_id, kfd_flags, map_info, map_flags;
-	uint64_t cookie;          /* render-fd mmap offset, 0 if none */
+	uint64_t cookie; /* render-fd mmap offset, 0 if none */
 	bool has_blob;
 	struct vkfd_guest_blob blob;
-	bool userptr;             /* converted guest USERPTR range */
-	uint64_t uptr_len;        /* bytes of it backed by the blob */
-	bool userptr_mapped;      /* the range still holds our blob mapping */
-	bool event_page;          /* given to CREATE_EVENT: FREE -> EPERM */
+	bool userptr;        /* converted guest USERPTR range */
+	uint64_t uptr_len;   /* bytes of it backed by the blob */
+	bool userptr_mapped; /* the range still holds our blob mapping */
+	bool event_page;     /* given to CREATE_EVENT: FREE -> EPERM */
 };
 
 struct bk_queue {
@@ -131,10 +131,10 @@ struct bk_conn {
 	struct vkfd_guest *g;
 	pid_t pid;
 	int kfd_fd;
-	unsigned int refs;        /* files pointing at it */
-	unsigned int users;       /* render-node calls borrowing it */
-	bool closed;              /* last file gone while users > 0 */
-	bool dead;                /* inherited over fork: unusable */
+	unsigned int refs;  /* files pointing at it */
+	unsigned int users; /* render-node calls borrowing it */
+	bool closed;        /* last file gone while users > 0 */
+	bool dead;          /* inherited over fork: unusable */
 	uint64_t features;
 	struct bk_bo *bos;
 	struct bk_queue queues[BK_MAX_QUEUES];
@@ -165,11 +165,11 @@ struct bk_file {
 static struct {
 	bool inited;
 	pid_t pid;
-	char root[PATH_MAX];      /* what sysfs_root() returns */
+	char root[PATH_MAX]; /* what sysfs_root() returns */
 	bool root_ours;
 	unsigned int n_gpus;
 	struct bk_gpu gpus[VKFD_MAX_GPUS];
-	struct bk_conn *spare;    /* topology connection, reused by open_kfd */
+	struct bk_conn *spare; /* topology connection, reused by open_kfd */
 	/* The kernel keeps one KFD process per mm until exit: the connection
 	 * whose last kfd fd was closed stays here (with its host context and
 	 * every object in it) and the next open_kfd of this pid gets it
@@ -194,8 +194,8 @@ static pthread_mutex_t bk_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int bk_read_user(void *dst, uint64_t src, size_t len)
 {
-	struct iovec l = { dst, len };
-	struct iovec r = { (void *)(uintptr_t)src, len };
+	struct iovec l = {dst, len};
+	struct iovec r = {(void *)(uintptr_t)src, len};
 	ssize_t n;
 
 	if (!len)
@@ -214,8 +214,8 @@ static int bk_read_user(void *dst, uint64_t src, size_t len)
 
 static int bk_write_user(uint64_t dst, const void *src, size_t len)
 {
-	struct iovec l = { (void *)src, len };
-	struct iovec r = { (void *)(uintptr_t)dst, len };
+	struct iovec l = {(void *)src, len};
+	struct iovec r = {(void *)(uintptr_t)dst, len};
 	ssize_t n;
 
 	if (!len)
@@ -253,8 +253,8 @@ static int bk_transport_err(int r)
 	return r == -EMSGSIZE || r == -EINVAL ? -EINVAL : -EIO;
 }
 
-static int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len,
-		   void *rsp, size_t rsp_len)
+static int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp,
+		   size_t rsp_len)
 {
 	struct vkfd_req_hdr *h = req;
 	int r;
@@ -268,8 +268,7 @@ static int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len,
 	return bk_errno(((struct vkfd_rsp_hdr *)rsp)->ret);
 }
 
-static int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req,
-			 size_t req_len)
+static int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len)
 {
 	struct vkfd_req_hdr *h = req;
 	int r;
@@ -450,8 +449,7 @@ static struct bk_bo *bk_bo_by_cookie(uint64_t cookie, struct bk_conn **owner)
 
 static int bk_topo_fetch(struct bk_conn *c, uint8_t **out, size_t *out_len)
 {
-	size_t rsp_cap = sizeof(struct vkfd_rsp_get_topology) +
-			 VKFD_TOPOLOGY_MAX_CHUNK;
+	size_t rsp_cap = sizeof(struct vkfd_rsp_get_topology) + VKFD_TOPOLOGY_MAX_CHUNK;
 	struct vkfd_rsp_get_topology *rsp = malloc(rsp_cap);
 	uint8_t *buf = NULL;
 	int r = -EIO;
@@ -471,8 +469,7 @@ static int bk_topo_fetch(struct bk_conn *c, uint8_t **out, size_t *out_len)
 			memset(&req, 0, sizeof(req));
 			req.offset = off;
 			req.max_len = VKFD_TOPOLOGY_MAX_CHUNK;
-			r = bk_call(c, VKFD_CMD_GET_TOPOLOGY, &req, sizeof(req),
-				    rsp, rsp_cap);
+			r = bk_call(c, VKFD_CMD_GET_TOPOLOGY, &req, sizeof(req), rsp, rsp_cap);
 			if (r)
 				goto out;
 			if (off == 0) {
@@ -487,14 +484,12 @@ static int bk_topo_fetch(struct bk_conn *c, uint8_t **out, size_t *out_len)
 					r = -ENOMEM;
 					goto out;
 				}
-			} else if (rsp->generation != gen ||
-				   rsp->total_len != total) {
+			} else if (rsp->generation != gen || rsp->total_len != total) {
 				restart = true;
 				break;
 			}
 			if (rsp->chunk_len > VKFD_TOPOLOGY_MAX_CHUNK ||
-			    rsp->chunk_len > total - off ||
-			    (rsp->chunk_len == 0 && off < total)) {
+			    rsp->chunk_len > total - off || (rsp->chunk_len == 0 && off < total)) {
 				r = -EPROTO;
 				goto out;
 			}
@@ -527,8 +522,7 @@ static long long bk_prop(const char *text, size_t len, const char *key)
 
 		while (e < len && text[e] != '\n')
 			e++;
-		if (e - i > kl && !strncmp(text + i, key, kl) &&
-		    text[i + kl] == ' ') {
+		if (e - i > kl && !strncmp(text + i, key, kl) && text[i + kl] == ' ') {
 			char num[32];
 			size_t nl = e - i - kl - 1;
 
@@ -561,8 +555,7 @@ struct bk_rec {
 	uint32_t data_len;
 };
 
-static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off,
-		       struct bk_rec *e)
+static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off, struct bk_rec *e)
 {
 	struct vkfd_topo_record rec;
 	size_t rsz;
@@ -573,14 +566,12 @@ static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off,
 		return -EPROTO;
 	memcpy(&rec, buf + *off, sizeof(rec));
 	if (rec.path_len == 0 || rec.path_len > VKFD_TOPOLOGY_MAX_PATH ||
-	    rec.path_len >= sizeof(e->rel) ||
-	    rec.data_len > VKFD_TOPOLOGY_MAX_FILE)
+	    rec.path_len >= sizeof(e->rel) || rec.data_len > VKFD_TOPOLOGY_MAX_FILE)
 		return -EPROTO;
 	rsz = (sizeof(rec) + rec.path_len + rec.data_len + 7) & ~(size_t)7;
 	if (rsz > len - *off)
 		return -EPROTO;
-	if (!bk_topo_rel_ok((const char *)buf + *off + sizeof(rec),
-			    rec.path_len))
+	if (!bk_topo_rel_ok((const char *)buf + *off + sizeof(rec), rec.path_len))
 		return -EPROTO;
 	memcpy(e->rel, buf + *off + sizeof(rec), rec.path_len);
 	e->rel[rec.path_len] = '\0';
@@ -597,8 +588,8 @@ static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off,
  * guest's tree must be self-consistent whatever the host sent). */
 static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 {
-	uint64_t io_mask[VKFD_MAX_GPUS] = { 0 }, p2p_mask[VKFD_MAX_GPUS] = { 0 };
-	bool has_props[VKFD_MAX_GPUS] = { false };
+	uint64_t io_mask[VKFD_MAX_GPUS] = {0}, p2p_mask[VKFD_MAX_GPUS] = {0};
+	bool has_props[VKFD_MAX_GPUS] = {false};
 	unsigned int n_nodes = 0;
 	char *fixed = malloc(BK_TOPO_FIXED_CAP);
 	struct bk_rec e;
@@ -657,33 +648,25 @@ static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 			r = -EPROTO;
 			break;
 		}
-		kind = node == UINT_MAX ? 0 :
-					  bk_topo_link_of(e.rel, &link, &tail);
+		kind = node == UINT_MAX ? 0 : bk_topo_link_of(e.rel, &link, &tail);
 		if (kind > 0) {
 			uint64_t m = kind == 1 ? io_mask[node] : p2p_mask[node];
-			unsigned int dense = (unsigned int)__builtin_popcountll(
-				m & ((1ull << link) - 1));
+			unsigned int dense =
+			    (unsigned int)__builtin_popcountll(m & ((1ull << link) - 1));
 
 			snprintf(out, sizeof(out), "nodes/%u/%s/%u%s", node + 1,
-				 kind == 1 ? "io_links" : "p2p_links", dense,
-				 tail);
-			fl = bk_topo_fix_links((const char *)e.data,
-					       e.data_len, 1, n_nodes, fixed,
+				 kind == 1 ? "io_links" : "p2p_links", dense, tail);
+			fl = bk_topo_fix_links((const char *)e.data, e.data_len, 1, n_nodes, fixed,
 					       BK_TOPO_FIXED_CAP);
 		} else if (node != UINT_MAX && bk_topo_is_props(e.rel, node)) {
-			long long m = bk_prop((const char *)e.data, e.data_len,
-					      "drm_render_minor");
+			long long m = bk_prop((const char *)e.data, e.data_len, "drm_render_minor");
 
-			bk.gpus[node].render_minor =
-				m >= 128 && m < 1024 ? (int)m : -1;
+			bk.gpus[node].render_minor = m >= 128 && m < 1024 ? (int)m : -1;
 			has_props[node] = true;
 			fl = bk_topo_set_link_counts(
-				(const char *)e.data, e.data_len, fixed,
-				BK_TOPO_FIXED_CAP,
-				(unsigned int)__builtin_popcountll(io_mask[node]) +
-					1,
-				(unsigned int)__builtin_popcountll(
-					p2p_mask[node]));
+			    (const char *)e.data, e.data_len, fixed, BK_TOPO_FIXED_CAP,
+			    (unsigned int)__builtin_popcountll(io_mask[node]) + 1,
+			    (unsigned int)__builtin_popcountll(p2p_mask[node]));
 		} else {
 			if (node != UINT_MAX) {
 				char p[64];
@@ -691,21 +674,18 @@ static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 				snprintf(p, sizeof(p), "nodes/%u/gpu_id", node);
 				if (!strcmp(e.rel, p)) {
 					char num[32];
-					size_t nl = e.data_len < sizeof(num) - 1 ?
-							    e.data_len :
-							    sizeof(num) - 1;
+					size_t nl = e.data_len < sizeof(num) - 1 ? e.data_len
+										 : sizeof(num) - 1;
 
 					memcpy(num, e.data, nl);
 					num[nl] = '\0';
-					bk.gpus[node].gpu_id =
-						(uint32_t)strtoul(num, NULL, 10);
+					bk.gpus[node].gpu_id = (uint32_t)strtoul(num, NULL, 10);
 				}
 			}
 			fl = (ssize_t)e.data_len;
 			memcpy(fixed, e.data, e.data_len);
 		}
-		r = fl < 0 ? (int)fl :
-			     bk_topo_write(troot, out, fixed, (size_t)fl);
+		r = fl < 0 ? (int)fl : bk_topo_write(troot, out, fixed, (size_t)fl);
 		if (r)
 			break;
 	}
@@ -717,9 +697,7 @@ static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 			r = -EPROTO;
 		else
 			r = bk_topo_gpu_cpu_link(
-				troot, k + 1,
-				(unsigned long)__builtin_popcountll(io_mask[k]),
-				0);
+			    troot, k + 1, (unsigned long)__builtin_popcountll(io_mask[k]), 0);
 	}
 	if (!r)
 		r = bk_topo_cpu_node(troot, 0, 1, bk.n_gpus);
@@ -743,8 +721,7 @@ static int bk_topo_materialise(struct bk_conn *c)
 	size_t len = 0;
 	int r;
 
-	snprintf(tmpl, sizeof(tmpl), "%s/vkfd-topo-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
+	snprintf(tmpl, sizeof(tmpl), "%s/vkfd-topo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tmpl))
 		return -errno;
 	snprintf(bk.root, sizeof(bk.root), "%s", tmpl);
@@ -914,14 +891,12 @@ static int bk_close(int fd)
 	}
 	if (f->kind == BK_KFD && f->conn) {
 		struct bk_conn *c = f->conn;
-		bool keep = c->refs == 1 && !c->dead && !bk.kept &&
-			    c->pid == getpid();
+		bool keep = c->refs == 1 && !c->dead && !bk.kept && c->pid == getpid();
 
 		/* render fds it acquired become free again, unless the
 		 * process is kept: its VMs stay bound to it */
 		for (unsigned int i = 0; i < BK_MAX_FILES && !keep; i++)
-			if (bk.files[i].kind == BK_RENDER &&
-			    bk.files[i].vm_owner == c)
+			if (bk.files[i].kind == BK_RENDER && bk.files[i].vm_owner == c)
 				bk.files[i].vm_owner = NULL;
 		if (--c->refs == 0) {
 			/* a render-node call may still be borrowing it: the
@@ -1009,8 +984,7 @@ static int bk_bo_blob(struct bk_conn *c, struct bk_bo *b)
 	r = bk_call_async(c, VKFD_CMD_BIND_BLOB, &req, sizeof(req));
 	if (r)
 		return r;
-	r = vkfd_guest_blob_create(c->g, id, b->blob_size,
-				   VKFD_GUEST_BLOB_MAPPABLE, &b->blob);
+	r = vkfd_guest_blob_create(c->g, id, b->blob_size, VKFD_GUEST_BLOB_MAPPABLE, &b->blob);
 	if (r) {
 		bk_log("blob create for bo %#" PRIx64 ": %d", b->handle, r);
 		return r < 0 ? r : -EIO;
@@ -1028,9 +1002,8 @@ static int bk_send_free(struct bk_conn *c, uint64_t handle)
 	return bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
 }
 
-static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size,
-			 uint32_t gpu_id, uint32_t flags,
-			 struct vkfd_rsp_alloc_memory *rsp)
+static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
+			 uint32_t flags, struct vkfd_rsp_alloc_memory *rsp)
 {
 	struct vkfd_req_alloc_memory req;
 
@@ -1039,8 +1012,7 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size,
 	req.size = size;
 	req.gpu_id = gpu_id;
 	req.flags = flags;
-	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, sizeof(req), rsp,
-		       sizeof(*rsp));
+	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, sizeof(req), rsp, sizeof(*rsp));
 }
 
 /* The CPU range a USERPTR registration covers: all of it, or for
@@ -1048,11 +1020,9 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size,
  * GPU sees that half twice). */
 static bool bk_userptr_len(struct bk_bo *b)
 {
-	uint64_t want = (b->map_flags & VKFD_ALLOC_MAP_MIRRORED) ? b->size / 2 :
-								    b->size;
+	uint64_t want = (b->map_flags & VKFD_ALLOC_MAP_MIRRORED) ? b->size / 2 : b->size;
 
-	if ((b->map_flags & VKFD_ALLOC_MAP_NONE) || b->blob_size < want ||
-	    want == 0)
+	if ((b->map_flags & VKFD_ALLOC_MAP_NONE) || b->blob_size < want || want == 0)
 		return false;
 	b->uptr_len = want;
 	return true;
@@ -1074,8 +1044,8 @@ static bool bk_range_anon_private(uint64_t va, uint64_t len)
 		char perms[8];
 		int path = 0;
 
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms,
-			   &ino, &path) < 4 || path == 0)
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms, &ino, &path) < 4 ||
+		    path == 0)
 			continue;
 		if (e <= cur)
 			continue;
@@ -1107,8 +1077,7 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 		ssize_t got = pread(fd, ent, k * 8, (off_t)((va / pg + i) * 8));
 
 		if (got != (ssize_t)(k * 8)) {
-			r = bk_read_user(dst + i * pg, va + i * pg,
-					 len - i * pg);
+			r = bk_read_user(dst + i * pg, va + i * pg, len - i * pg);
 			break;
 		}
 		for (size_t j = 0; !r && j < k;) {
@@ -1117,8 +1086,7 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 			while (run < k && (ent[run] & (3ull << 62)))
 				run++;
 			if (run > j)
-				r = bk_read_user(dst + (i + j) * pg,
-						 va + (i + j) * pg,
+				r = bk_read_user(dst + (i + j) * pg, va + (i + j) * pg,
 						 (run - j) * pg);
 			j = run > j ? run : j + 1;
 		}
@@ -1141,8 +1109,7 @@ static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
 	if (r)
 		return r;
 	t1 = bk_clock_ns(CLOCK_MONOTONIC);
-	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->uptr_len, 0,
-				  PROT_READ | PROT_WRITE);
+	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->uptr_len, 0, PROT_READ | PROT_WRITE);
 	if (tmp == MAP_FAILED)
 		return -errno;
 	/* current contents first (the blob is zeroed by the host); then the
@@ -1153,13 +1120,12 @@ static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
 		r = bk_read_user(tmp, b->va, b->uptr_len);
 	munmap(tmp, b->uptr_len);
 	t2 = bk_clock_ns(CLOCK_MONOTONIC);
-	bk_log("userptr %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us",
-	       b->uptr_len, (t1 - t0) / 1000, (t2 - t1) / 1000);
+	bk_log("userptr %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us", b->uptr_len,
+	       (t1 - t0) / 1000, (t2 - t1) / 1000);
 	if (r)
 		return r;
-	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->va,
-				b->uptr_len, 0, PROT_READ | PROT_WRITE) ==
-	    MAP_FAILED)
+	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->va, b->uptr_len, 0,
+				PROT_READ | PROT_WRITE) == MAP_FAILED)
 		return -errno;
 	b->userptr_mapped = true;
 	return 0;
@@ -1172,17 +1138,15 @@ static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
 {
 	off_t pos = 0, end = (off_t)b->uptr_len;
 
-	if (!b->has_blob || b->blob.fd < 0 ||
-	    lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
+	if (!b->has_blob || b->blob.fd < 0 || lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
 		return bk_read_user(dst, b->va, b->uptr_len);
 	while (pos < end) {
 		off_t d = lseek(b->blob.fd, pos, SEEK_DATA), h;
 
 		if (d < 0)
-			return errno == ENXIO ? 0 :
-					       bk_read_user(dst + pos,
-							    b->va + (uint64_t)pos,
-							    (size_t)(end - pos));
+			return errno == ENXIO ? 0
+					      : bk_read_user(dst + pos, b->va + (uint64_t)pos,
+							     (size_t)(end - pos));
 		if (d >= end)
 			break;
 		h = lseek(b->blob.fd, d, SEEK_HOLE);
@@ -1203,13 +1167,11 @@ static void bk_userptr_restore(struct bk_bo *b)
 
 	if (!b->userptr_mapped)
 		return;
-	tmp = mmap(NULL, b->uptr_len, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	tmp = mmap(NULL, b->uptr_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (tmp == MAP_FAILED)
 		return;
 	if (bk_copy_blob_data(tmp, b) ||
-	    mremap(tmp, b->uptr_len, b->uptr_len,
-		   MREMAP_MAYMOVE | MREMAP_FIXED,
+	    mremap(tmp, b->uptr_len, b->uptr_len, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   (void *)(uintptr_t)b->va) == MAP_FAILED)
 		munmap(tmp, b->uptr_len);
 	b->userptr_mapped = false;
@@ -1230,8 +1192,7 @@ static int h_get_version(struct bk_conn *c, void *arg, uint32_t usize)
 
 	(void)usize;
 	memset(&req, 0, sizeof(req));
-	r = bk_call(c, VKFD_CMD_GET_VERSION, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_GET_VERSION, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r)
 		return r;
 	a->major = rsp.major;
@@ -1239,16 +1200,14 @@ static int h_get_version(struct bk_conn *c, void *arg, uint32_t usize)
 	return 0;
 }
 
-static int bk_get_apertures(struct bk_conn *c,
-			    struct vkfd_rsp_get_process_apertures *rsp)
+static int bk_get_apertures(struct bk_conn *c, struct vkfd_rsp_get_process_apertures *rsp)
 {
 	struct vkfd_req_get_process_apertures req;
 	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.max_nodes = VKFD_MAX_GPUS;
-	r = bk_call(c, VKFD_CMD_GET_PROCESS_APERTURES, &req, sizeof(req), rsp,
-		    sizeof(*rsp));
+	r = bk_call(c, VKFD_CMD_GET_PROCESS_APERTURES, &req, sizeof(req), rsp, sizeof(*rsp));
 	if (!r && rsp->num_nodes > VKFD_MAX_GPUS)
 		r = -EIO;
 	return r;
@@ -1341,8 +1300,7 @@ static int h_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
 		return r;
 	memset(&req, 0, sizeof(req));
 	req.gpu_id = a->gpu_id;
-	r = bk_call(c, VKFD_CMD_ACQUIRE_VM, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_ACQUIRE_VM, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r)
 		return r;
 	pthread_mutex_lock(&bk_lock);
@@ -1368,8 +1326,7 @@ static int h_set_memory_policy(struct bk_conn *c, void *arg, uint32_t usize)
 	req.gpu_id = a->gpu_id;
 	req.default_policy = a->default_policy;
 	req.alternate_policy = a->alternate_policy;
-	return bk_call(c, VKFD_CMD_SET_MEMORY_POLICY, &req, sizeof(req), &rsp,
-		       sizeof(rsp));
+	return bk_call(c, VKFD_CMD_SET_MEMORY_POLICY, &req, sizeof(req), &rsp, sizeof(rsp));
 }
 
 static int h_set_scratch(struct bk_conn *c, void *arg, uint32_t usize)
@@ -1382,8 +1339,7 @@ static int h_set_scratch(struct bk_conn *c, void *arg, uint32_t usize)
 	memset(&req, 0, sizeof(req));
 	req.va_addr = a->va_addr;
 	req.gpu_id = a->gpu_id;
-	return bk_call(c, VKFD_CMD_SET_SCRATCH_BACKING_VA, &req, sizeof(req),
-		       &rsp, sizeof(rsp));
+	return bk_call(c, VKFD_CMD_SET_SCRATCH_BACKING_VA, &req, sizeof(req), &rsp, sizeof(rsp));
 }
 
 static int h_set_trap_handler(struct bk_conn *c, void *arg, uint32_t usize)
@@ -1397,8 +1353,7 @@ static int h_set_trap_handler(struct bk_conn *c, void *arg, uint32_t usize)
 	req.tba_addr = a->tba_addr;
 	req.tma_addr = a->tma_addr;
 	req.gpu_id = a->gpu_id;
-	return bk_call(c, VKFD_CMD_SET_TRAP_HANDLER, &req, sizeof(req), &rsp,
-		       sizeof(rsp));
+	return bk_call(c, VKFD_CMD_SET_TRAP_HANDLER, &req, sizeof(req), &rsp, sizeof(rsp));
 }
 
 static int h_set_xnack(struct bk_conn *c, void *arg, uint32_t usize)
@@ -1411,8 +1366,7 @@ static int h_set_xnack(struct bk_conn *c, void *arg, uint32_t usize)
 	(void)usize;
 	memset(&req, 0, sizeof(req));
 	req.xnack_enabled = a->xnack_enabled;
-	r = bk_call(c, VKFD_CMD_SET_XNACK_MODE, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_SET_XNACK_MODE, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r)
 		a->xnack_enabled = rsp.xnack_enabled;
 	return r;
@@ -1428,8 +1382,7 @@ static int h_available_memory(struct bk_conn *c, void *arg, uint32_t usize)
 	(void)usize;
 	memset(&req, 0, sizeof(req));
 	req.gpu_id = a->gpu_id;
-	r = bk_call(c, VKFD_CMD_AVAILABLE_MEMORY, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_AVAILABLE_MEMORY, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r)
 		a->available = rsp.available;
 	return r;
@@ -1447,8 +1400,7 @@ static int h_runtime_enable(struct bk_conn *c, void *arg, uint32_t usize)
 	req.r_debug = a->r_debug;
 	req.mode_mask = a->mode_mask;
 	req.capabilities_mask = a->capabilities_mask;
-	r = bk_call(c, VKFD_CMD_RUNTIME_ENABLE, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_RUNTIME_ENABLE, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r)
 		a->capabilities_mask = rsp.capabilities_mask;
 	return r;
@@ -1480,8 +1432,7 @@ static int h_clock_counters(struct bk_conn *c, void *arg, uint32_t usize)
 		memset(&req, 0, sizeof(req));
 		req.gpu_id = a->gpu_id;
 		pthread_mutex_unlock(&c->ev_lock);
-		r = bk_call(c, VKFD_CMD_GET_CLOCK_COUNTERS, &req, sizeof(req),
-			    &rsp, sizeof(rsp));
+		r = bk_call(c, VKFD_CMD_GET_CLOCK_COUNTERS, &req, sizeof(req), &rsp, sizeof(rsp));
 		if (r)
 			return r;
 		now = bk_clock_ns(CLOCK_BOOTTIME);
@@ -1492,13 +1443,9 @@ static int h_clock_counters(struct bk_conn *c, void *arg, uint32_t usize)
 			c->clk[gi].host_sys0 = rsp.system_clock_counter;
 			c->clk[gi].guest_sys0 = now;
 		} else if (!c->clk[gi].have_rate &&
-			   rsp.system_clock_counter >
-				   c->clk[gi].host_sys0 + 1000000ull) {
-			c->clk[gi].rate =
-				(double)(rsp.gpu_clock_counter -
-					 c->clk[gi].gpu0) /
-				(double)(rsp.system_clock_counter -
-					 c->clk[gi].host_sys0);
+			   rsp.system_clock_counter > c->clk[gi].host_sys0 + 1000000ull) {
+			c->clk[gi].rate = (double)(rsp.gpu_clock_counter - c->clk[gi].gpu0) /
+					  (double)(rsp.system_clock_counter - c->clk[gi].host_sys0);
 			c->clk[gi].gpu0 = rsp.gpu_clock_counter;
 			c->clk[gi].guest_sys0 = now;
 			c->clk[gi].have_rate = true;
@@ -1508,9 +1455,8 @@ static int h_clock_counters(struct bk_conn *c, void *arg, uint32_t usize)
 	} else {
 		now = bk_clock_ns(CLOCK_BOOTTIME);
 		a->gpu_clock_counter =
-			c->clk[gi].gpu0 +
-			(uint64_t)((double)(now - c->clk[gi].guest_sys0) *
-				   c->clk[gi].rate);
+		    c->clk[gi].gpu0 +
+		    (uint64_t)((double)(now - c->clk[gi].guest_sys0) * c->clk[gi].rate);
 		pthread_mutex_unlock(&c->ev_lock);
 	}
 cpu:
@@ -1531,21 +1477,18 @@ static int h_tile_config(struct bk_conn *c, void *arg, uint32_t usize)
 	(void)usize;
 	memset(&req, 0, sizeof(req));
 	req.gpu_id = a->gpu_id;
-	req.num_tile_configs = a->num_tile_configs < VKFD_MAX_TILE_CONFIGS ?
-				       a->num_tile_configs :
-				       VKFD_MAX_TILE_CONFIGS;
-	req.num_macro_tile_configs =
-		a->num_macro_tile_configs < VKFD_MAX_MACRO_TILE_CONFIGS ?
-			a->num_macro_tile_configs :
-			VKFD_MAX_MACRO_TILE_CONFIGS;
-	r = bk_call(c, VKFD_CMD_GET_TILE_CONFIG, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	req.num_tile_configs = a->num_tile_configs < VKFD_MAX_TILE_CONFIGS ? a->num_tile_configs
+									   : VKFD_MAX_TILE_CONFIGS;
+	req.num_macro_tile_configs = a->num_macro_tile_configs < VKFD_MAX_MACRO_TILE_CONFIGS
+					 ? a->num_macro_tile_configs
+					 : VKFD_MAX_MACRO_TILE_CONFIGS;
+	r = bk_call(c, VKFD_CMD_GET_TILE_CONFIG, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r)
 		return r;
-	nt = rsp.num_tile_configs < req.num_tile_configs ?
-		     rsp.num_tile_configs : req.num_tile_configs;
-	nm = rsp.num_macro_tile_configs < req.num_macro_tile_configs ?
-		     rsp.num_macro_tile_configs : req.num_macro_tile_configs;
+	nt = rsp.num_tile_configs < req.num_tile_configs ? rsp.num_tile_configs
+							 : req.num_tile_configs;
+	nm = rsp.num_macro_tile_configs < req.num_macro_tile_configs ? rsp.num_macro_tile_configs
+								     : req.num_macro_tile_configs;
 	a->gb_addr_config = rsp.gb_addr_config;
 	a->num_banks = rsp.num_banks;
 	a->num_ranks = rsp.num_ranks;
@@ -1553,8 +1496,7 @@ static int h_tile_config(struct bk_conn *c, void *arg, uint32_t usize)
 	a->num_macro_tile_configs = nm;
 	r = bk_write_user(a->tile_config_ptr, rsp.tile_config, nt * 4u);
 	if (!r)
-		r = bk_write_user(a->macro_tile_config_ptr,
-				  rsp.macro_tile_config, nm * 4u);
+		r = bk_write_user(a->macro_tile_config_ptr, rsp.macro_tile_config, nm * 4u);
 	return r;
 }
 
@@ -1575,8 +1517,7 @@ static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
 		return -EINVAL;
 	if (userptr) {
 		/* GPU VA = CPU VA is how we convert; page granular */
-		if (a->mmap_offset != a->va_addr ||
-		    (a->va_addr | a->size) & (uint64_t)(pg - 1) ||
+		if (a->mmap_offset != a->va_addr || (a->va_addr | a->size) & (uint64_t)(pg - 1) ||
 		    a->va_addr + a->size < a->va_addr)
 			return -EINVAL;
 		flags = (flags & ~BK_ALLOC_USERPTR) | BK_ALLOC_GTT;
@@ -1599,9 +1540,9 @@ static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
 	b->map_flags = rsp.map_flags;
 	b->userptr = userptr;
 
-	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64
-	       " blob %#" PRIx64 " map_flags %#x", a->va_addr, a->size,
-	       a->flags, rsp.handle, rsp.blob_size, rsp.map_flags);
+	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64 " blob %#" PRIx64
+	       " map_flags %#x",
+	       a->va_addr, a->size, a->flags, rsp.handle, rsp.blob_size, rsp.map_flags);
 	pthread_mutex_lock(&bk_mem_lock);
 	if (userptr) {
 		r = bk_userptr_len(b) ? bk_userptr_convert(c, b) : -EIO;
@@ -1624,13 +1565,11 @@ static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
 
 	a->handle = b->handle;
 	if (flags & BK_ALLOC_MMIO_REMAP)
-		a->mmap_offset = BK_MMAP_TYPE_MMIO |
-				 ((uint64_t)(a->gpu_id & 0xffff)
-				  << BK_MMAP_GPU_ID_SHIFT);
+		a->mmap_offset =
+		    BK_MMAP_TYPE_MMIO | ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT);
 	else if (flags & BK_ALLOC_DOORBELL)
 		a->mmap_offset = BK_MMAP_TYPE_DOORBELL |
-				 ((uint64_t)(a->gpu_id & 0xffff)
-				  << BK_MMAP_GPU_ID_SHIFT);
+				 ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT);
 	else if (!userptr)
 		a->mmap_offset = b->cookie;
 	return 0;
@@ -1691,15 +1630,13 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 	if (a->n_success == a->n_devices)
 		return 0; /* nothing left: the kernel's loop does nothing */
 	memset(&req, 0, sizeof(req));
-	r = bk_read_user(req.device_ids, a->device_ids_array_ptr,
-			 a->n_devices * sizeof(uint32_t));
+	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
 	if (r)
 		return r;
 	req.handle = a->handle;
 	req.n_devices = a->n_devices;
 	req.n_success = a->n_success;
-	r = bk_call(c, cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices), &rsp, sizeof(rsp));
 	/* partial progress is written back even on failure, as the kernel
 	 * does, so that a retry resumes there */
 	if (rsp.n_success >= a->n_success && rsp.n_success <= a->n_devices)
@@ -1750,8 +1687,7 @@ static int h_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	req.ctx_save_restore_size = a->ctx_save_restore_size;
 	req.ctl_stack_size = a->ctl_stack_size;
 	/* an 88-byte (KFD <= 1.16) caller has no sdma_engine_id: zero */
-	req.sdma_engine_id = usize > BK_CREATE_QUEUE_SIZE_OLD ?
-				     a->sdma_engine_id : 0;
+	req.sdma_engine_id = usize > BK_CREATE_QUEUE_SIZE_OLD ? a->sdma_engine_id : 0;
 
 	pthread_mutex_lock(&bk_lock);
 	for (id = 0; id < BK_MAX_QUEUES; id++)
@@ -1762,8 +1698,7 @@ static int h_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	pthread_mutex_unlock(&bk_lock);
 	if (id == BK_MAX_QUEUES)
 		return -ENOMEM;
-	r = bk_call(c, VKFD_CMD_CREATE_QUEUE, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_CREATE_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r && rsp.doorbell_index >= BK_DOORBELL_SLOTS)
 		r = -EIO;
 	pthread_mutex_lock(&bk_lock);
@@ -1782,8 +1717,7 @@ static int h_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 		a->ring_size = rsp.ring_size;
 	/* the kernel's format: type | gpu_id | byte offset in the slice */
 	a->doorbell_offset = BK_MMAP_TYPE_DOORBELL |
-			     ((uint64_t)(a->gpu_id & 0xffff)
-			      << BK_MMAP_GPU_ID_SHIFT) |
+			     ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT) |
 			     (uint64_t)rsp.doorbell_index * 8u;
 	return 0;
 }
@@ -1805,8 +1739,7 @@ static int h_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	pthread_mutex_unlock(&bk_lock);
 	if (!q)
 		return -EINVAL;
-	r = bk_call(c, VKFD_CMD_DESTROY_QUEUE, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_DESTROY_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r) {
 		pthread_mutex_lock(&bk_lock);
 		memset(&c->queues[a->queue_id], 0, sizeof(struct bk_queue));
@@ -1835,8 +1768,7 @@ static int h_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	req.ring_size = a->ring_size;
 	req.queue_percentage = a->queue_percentage;
 	req.queue_priority = a->queue_priority;
-	return bk_call(c, VKFD_CMD_UPDATE_QUEUE, &req, sizeof(req), &rsp,
-		       sizeof(rsp));
+	return bk_call(c, VKFD_CMD_UPDATE_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
 }
 
 static int h_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
@@ -1861,14 +1793,13 @@ static int h_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
 		return -EINVAL;
 	/* the kernel reads at most its CU count worth of bits; we bound it
 	 * at the protocol's limit the same way */
-	bits = a->num_cu_mask < VKFD_MAX_CU_MASK_BITS ? a->num_cu_mask :
-							VKFD_MAX_CU_MASK_BITS;
+	bits = a->num_cu_mask < VKFD_MAX_CU_MASK_BITS ? a->num_cu_mask : VKFD_MAX_CU_MASK_BITS;
 	r = bk_read_user(req.cu_mask, a->cu_mask_ptr, bits / 8u);
 	if (r)
 		return r;
 	req.num_cu_mask = bits;
-	return bk_call(c, VKFD_CMD_SET_CU_MASK, &req,
-		       VKFD_REQ_SET_CU_MASK_LEN(bits), &rsp, sizeof(rsp));
+	return bk_call(c, VKFD_CMD_SET_CU_MASK, &req, VKFD_REQ_SET_CU_MASK_LEN(bits), &rsp,
+		       sizeof(rsp));
 }
 
 static int h_alloc_gws(struct bk_conn *c, void *arg, uint32_t usize)
@@ -1889,8 +1820,7 @@ static int h_alloc_gws(struct bk_conn *c, void *arg, uint32_t usize)
 	if (!q)
 		return -EINVAL;
 	req.num_gws = a->num_gws;
-	r = bk_call(c, VKFD_CMD_ALLOC_QUEUE_GWS, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_ALLOC_QUEUE_GWS, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r)
 		a->first_gws = rsp.first_gws;
 	return r;
@@ -1918,8 +1848,7 @@ static int h_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 	req.event_type = a->event_type;
 	req.auto_reset = a->auto_reset ? 1 : 0;
 	req.node_id = a->node_id;
-	r = bk_call(c, VKFD_CMD_CREATE_EVENT, &req, sizeof(req), &rsp,
-		    sizeof(rsp));
+	r = bk_call(c, VKFD_CMD_CREATE_EVENT, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r)
 		return r;
 	if (page) {
@@ -1974,13 +1903,12 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 		if (a->event_id >= BK_SIGNAL_EVENT_LIMIT)
 			return -EINVAL;
 		pthread_mutex_lock(&c->ev_lock);
-		sig = c->ev[a->event_id].exists &&
-		      c->ev[a->event_id].type == BK_EVENT_SIGNAL;
+		sig = c->ev[a->event_id].exists && c->ev[a->event_id].type == BK_EVENT_SIGNAL;
 		pthread_mutex_unlock(&c->ev_lock);
 		if (!sig)
 			return -EINVAL;
-		acmd = cmd == VKFD_CMD_SET_EVENT ? VKFD_CMD_SET_EVENT_ASYNC :
-						   VKFD_CMD_RESET_EVENT_ASYNC;
+		acmd = cmd == VKFD_CMD_SET_EVENT ? VKFD_CMD_SET_EVENT_ASYNC
+						 : VKFD_CMD_RESET_EVENT_ASYNC;
 		r = bk_call_async(c, acmd, &req, sizeof(req));
 		/* sent now (a waiter elsewhere may depend on it), not
 		 * waited for: no round trip */
@@ -2023,8 +1951,7 @@ static bool bk_hints_on(struct bk_conn *c)
 
 	if (!h || size < sizeof(*h))
 		return false;
-	return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) &
-	       VKFD_SHMEM_FLAG_EVENT_HINTS;
+	return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) & VKFD_SHMEM_FLAG_EVENT_HINTS;
 }
 
 /* Zero-timeout poll answered from the shmem event-state table: only
@@ -2043,8 +1970,7 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 		return false;
 	if (!(c->features & VKFD_FEAT_EVENT_HINTS) || !bk_hints_on(c))
 		return false;
-	table = (const volatile uint64_t *)vkfd_guest_event_table(c->g,
-								   &count);
+	table = (const volatile uint64_t *)vkfd_guest_event_table(c->g, &count);
 	if (!table)
 		return false;
 	pthread_mutex_lock(&c->ev_lock);
@@ -2118,19 +2044,15 @@ static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 		uint32_t id = ev[i].event_id;
 
 		req->events[i].event_id = id;
-		memcpy(&req->events[i].last_event_age, ev[i].exception,
-		       sizeof(uint64_t));
-		snap[i] = table && id < count ?
-				  __atomic_load_n(&table[id], __ATOMIC_ACQUIRE) :
-				  0;
+		memcpy(&req->events[i].last_event_age, ev[i].exception, sizeof(uint64_t));
+		snap[i] = table && id < count ? __atomic_load_n(&table[id], __ATOMIC_ACQUIRE) : 0;
 	}
 	req->num_events = n;
 	req->wait_for_all = a->wait_for_all ? 1 : 0;
 	req->timeout_ms = a->timeout;
 	req->hdr.cmd = VKFD_CMD_WAIT_EVENTS;
 	req->hdr.len = VKFD_REQ_WAIT_EVENTS_LEN(n);
-	r = vkfd_guest_call_wait(c->g, req, req->hdr.len, rsp,
-				 VKFD_RSP_WAIT_EVENTS_LEN(n));
+	r = vkfd_guest_call_wait(c->g, req, req->hdr.len, rsp, VKFD_RSP_WAIT_EVENTS_LEN(n));
 	if (r) {
 		r = bk_transport_err(r);
 		goto out;
@@ -2150,8 +2072,8 @@ static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 			if (d->event_age)
 				c->ev[id].age = d->event_age;
 		}
-		if (rsp->wait_result != BK_WAIT_COMPLETE ||
-		    i >= rsp->num_events || d->event_id != id)
+		if (rsp->wait_result != BK_WAIT_COMPLETE || i >= rsp->num_events ||
+		    d->event_id != id)
 			continue;
 		/* the kernel copies data back only for fired events */
 		if (d->kind == VKFD_EVENT_DATA_MEMORY) {
@@ -2159,14 +2081,13 @@ static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 				uint32_t np, ro, nx, imp;
 				uint64_t va;
 				uint32_t gpu_id, type;
-			} m = { d->not_present, d->read_only, d->no_execute,
-				d->imprecise, d->va, d->gpu_id, d->error_type };
+			} m = {d->not_present, d->read_only, d->no_execute, d->imprecise,
+			       d->va,          d->gpu_id,    d->error_type};
 
 			_Static_assert(sizeof(m) == 32, "abi");
 			memcpy(ev[i].exception, &m, sizeof(m));
 		} else if (d->kind == VKFD_EVENT_DATA_HW) {
-			uint32_t hw[4] = { d->reset_type, d->reset_cause,
-					   d->memory_lost, d->gpu_id };
+			uint32_t hw[4] = {d->reset_type, d->reset_cause, d->memory_lost, d->gpu_id};
 
 			memcpy(ev[i].exception, hw, sizeof(hw));
 		} else {
@@ -2174,8 +2095,7 @@ static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 
 			memcpy(&last, ev[i].exception, sizeof(last));
 			if (last && d->event_age)
-				memcpy(ev[i].exception, &d->event_age,
-				       sizeof(uint64_t));
+				memcpy(ev[i].exception, &d->event_age, sizeof(uint64_t));
 		}
 	}
 	pthread_mutex_unlock(&c->ev_lock);
@@ -2203,7 +2123,7 @@ static int h_einval(struct bk_conn *c, void *arg, uint32_t usize)
 	return -EINVAL;
 }
 
-#define BK_IN 1u
+#define BK_IN  1u
 #define BK_OUT 2u
 
 struct bk_ioctl_desc {
@@ -2213,49 +2133,48 @@ struct bk_ioctl_desc {
 };
 
 static const struct bk_ioctl_desc bk_ioctls[] = {
-	[BK_NR_GET_VERSION] = { 8, BK_OUT, h_get_version },
-	[BK_NR_CREATE_QUEUE] = { 96, BK_IN | BK_OUT, h_create_queue },
-	[BK_NR_DESTROY_QUEUE] = { 8, BK_IN | BK_OUT, h_destroy_queue },
-	[BK_NR_SET_MEMORY_POLICY] = { 32, BK_IN, h_set_memory_policy },
-	[BK_NR_GET_CLOCK_COUNTERS] = { 40, BK_IN | BK_OUT, h_clock_counters },
-	[BK_NR_GET_PROCESS_APERTURES] = { 400, BK_OUT, h_get_apertures_old },
-	[BK_NR_UPDATE_QUEUE] = { 24, BK_IN, h_update_queue },
-	[BK_NR_CREATE_EVENT] = { 32, BK_IN | BK_OUT, h_create_event },
-	[BK_NR_DESTROY_EVENT] = { 8, BK_IN, h_destroy_event },
-	[BK_NR_SET_EVENT] = { 8, BK_IN, h_set_event },
-	[BK_NR_RESET_EVENT] = { 8, BK_IN, h_reset_event },
-	[BK_NR_WAIT_EVENTS] = { 24, BK_IN | BK_OUT, h_wait_events },
-	/* docs/protocol.md section 12: not carried, answered here */
-	[0x0d] = { 8, BK_IN, h_enotty },
-	[0x0e] = { 8, BK_IN, h_enotty },
-	[0x0f] = { 16, BK_IN, h_enotty },
-	[0x10] = { 16, BK_IN, h_enotty },
-	[BK_NR_SET_SCRATCH_BACKING_VA] = { 16, BK_IN | BK_OUT, h_set_scratch },
-	[BK_NR_GET_TILE_CONFIG] = { 40, BK_IN | BK_OUT, h_tile_config },
-	[BK_NR_SET_TRAP_HANDLER] = { 24, BK_IN, h_set_trap_handler },
-	[BK_NR_GET_PROCESS_APERTURES_NEW] = { 16, BK_IN | BK_OUT,
-					      h_get_apertures_new },
-	[BK_NR_ACQUIRE_VM] = { 8, BK_IN, h_acquire_vm },
-	[BK_NR_ALLOC_MEMORY_OF_GPU] = { 40, BK_IN | BK_OUT, h_alloc_memory },
-	[BK_NR_FREE_MEMORY_OF_GPU] = { 8, BK_IN, h_free_memory },
-	[BK_NR_MAP_MEMORY_TO_GPU] = { 24, BK_IN | BK_OUT, h_map_memory },
-	[BK_NR_UNMAP_MEMORY_FROM_GPU] = { 24, BK_IN | BK_OUT, h_unmap_memory },
-	[BK_NR_SET_CU_MASK] = { 16, BK_IN, h_set_cu_mask },
-	[BK_NR_GET_QUEUE_WAVE_STATE] = { 24, BK_IN | BK_OUT, h_enotty },
-	/* only virtio-gpu resources could be imported; a guest fd is not one */
-	[BK_NR_GET_DMABUF_INFO] = { 32, BK_IN | BK_OUT, h_einval },
-	[BK_NR_IMPORT_DMABUF] = { 24, BK_IN | BK_OUT, h_einval },
-	[BK_NR_ALLOC_QUEUE_GWS] = { 16, BK_IN | BK_OUT, h_alloc_gws },
-	[BK_NR_SMI_EVENTS] = { 8, BK_IN | BK_OUT, h_enotty },
-	/* like a kernel built without SVM support */
-	[BK_NR_SVM] = { 24, BK_IN | BK_OUT, h_einval },
-	[BK_NR_SET_XNACK_MODE] = { 4, BK_IN | BK_OUT, h_set_xnack },
-	[BK_NR_CRIU_OP] = { 56, BK_IN | BK_OUT, h_enotty },
-	[BK_NR_AVAILABLE_MEMORY] = { 16, BK_IN | BK_OUT, h_available_memory },
-	[BK_NR_EXPORT_DMABUF] = { 16, BK_IN | BK_OUT, h_einval },
-	[BK_NR_RUNTIME_ENABLE] = { 16, BK_IN | BK_OUT, h_runtime_enable },
-	[BK_NR_DBG_TRAP] = { 32, BK_IN | BK_OUT, h_enotty },
-	[BK_NR_CREATE_PROCESS] = { 0, 0, h_enotty },
+    [BK_NR_GET_VERSION] = {8, BK_OUT, h_get_version},
+    [BK_NR_CREATE_QUEUE] = {96, BK_IN | BK_OUT, h_create_queue},
+    [BK_NR_DESTROY_QUEUE] = {8, BK_IN | BK_OUT, h_destroy_queue},
+    [BK_NR_SET_MEMORY_POLICY] = {32, BK_IN, h_set_memory_policy},
+    [BK_NR_GET_CLOCK_COUNTERS] = {40, BK_IN | BK_OUT, h_clock_counters},
+    [BK_NR_GET_PROCESS_APERTURES] = {400, BK_OUT, h_get_apertures_old},
+    [BK_NR_UPDATE_QUEUE] = {24, BK_IN, h_update_queue},
+    [BK_NR_CREATE_EVENT] = {32, BK_IN | BK_OUT, h_create_event},
+    [BK_NR_DESTROY_EVENT] = {8, BK_IN, h_destroy_event},
+    [BK_NR_SET_EVENT] = {8, BK_IN, h_set_event},
+    [BK_NR_RESET_EVENT] = {8, BK_IN, h_reset_event},
+    [BK_NR_WAIT_EVENTS] = {24, BK_IN | BK_OUT, h_wait_events},
+    /* docs/protocol.md section 12: not carried, answered here */
+    [0x0d] = {8, BK_IN, h_enotty},
+    [0x0e] = {8, BK_IN, h_enotty},
+    [0x0f] = {16, BK_IN, h_enotty},
+    [0x10] = {16, BK_IN, h_enotty},
+    [BK_NR_SET_SCRATCH_BACKING_VA] = {16, BK_IN | BK_OUT, h_set_scratch},
+    [BK_NR_GET_TILE_CONFIG] = {40, BK_IN | BK_OUT, h_tile_config},
+    [BK_NR_SET_TRAP_HANDLER] = {24, BK_IN, h_set_trap_handler},
+    [BK_NR_GET_PROCESS_APERTURES_NEW] = {16, BK_IN | BK_OUT, h_get_apertures_new},
+    [BK_NR_ACQUIRE_VM] = {8, BK_IN, h_acquire_vm},
+    [BK_NR_ALLOC_MEMORY_OF_GPU] = {40, BK_IN | BK_OUT, h_alloc_memory},
+    [BK_NR_FREE_MEMORY_OF_GPU] = {8, BK_IN, h_free_memory},
+    [BK_NR_MAP_MEMORY_TO_GPU] = {24, BK_IN | BK_OUT, h_map_memory},
+    [BK_NR_UNMAP_MEMORY_FROM_GPU] = {24, BK_IN | BK_OUT, h_unmap_memory},
+    [BK_NR_SET_CU_MASK] = {16, BK_IN, h_set_cu_mask},
+    [BK_NR_GET_QUEUE_WAVE_STATE] = {24, BK_IN | BK_OUT, h_enotty},
+    /* only virtio-gpu resources could be imported; a guest fd is not one */
+    [BK_NR_GET_DMABUF_INFO] = {32, BK_IN | BK_OUT, h_einval},
+    [BK_NR_IMPORT_DMABUF] = {24, BK_IN | BK_OUT, h_einval},
+    [BK_NR_ALLOC_QUEUE_GWS] = {16, BK_IN | BK_OUT, h_alloc_gws},
+    [BK_NR_SMI_EVENTS] = {8, BK_IN | BK_OUT, h_enotty},
+    /* like a kernel built without SVM support */
+    [BK_NR_SVM] = {24, BK_IN | BK_OUT, h_einval},
+    [BK_NR_SET_XNACK_MODE] = {4, BK_IN | BK_OUT, h_set_xnack},
+    [BK_NR_CRIU_OP] = {56, BK_IN | BK_OUT, h_enotty},
+    [BK_NR_AVAILABLE_MEMORY] = {16, BK_IN | BK_OUT, h_available_memory},
+    [BK_NR_EXPORT_DMABUF] = {16, BK_IN | BK_OUT, h_einval},
+    [BK_NR_RUNTIME_ENABLE] = {16, BK_IN | BK_OUT, h_runtime_enable},
+    [BK_NR_DBG_TRAP] = {32, BK_IN | BK_OUT, h_enotty},
+    [BK_NR_CREATE_PROCESS] = {0, 0, h_enotty},
 };
 
 #define BK_ARG_MAX 400
@@ -2271,8 +2190,7 @@ static int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 
 	if (_IOC_TYPE(request) != 'K')
 		return -ENOTTY;
-	if (nr >= sizeof(bk_ioctls) / sizeof(bk_ioctls[0]) ||
-	    !bk_ioctls[nr].fn)
+	if (nr >= sizeof(bk_ioctls) / sizeof(bk_ioctls[0]) || !bk_ioctls[nr].fn)
 		return -ENOTTY; /* includes the out-of-tree 0x80..0x85 */
 	d = &bk_ioctls[nr];
 	if (d->fn == h_enotty)
@@ -2301,20 +2219,17 @@ static int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 static struct bk_conn *bk_any_conn(void)
 {
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++)
-		if (bk.files[i].kind == BK_KFD && bk.files[i].conn &&
-		    !bk.files[i].conn->dead &&
+		if (bk.files[i].kind == BK_KFD && bk.files[i].conn && !bk.files[i].conn->dead &&
 		    bk.files[i].pid == getpid())
 			return bk.files[i].conn;
 	return bk.spare && !bk.spare->dead ? bk.spare : NULL;
 }
 
-static int bk_amdgpu_query(struct bk_conn *c, uint32_t gpu_id,
-			   uint32_t query, uint64_t p0, uint64_t p1,
-			   void *out, uint32_t out_size, uint32_t *got)
+static int bk_amdgpu_query(struct bk_conn *c, uint32_t gpu_id, uint32_t query, uint64_t p0,
+			   uint64_t p1, void *out, uint32_t out_size, uint32_t *got)
 {
 	struct vkfd_req_amdgpu_query req;
-	uint8_t rspbuf[sizeof(struct vkfd_rsp_amdgpu_query) +
-		       VKFD_MAX_AMDGPU_QUERY];
+	uint8_t rspbuf[sizeof(struct vkfd_rsp_amdgpu_query) + VKFD_MAX_AMDGPU_QUERY];
 	struct vkfd_rsp_amdgpu_query *rsp = (void *)rspbuf;
 	int r;
 
@@ -2353,8 +2268,7 @@ static int bk_render_ioctl(int fd, unsigned long request, void *arg)
 	if (f && f->kind == BK_RENDER) {
 		/* the VM owner if any; else any KFD process of ours (the
 		 * queries are read-only); borrowed for the call */
-		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner :
-							bk_any_conn();
+		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner : bk_any_conn();
 		gpu_id = f->gpu >= 0 ? bk.gpus[f->gpu].gpu_id : 0;
 		if (c)
 			c->users++;
@@ -2378,8 +2292,8 @@ static int bk_render_ioctl(int fd, unsigned long request, void *arg)
 /* mmap                                                                */
 /* ------------------------------------------------------------------ */
 
-static void *bk_map_blob_at(struct bk_conn *c, struct bk_bo *b, void *addr,
-			    size_t len, int prot, int flags)
+static void *bk_map_blob_at(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len, int prot,
+			    int flags)
 {
 	int r;
 
@@ -2392,13 +2306,10 @@ static void *bk_map_blob_at(struct bk_conn *c, struct bk_bo *b, void *addr,
 		errno = -r;
 		return MAP_FAILED;
 	}
-	return vkfd_guest_blob_map(c->g, &b->blob,
-				   (flags & MAP_FIXED) ? addr : NULL, len, 0,
-				   prot);
+	return vkfd_guest_blob_map(c->g, &b->blob, (flags & MAP_FIXED) ? addr : NULL, len, 0, prot);
 }
 
-static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd,
-		     off_t off)
+static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct bk_conn *c = NULL;
 	struct bk_bo *b = NULL;
@@ -2423,23 +2334,19 @@ static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		b = bk_bo_by_cookie(o, &c);
 		/* a GEM offset is only valid on the render file whose VM
 		 * the BO's process acquired */
-		if (b && (c != f->vm_owner || f->gpu < 0 ||
-			  bk.gpus[f->gpu].gpu_id != b->gpu_id))
+		if (b && (c != f->vm_owner || f->gpu < 0 || bk.gpus[f->gpu].gpu_id != b->gpu_id))
 			b = NULL;
 	} else if (f->conn && !f->conn->dead) {
 		uint64_t type = o & BK_MMAP_TYPE_MASK;
-		uint32_t gid = (uint32_t)((o & BK_MMAP_GPU_ID_MASK) >>
-					  BK_MMAP_GPU_ID_SHIFT);
-		uint32_t want = type == BK_MMAP_TYPE_DOORBELL ?
-					BK_ALLOC_DOORBELL :
-				type == BK_MMAP_TYPE_MMIO ? BK_ALLOC_MMIO_REMAP :
-							    0;
+		uint32_t gid = (uint32_t)((o & BK_MMAP_GPU_ID_MASK) >> BK_MMAP_GPU_ID_SHIFT);
+		uint32_t want = type == BK_MMAP_TYPE_DOORBELL ? BK_ALLOC_DOORBELL
+				: type == BK_MMAP_TYPE_MMIO   ? BK_ALLOC_MMIO_REMAP
+							      : 0;
 
 		c = f->conn;
 		if (want && !(o & ~(BK_MMAP_TYPE_MASK | BK_MMAP_GPU_ID_MASK))) {
 			for (b = c->bos; b; b = b->next)
-				if ((b->kfd_flags & want) &&
-				    (b->gpu_id & 0xffff) == gid)
+				if ((b->kfd_flags & want) && (b->gpu_id & 0xffff) == gid)
 					break;
 		}
 	}
@@ -2452,10 +2359,9 @@ static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd,
 	if (b->map_flags & VKFD_ALLOC_MAP_NONE || prot == PROT_NONE) {
 		/* no CPU access: reserve the range like the kernel's
 		 * PROT_NONE mapping, without making a blob */
-		ret = mmap(addr, len, PROT_NONE,
-			   (flags & MAP_FIXED) | MAP_PRIVATE | MAP_ANONYMOUS |
-				   MAP_NORESERVE,
-			   -1, 0);
+		ret =
+		    mmap(addr, len, PROT_NONE,
+			 (flags & MAP_FIXED) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	} else {
 		ret = bk_map_blob_at(c, b, addr, len, prot, flags);
 	}
@@ -2474,8 +2380,7 @@ static void bk_munmap_notify(void *addr, size_t len)
 		if (bk.files[i].kind != BK_KFD || !c)
 			continue;
 		for (struct bk_bo *b = c->bos; b; b = b->next)
-			if (b->userptr && b->userptr_mapped &&
-			    s < b->va + b->uptr_len && b->va < e)
+			if (b->userptr && b->userptr_mapped && s < b->va + b->uptr_len && b->va < e)
 				b->userptr_mapped = false;
 	}
 	pthread_mutex_unlock(&bk_lock);
@@ -2505,24 +2410,23 @@ static int bk_ioctl(int fd, unsigned long request, void *arg)
 		int r = bk_kfd_ioctl(copy.conn, request, arg);
 
 		dt = bk_clock_ns(CLOCK_MONOTONIC) - t0;
-		bk_log("kfd ioctl nr %#x -> %d in %" PRIu64 " us (t=%" PRIu64
-		       " ms, tid %d)",
-		       (unsigned int)_IOC_NR(request), r, dt / 1000,
-		       t0 / 1000000 % 100000, (int)gettid());
+		bk_log("kfd ioctl nr %#x -> %d in %" PRIu64 " us (t=%" PRIu64 " ms, tid %d)",
+		       (unsigned int)_IOC_NR(request), r, dt / 1000, t0 / 1000000 % 100000,
+		       (int)gettid());
 		return r;
 	}
 	return bk_kfd_ioctl(copy.conn, request, arg);
 }
 
 const struct shim_backend shim_backend_vkfd = {
-	.name = "vkfd",
-	.init = bk_init,
-	.sysfs_root = bk_sysfs_root,
-	.open_kfd = bk_open_kfd,
-	.open_render = bk_open_render,
-	.ioctl = bk_ioctl,
-	.mmap = bk_mmap,
-	.munmap_notify = bk_munmap_notify,
-	.close = bk_close,
-	.atfork_child = bk_atfork_child,
+    .name = "vkfd",
+    .init = bk_init,
+    .sysfs_root = bk_sysfs_root,
+    .open_kfd = bk_open_kfd,
+    .open_render = bk_open_render,
+    .ioctl = bk_ioctl,
+    .mmap = bk_mmap,
+    .munmap_notify = bk_munmap_notify,
+    .close = bk_close,
+    .atfork_child = bk_atfork_child,
 };

@@ -16,10 +16,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define BK_DRM_TYPE 'd'
-#define BK_DRM_NR_VERSION 0x00
-#define BK_DRM_NR_GET_CLIENT 0x05
-#define BK_DRM_COMMAND_BASE 0x40
+#define BK_DRM_TYPE           'd'
+#define BK_DRM_NR_VERSION     0x00
+#define BK_DRM_NR_GET_CLIENT  0x05
+#define BK_DRM_COMMAND_BASE   0x40
 #define BK_DRM_NR_AMDGPU_INFO (BK_DRM_COMMAND_BASE + 0x05)
 
 /* struct drm_version (LP64) */
@@ -48,13 +48,13 @@ struct bk_amdgpu_info {
 _Static_assert(sizeof(struct bk_amdgpu_info) == 32, "abi");
 
 #define BK_AMDGPU_INFO_ACCEL_WORKING 0x00
-#define BK_AMDGPU_INFO_HW_IP_INFO 0x02
-#define BK_AMDGPU_INFO_HW_IP_COUNT 0x03
-#define BK_AMDGPU_INFO_FW_VERSION 0x0e
-#define BK_AMDGPU_INFO_VRAM_GTT 0x14
-#define BK_AMDGPU_INFO_READ_MMR_REG 0x15
-#define BK_AMDGPU_INFO_DEV_INFO 0x16
-#define BK_AMDGPU_INFO_MEMORY 0x19
+#define BK_AMDGPU_INFO_HW_IP_INFO    0x02
+#define BK_AMDGPU_INFO_HW_IP_COUNT   0x03
+#define BK_AMDGPU_INFO_FW_VERSION    0x0e
+#define BK_AMDGPU_INFO_VRAM_GTT      0x14
+#define BK_AMDGPU_INFO_READ_MMR_REG  0x15
+#define BK_AMDGPU_INFO_DEV_INFO      0x16
+#define BK_AMDGPU_INFO_MEMORY        0x19
 
 /* drm_copy_field(): copy at most *len bytes, report the full length */
 static int bk_drm_field(uint64_t *len, uint64_t ptr, const char *val)
@@ -79,8 +79,7 @@ static int bk_drm_version(struct bk_conn *c, uint32_t gpu_id, void *arg)
 	if (r)
 		return r;
 	memset(&v, 0, sizeof(v));
-	r = bk_amdgpu_query(c, gpu_id, VKFD_AMDGPU_QUERY_DRM_VERSION, 0, 0, &v,
-			    sizeof(v), &got);
+	r = bk_amdgpu_query(c, gpu_id, VKFD_AMDGPU_QUERY_DRM_VERSION, 0, 0, &v, sizeof(v), &got);
 	if (r)
 		return r;
 	v.name[sizeof(v.name) - 1] = '\0';
@@ -110,8 +109,7 @@ static int bk_drm_amdgpu_info(struct bk_conn *c, uint32_t gpu_id, void *arg)
 		return r;
 	if (!a.return_size || !a.return_pointer)
 		return -EINVAL;
-	size = a.return_size < VKFD_MAX_AMDGPU_QUERY ? a.return_size :
-						       VKFD_MAX_AMDGPU_QUERY;
+	size = a.return_size < VKFD_MAX_AMDGPU_QUERY ? a.return_size : VKFD_MAX_AMDGPU_QUERY;
 	switch (a.query) {
 	case BK_AMDGPU_INFO_ACCEL_WORKING:
 		q = VKFD_AMDGPU_QUERY_ACCEL_WORKING;
@@ -144,9 +142,8 @@ static int bk_drm_amdgpu_info(struct bk_conn *c, uint32_t gpu_id, void *arg)
 	case BK_AMDGPU_INFO_HW_IP_INFO:
 	case BK_AMDGPU_INFO_HW_IP_COUNT:
 		/* u: type, ip_instance */
-		q = a.query == BK_AMDGPU_INFO_HW_IP_INFO ?
-			    VKFD_AMDGPU_QUERY_HW_IP_INFO :
-			    VKFD_AMDGPU_QUERY_HW_IP_COUNT;
+		q = a.query == BK_AMDGPU_INFO_HW_IP_INFO ? VKFD_AMDGPU_QUERY_HW_IP_INFO
+							 : VKFD_AMDGPU_QUERY_HW_IP_COUNT;
 		p0 = a.u[0];
 		p1 = a.u[1];
 		break;
@@ -180,8 +177,7 @@ static int bk_drm_get_client(void *arg)
 	return bk_write_user((uintptr_t)arg, &cl, sizeof(cl));
 }
 
-static int bk_drm_ioctl(struct bk_conn *c, uint32_t gpu_id,
-			unsigned long request, void *arg)
+static int bk_drm_ioctl(struct bk_conn *c, uint32_t gpu_id, unsigned long request, void *arg)
 {
 	if (_IOC_TYPE(request) != BK_DRM_TYPE)
 		return -ENOTTY;

@@ -56,32 +56,34 @@ enum bk_kfd_nr {
 	BK_NR_CREATE_PROCESS = 0x27,
 };
 
-#define BK_ALLOC_VRAM (1u << 0)
-#define BK_ALLOC_GTT (1u << 1)
-#define BK_ALLOC_USERPTR (1u << 2)
-#define BK_ALLOC_DOORBELL (1u << 3)
-#define BK_ALLOC_MMIO_REMAP (1u << 4)
+#define BK_ALLOC_VRAM          (1u << 0)
+#define BK_ALLOC_GTT           (1u << 1)
+#define BK_ALLOC_USERPTR       (1u << 2)
+#define BK_ALLOC_DOORBELL      (1u << 3)
+#define BK_ALLOC_MMIO_REMAP    (1u << 4)
 #define BK_ALLOC_AQL_QUEUE_MEM (1u << 27)
 
-#define BK_EVENT_SIGNAL 0u
-#define BK_EVENT_DEBUG 5u
-#define BK_EVENT_MEMORY 8u
-#define BK_WAIT_COMPLETE 0u
-#define BK_WAIT_TIMEOUT 1u
-#define BK_WAIT_FAIL 2u
+#define BK_EVENT_SIGNAL       0u
+#define BK_EVENT_DEBUG        5u
+#define BK_EVENT_MEMORY       8u
+#define BK_WAIT_COMPLETE      0u
+#define BK_WAIT_TIMEOUT       1u
+#define BK_WAIT_FAIL          2u
 #define BK_SIGNAL_EVENT_LIMIT 4096u
 
 /* mmap offsets on the kfd fd: type << 62 | gpu_id << 46 | low bits */
-#define BK_MMAP_TYPE_SHIFT 62
-#define BK_MMAP_TYPE_MASK (3ull << BK_MMAP_TYPE_SHIFT)
-#define BK_MMAP_TYPE_DOORBELL (3ull << BK_MMAP_TYPE_SHIFT)
-#define BK_MMAP_TYPE_EVENTS (2ull << BK_MMAP_TYPE_SHIFT)
+#define BK_MMAP_TYPE_SHIFT        62
+#define BK_MMAP_TYPE_MASK         (3ull << BK_MMAP_TYPE_SHIFT)
+#define BK_MMAP_TYPE_DOORBELL     (3ull << BK_MMAP_TYPE_SHIFT)
+#define BK_MMAP_TYPE_EVENTS       (2ull << BK_MMAP_TYPE_SHIFT)
 #define BK_MMAP_TYPE_RESERVED_MEM (1ull << BK_MMAP_TYPE_SHIFT)
-#define BK_MMAP_TYPE_MMIO (0ull << BK_MMAP_TYPE_SHIFT)
-#define BK_MMAP_GPU_ID_SHIFT 46
-#define BK_MMAP_GPU_ID_MASK (0xffffull << BK_MMAP_GPU_ID_SHIFT)
+#define BK_MMAP_TYPE_MMIO         (0ull << BK_MMAP_TYPE_SHIFT)
+#define BK_MMAP_GPU_ID_SHIFT      46
+#define BK_MMAP_GPU_ID_MASK       (0xffffull << BK_MMAP_GPU_ID_SHIFT)
 
-struct bk_get_version { uint32_t major, minor; };
+struct bk_get_version {
+	uint32_t major, minor;
+};
 
 struct bk_create_queue {
 	uint64_t ring_base_address;
@@ -104,14 +106,19 @@ struct bk_create_queue {
 };
 #define BK_CREATE_QUEUE_SIZE_OLD 88u
 
-struct bk_destroy_queue { uint32_t queue_id, pad; };
+struct bk_destroy_queue {
+	uint32_t queue_id, pad;
+};
 
 struct bk_update_queue {
 	uint64_t ring_base_address;
 	uint32_t queue_id, ring_size, queue_percentage, queue_priority;
 };
 
-struct bk_set_cu_mask { uint32_t queue_id, num_cu_mask; uint64_t cu_mask_ptr; };
+struct bk_set_cu_mask {
+	uint32_t queue_id, num_cu_mask;
+	uint64_t cu_mask_ptr;
+};
 
 struct bk_set_memory_policy {
 	uint64_t alternate_aperture_base, alternate_aperture_size;
@@ -144,7 +151,9 @@ struct bk_create_event {
 	uint32_t event_trigger_data, event_type, auto_reset, node_id;
 	uint32_t event_id, event_slot_index;
 };
-struct bk_event_id { uint32_t event_id, pad; }; /* destroy / set / reset */
+struct bk_event_id {
+	uint32_t event_id, pad;
+}; /* destroy / set / reset */
 
 struct bk_event_data {
 	/* union: memory-exception data (32 B), hw-exception data (16 B) or,
@@ -158,7 +167,10 @@ struct bk_wait_events {
 	uint32_t num_events, wait_for_all, timeout, wait_result;
 };
 
-struct bk_scratch_va { uint64_t va_addr; uint32_t gpu_id, pad; };
+struct bk_scratch_va {
+	uint64_t va_addr;
+	uint32_t gpu_id, pad;
+};
 
 struct bk_tile_config {
 	uint64_t tile_config_ptr, macro_tile_config_ptr;
@@ -166,21 +178,30 @@ struct bk_tile_config {
 	uint32_t gpu_id, gb_addr_config, num_banks, num_ranks;
 };
 
-struct bk_trap_handler { uint64_t tba_addr, tma_addr; uint32_t gpu_id, pad; };
+struct bk_trap_handler {
+	uint64_t tba_addr, tma_addr;
+	uint32_t gpu_id, pad;
+};
 
-struct bk_acquire_vm { uint32_t drm_fd, gpu_id; };
+struct bk_acquire_vm {
+	uint32_t drm_fd, gpu_id;
+};
 
 struct bk_alloc_memory {
 	uint64_t va_addr, size, handle, mmap_offset;
 	uint32_t gpu_id, flags;
 };
-struct bk_free_memory { uint64_t handle; };
+struct bk_free_memory {
+	uint64_t handle;
+};
 struct bk_map_memory {
 	uint64_t handle, device_ids_array_ptr;
 	uint32_t n_devices, n_success;
 };
 
-struct bk_queue_gws { uint32_t queue_id, num_gws, first_gws, pad; };
+struct bk_queue_gws {
+	uint32_t queue_id, num_gws, first_gws, pad;
+};
 
 struct bk_get_dmabuf_info {
 	uint64_t size, metadata_ptr;
@@ -190,13 +211,29 @@ struct bk_import_dmabuf {
 	uint64_t va_addr, handle;
 	uint32_t gpu_id, dmabuf_fd;
 };
-struct bk_export_dmabuf { uint64_t handle; uint32_t flags, dmabuf_fd; };
+struct bk_export_dmabuf {
+	uint64_t handle;
+	uint32_t flags, dmabuf_fd;
+};
 
-struct bk_smi_events { uint32_t gpuid, anon_fd; };
-struct bk_svm { uint64_t start_addr, size; uint32_t op, nattr; };
-struct bk_xnack { int32_t xnack_enabled; };
-struct bk_available_memory { uint64_t available; uint32_t gpu_id, pad; };
-struct bk_runtime_enable { uint64_t r_debug; uint32_t mode_mask, capabilities_mask; };
+struct bk_smi_events {
+	uint32_t gpuid, anon_fd;
+};
+struct bk_svm {
+	uint64_t start_addr, size;
+	uint32_t op, nattr;
+};
+struct bk_xnack {
+	int32_t xnack_enabled;
+};
+struct bk_available_memory {
+	uint64_t available;
+	uint32_t gpu_id, pad;
+};
+struct bk_runtime_enable {
+	uint64_t r_debug;
+	uint32_t mode_mask, capabilities_mask;
+};
 
 _Static_assert(sizeof(struct bk_get_version) == 8, "abi");
 _Static_assert(sizeof(struct bk_create_queue) == 96, "abi");
@@ -240,9 +277,11 @@ BK_SAME(bk_create_event, kfd_ioctl_create_event_args);
 BK_SAME(bk_aperture, kfd_process_device_apertures);
 BK_SAME(bk_tile_config, kfd_ioctl_get_tile_config_args);
 _Static_assert(offsetof(struct kfd_ioctl_alloc_memory_of_gpu_args, flags) ==
-	       offsetof(struct bk_alloc_memory, flags), "abi");
+		   offsetof(struct bk_alloc_memory, flags),
+	       "abi");
 _Static_assert(offsetof(struct kfd_ioctl_create_queue_args, ctl_stack_size) ==
-	       offsetof(struct bk_create_queue, ctl_stack_size), "abi");
+		   offsetof(struct bk_create_queue, ctl_stack_size),
+	       "abi");
 #undef BK_SAME
 #endif
 #endif

@@ -22,7 +22,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define BK_TOPO_SUBDIR "/sys/devices/virtual/kfd/kfd/topology"
+#define BK_TOPO_SUBDIR   "/sys/devices/virtual/kfd/kfd/topology"
 #define BK_TOPO_MAX_PATH 512
 
 /* mkdir -p of the directory part of root/rel. 0 or -errno. */
@@ -60,15 +60,13 @@ static bool bk_topo_rel_ok(const char *rel, size_t len)
 			return false;
 		if (c == '.' && (i == 0 || rel[i - 1] == '/') &&
 		    (i + 1 == len || rel[i + 1] == '/' ||
-		     (rel[i + 1] == '.' &&
-		      (i + 2 == len || rel[i + 2] == '/'))))
+		     (rel[i + 1] == '.' && (i + 2 == len || rel[i + 2] == '/'))))
 			return false;
 	}
 	return true;
 }
 
-static int bk_topo_write(const char *root, const char *rel, const void *data,
-			 size_t len)
+static int bk_topo_write(const char *root, const char *rel, const void *data, size_t len)
 {
 	char path[BK_TOPO_MAX_PATH + 64];
 	int fd, r;
@@ -99,10 +97,9 @@ static int bk_topo_write(const char *root, const char *rel, const void *data,
 	return 0;
 }
 
-static int bk_topo_writef(const char *root, const char *rel, const char *fmt,
-			  ...) __attribute__((format(printf, 3, 4)));
-static int bk_topo_writef(const char *root, const char *rel, const char *fmt,
-			  ...)
+static int bk_topo_writef(const char *root, const char *rel, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bk_topo_writef(const char *root, const char *rel, const char *fmt, ...)
 {
 	char buf[4096];
 	va_list ap;
@@ -156,8 +153,8 @@ static void bk_cpu_info_read(struct bk_cpu_info *ci)
 }
 
 /* CPU node `node` with io links to the GPU nodes first_gpu..first_gpu+n-1. */
-static int bk_topo_cpu_node(const char *root, unsigned int node,
-			    unsigned int first_gpu, unsigned int n_gpus)
+static int bk_topo_cpu_node(const char *root, unsigned int node, unsigned int first_gpu,
+			    unsigned int n_gpus)
 {
 	struct bk_cpu_info ci;
 	char rel[128];
@@ -173,47 +170,45 @@ static int bk_topo_cpu_node(const char *root, unsigned int node,
 	if (!r) {
 		snprintf(rel, sizeof(rel), "nodes/%u/properties", node);
 		r = bk_topo_writef(root, rel,
-			"cpu_cores_count %u\nsimd_count 0\nmem_banks_count 1\n"
-			"caches_count 0\nio_links_count %u\np2p_links_count 0\n"
-			"cpu_core_id_base 0\nsimd_id_base 0\n"
-			"max_waves_per_simd 0\nlds_size_in_kb 0\n"
-			"gds_size_in_kb 0\nnum_gws 0\nwave_front_size 0\n"
-			"array_count 0\nsimd_arrays_per_engine 0\n"
-			"cu_per_simd_array 0\nsimd_per_cu 0\n"
-			"max_slots_scratch_cu 0\ngfx_target_version 0\n"
-			"vendor_id 0\ndevice_id 0\nlocation_id 0\ndomain 0\n"
-			"drm_render_minor 0\nhive_id 0\nnum_sdma_engines 0\n"
-			"num_sdma_xgmi_engines 0\n"
-			"num_sdma_queues_per_engine 0\nnum_cp_queues 0\n"
-			"max_engine_clk_ccompute %u\n",
-			ci.cores, n_gpus, ci.mhz);
+				   "cpu_cores_count %u\nsimd_count 0\nmem_banks_count 1\n"
+				   "caches_count 0\nio_links_count %u\np2p_links_count 0\n"
+				   "cpu_core_id_base 0\nsimd_id_base 0\n"
+				   "max_waves_per_simd 0\nlds_size_in_kb 0\n"
+				   "gds_size_in_kb 0\nnum_gws 0\nwave_front_size 0\n"
+				   "array_count 0\nsimd_arrays_per_engine 0\n"
+				   "cu_per_simd_array 0\nsimd_per_cu 0\n"
+				   "max_slots_scratch_cu 0\ngfx_target_version 0\n"
+				   "vendor_id 0\ndevice_id 0\nlocation_id 0\ndomain 0\n"
+				   "drm_render_minor 0\nhive_id 0\nnum_sdma_engines 0\n"
+				   "num_sdma_xgmi_engines 0\n"
+				   "num_sdma_queues_per_engine 0\nnum_cp_queues 0\n"
+				   "max_engine_clk_ccompute %u\n",
+				   ci.cores, n_gpus, ci.mhz);
 	}
 	if (!r) {
-		snprintf(rel, sizeof(rel), "nodes/%u/mem_banks/0/properties",
-			 node);
+		snprintf(rel, sizeof(rel), "nodes/%u/mem_banks/0/properties", node);
 		r = bk_topo_writef(root, rel,
-			"heap_type 0\nsize_in_bytes %llu\nflags 0\nwidth 64\n"
-			"mem_clk_max 0\n", (unsigned long long)ci.mem_bytes);
+				   "heap_type 0\nsize_in_bytes %llu\nflags 0\nwidth 64\n"
+				   "mem_clk_max 0\n",
+				   (unsigned long long)ci.mem_bytes);
 	}
 	for (unsigned int i = 0; !r && i < n_gpus; i++) {
-		snprintf(rel, sizeof(rel), "nodes/%u/io_links/%u/properties",
-			 node, i);
+		snprintf(rel, sizeof(rel), "nodes/%u/io_links/%u/properties", node, i);
 		/* type 2 = PCIe, like a CPU node's links to discrete GPUs */
 		r = bk_topo_writef(root, rel,
-			"type 2\nversion_major 0\nversion_minor 0\n"
-			"node_from %u\nnode_to %u\nweight 20\nmin_latency 0\n"
-			"max_latency 0\nmin_bandwidth 0\nmax_bandwidth 0\n"
-			"recommended_transfer_size 0\nflags 1\n",
-			node, first_gpu + i);
+				   "type 2\nversion_major 0\nversion_minor 0\n"
+				   "node_from %u\nnode_to %u\nweight 20\nmin_latency 0\n"
+				   "max_latency 0\nmin_bandwidth 0\nmax_bandwidth 0\n"
+				   "recommended_transfer_size 0\nflags 1\n",
+				   node, first_gpu + i);
 	}
 	return r;
 }
 
 /* Rewrites "nodes/<n>/rest" to "nodes/<n+shift>/rest"; other paths are
  * copied. Returns false if the result does not fit. */
-static bool bk_topo_renumber_path(const char *in, unsigned int shift,
-				  unsigned int *node_out, char *out,
-				  size_t out_size)
+static bool bk_topo_renumber_path(const char *in, unsigned int shift, unsigned int *node_out,
+				  char *out, size_t out_size)
 {
 	unsigned long n;
 	char *end;
@@ -237,8 +232,7 @@ static bool bk_topo_renumber_path(const char *in, unsigned int shift,
  * name a node the host does not export and becomes CPU node 0. Writes at most
  * out_size-1 bytes; returns the new length or -EOVERFLOW. */
 static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
-				 unsigned int n_gpus, char *out,
-				 size_t out_size)
+				 unsigned int n_gpus, char *out, size_t out_size)
 {
 	size_t o = 0, i = 0;
 
@@ -253,15 +247,13 @@ static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
 			return -EOVERFLOW;
 		memcpy(line, in + i, e - i);
 		line[e - i] = '\0';
-		if (!strncmp(line, "node_from ", 10) ||
-		    !strncmp(line, "node_to ", 8)) {
+		if (!strncmp(line, "node_from ", 10) || !strncmp(line, "node_to ", 8)) {
 			char *sp = strchr(line, ' ');
 			unsigned long v = strtoul(sp + 1, NULL, 10);
 
 			*sp = '\0';
 			v = v < n_gpus ? v + shift : 0;
-			w = snprintf(out + o, out_size - o, "%s %lu\n", line,
-				     v);
+			w = snprintf(out + o, out_size - o, "%s %lu\n", line, v);
 		} else {
 			w = snprintf(out + o, out_size - o, "%s\n", line);
 		}
@@ -277,9 +269,8 @@ static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
  * what the guest's tree really holds (the exported link files plus the
  * GPU->CPU link the guest adds); keys the host left out are appended.
  * New length or -EOVERFLOW. */
-static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out,
-				       size_t out_size, unsigned int io,
-				       unsigned int p2p)
+static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out, size_t out_size,
+				       unsigned int io, unsigned int p2p)
 {
 	size_t o = 0, i = 0;
 	bool seen_io = false, seen_p2p = false;
@@ -297,12 +288,10 @@ static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out,
 		line[e - i] = '\0';
 		if (!strncmp(line, "io_links_count ", 15)) {
 			seen_io = true;
-			w = snprintf(out + o, out_size - o,
-				     "io_links_count %u\n", io);
+			w = snprintf(out + o, out_size - o, "io_links_count %u\n", io);
 		} else if (!strncmp(line, "p2p_links_count ", 16)) {
 			seen_p2p = true;
-			w = snprintf(out + o, out_size - o,
-				     "p2p_links_count %u\n", p2p);
+			w = snprintf(out + o, out_size - o, "p2p_links_count %u\n", p2p);
 		} else if (e > i) {
 			w = snprintf(out + o, out_size - o, "%s\n", line);
 		} else {
@@ -320,8 +309,7 @@ static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out,
 		o += (size_t)w;
 	}
 	if (!seen_p2p) {
-		w = snprintf(out + o, out_size - o, "p2p_links_count %u\n",
-			     p2p);
+		w = snprintf(out + o, out_size - o, "p2p_links_count %u\n", p2p);
 		if (w < 0 || (size_t)w >= out_size - o)
 			return -EOVERFLOW;
 		o += (size_t)w;
@@ -332,8 +320,7 @@ static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out,
 /* Link directory of a node path: "nodes/K/io_links/L/..." gives kind 1,
  * "nodes/K/p2p_links/L/..." kind 2, with *link = L and *tail pointing at
  * what follows L ("" or "/..."); else 0; -1 when L is not a number. */
-static int bk_topo_link_of(const char *rel, unsigned long *link,
-			   const char **tail)
+static int bk_topo_link_of(const char *rel, unsigned long *link, const char **tail)
 {
 	const char *p = strchr(rel + 6, '/');
 	int kind = 0;
@@ -360,18 +347,18 @@ static int bk_topo_link_of(const char *rel, unsigned long *link,
 }
 
 /* The GPU->CPU link the host does not export (type 2 = PCIe). */
-static int bk_topo_gpu_cpu_link(const char *root, unsigned int node,
-				unsigned long link, unsigned int cpu_node)
+static int bk_topo_gpu_cpu_link(const char *root, unsigned int node, unsigned long link,
+				unsigned int cpu_node)
 {
 	char rel[128];
 
-	snprintf(rel, sizeof(rel), "nodes/%u/io_links/%lu/properties", node,
-		 link);
+	snprintf(rel, sizeof(rel), "nodes/%u/io_links/%lu/properties", node, link);
 	return bk_topo_writef(root, rel,
-		"type 2\nversion_major 0\nversion_minor 0\n"
-		"node_from %u\nnode_to %u\nweight 20\nmin_latency 0\n"
-		"max_latency 0\nmin_bandwidth 0\nmax_bandwidth 0\n"
-		"recommended_transfer_size 0\nflags 1\n", node, cpu_node);
+			      "type 2\nversion_major 0\nversion_minor 0\n"
+			      "node_from %u\nnode_to %u\nweight 20\nmin_latency 0\n"
+			      "max_latency 0\nmin_bandwidth 0\nmax_bandwidth 0\n"
+			      "recommended_transfer_size 0\nflags 1\n",
+			      node, cpu_node);
 }
 
 /* rm -rf of our own private tree (paths we created; no symlinks inside). */

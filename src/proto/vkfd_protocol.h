@@ -286,7 +286,7 @@ struct vkfd_rsp_get_topology {
 	uint64_t total_len;  /* size of the whole serialized export */
 	uint32_t chunk_len;  /* bytes of data[] that follow */
 	uint32_t generation; /* export generation; restart if it changes */
-			     /* uint8_t data[chunk_len] follows */
+	/* uint8_t data[chunk_len] follows */
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_get_topology, 32);
 

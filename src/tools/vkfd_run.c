@@ -30,7 +30,7 @@
 
 #include "vkfd_config.h"
 
-#define EXIT_RUN_FAILED 125
+#define EXIT_RUN_FAILED         125
 #define SERVER_READY_TIMEOUT_MS 20000
 
 enum run_mode { MODE_SERVER, MODE_NATIVE, MODE_CONNECT };
@@ -93,14 +93,10 @@ static bool valid_target(const char *s)
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "native", no_argument, NULL, 'n' },
-		{ "connect", required_argument, NULL, 'c' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "target", required_argument, NULL, 't' },
-		{ "vram-mb", required_argument, NULL, 'm' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"native", no_argument, NULL, 'n'},        {"connect", required_argument, NULL, 'c'},
+	    {"gpus", required_argument, NULL, 'g'},    {"target", required_argument, NULL, 't'},
+	    {"vram-mb", required_argument, NULL, 'm'}, {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -154,7 +150,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 bad:
 	fprintf(stderr, "vkfd-run: bad value '%s' for --%s\n", optarg,
-		longopts[c == 'g' ? 2 : c == 't' ? 3 : 4].name);
+		longopts[c == 'g'   ? 2
+			 : c == 't' ? 3
+				    : 4]
+		    .name);
 	return -1;
 }
 

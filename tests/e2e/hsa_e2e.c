@@ -32,21 +32,21 @@
 
 #define BUILTIN_FILL_U32 1
 #define BUILTIN_VADD_F32 3
-#define BUILTIN_FAULT 5
+#define BUILTIN_FAULT    5
 
 /* Unmapped in every GPU VM the runtime builds: low, page aligned and
  * recognisable in ROCr's message. */
 #define FAULT_ADDR 0xdead0000ULL
 
-#define N_ELEMS 4096
+#define N_ELEMS      4096
 #define WAIT_SECONDS 20
 
 struct ctx {
 	hsa_agent_t cpu, gpu;
 	bool have_cpu, have_gpu;
-	hsa_amd_memory_pool_t dev_pool;   /* GPU coarse-grained global */
-	hsa_amd_memory_pool_t sys_pool;   /* CPU fine-grained global */
-	hsa_amd_memory_pool_t karg_pool;  /* CPU kernarg */
+	hsa_amd_memory_pool_t dev_pool;  /* GPU coarse-grained global */
+	hsa_amd_memory_pool_t sys_pool;  /* CPU fine-grained global */
+	hsa_amd_memory_pool_t karg_pool; /* CPU kernarg */
 	bool have_dev, have_sys, have_karg;
 	hsa_queue_t *queue;
 	char gpu_name[64];
@@ -62,7 +62,7 @@ static hsa_status_t queue_error = HSA_STATUS_SUCCESS;
 		if (st_ != HSA_STATUS_SUCCESS) {                                                   \
 			const char *msg_ = NULL;                                                   \
 			hsa_status_string(st_, &msg_);                                             \
-			fprintf(stderr, "hsa_e2e: %s failed: 0x%x %s\n", #call, (unsigned)st_,   \
+			fprintf(stderr, "hsa_e2e: %s failed: 0x%x %s\n", #call, (unsigned)st_,     \
 				msg_ ? msg_ : "");                                                 \
 			exit(EXIT_SETUP);                                                          \
 		}                                                                                  \
@@ -101,7 +101,8 @@ static hsa_status_t find_gpu_pool(hsa_amd_memory_pool_t pool, void *data)
 	CHECK_HSA(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg));
 	if (seg != HSA_AMD_SEGMENT_GLOBAL)
 		return HSA_STATUS_SUCCESS;
-	CHECK_HSA(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
+	CHECK_HSA(
+	    hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
 	if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && !c->have_dev) {
 		c->dev_pool = pool;
 		c->have_dev = true;
@@ -118,7 +119,8 @@ static hsa_status_t find_cpu_pool(hsa_amd_memory_pool_t pool, void *data)
 	CHECK_HSA(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg));
 	if (seg != HSA_AMD_SEGMENT_GLOBAL)
 		return HSA_STATUS_SUCCESS;
-	CHECK_HSA(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
+	CHECK_HSA(
+	    hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
 	if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) && !c->have_karg) {
 		c->karg_pool = pool;
 		c->have_karg = true;
@@ -136,7 +138,7 @@ static void *alloc_in(struct ctx *c, hsa_amd_memory_pool_t pool, size_t size)
 
 	CHECK_HSA(hsa_amd_memory_pool_allocate(pool, size, 0, &p));
 	/* Both agents may touch every buffer of this test. */
-	hsa_agent_t agents[2] = { c->gpu, c->cpu };
+	hsa_agent_t agents[2] = {c->gpu, c->cpu};
 	CHECK_HSA(hsa_amd_agents_allow_access(2, agents, NULL, p));
 	return p;
 }
@@ -169,7 +171,7 @@ static void setup(struct ctx *c)
 
 static hsa_signal_t make_signal(struct ctx *c, hsa_signal_value_t init)
 {
-	hsa_agent_t consumers[2] = { c->cpu, c->gpu };
+	hsa_agent_t consumers[2] = {c->cpu, c->gpu};
 	hsa_signal_t s;
 
 	/* CPU + GPU consumers: an interrupt signal (event backed). */
@@ -196,8 +198,8 @@ static bool wait_signal(hsa_signal_t s)
 	 * second or so to check the deadline. */
 	CHECK_HSA(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &freq));
 	do {
-		v = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1, freq ? freq : 1000000000,
-					      HSA_WAIT_STATE_BLOCKED);
+		v = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1,
+					      freq ? freq : 1000000000, HSA_WAIT_STATE_BLOCKED);
 		if (v < 1)
 			return true;
 	} while (now_s() < deadline &&
@@ -251,7 +253,8 @@ static bool dispatch(struct ctx *c, uint32_t builtin, const void *kargs, size_t 
 			    HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
 	/* Header and setup last, in one release store: the packet is valid. */
 	__atomic_store_n((uint32_t *)pkt,
-			 (uint32_t)header | (uint32_t)1 << (16 + HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS),
+			 (uint32_t)header |
+			     (uint32_t)1 << (16 + HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS),
 			 __ATOMIC_RELEASE);
 	hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)idx);
 	ok = wait_signal(done);
@@ -295,7 +298,7 @@ static void test_fill(struct ctx *c, uint32_t *dev, uint32_t *host)
 		uint64_t dst;
 		uint32_t value;
 		uint32_t count;
-	} k = { (uint64_t)(uintptr_t)dev, 0xC0FFEE01u, N_ELEMS - 1 };
+	} k = {(uint64_t)(uintptr_t)dev, 0xC0FFEE01u, N_ELEMS - 1};
 	bool ok;
 	uint32_t bad = 0;
 
@@ -319,8 +322,8 @@ static void test_vadd(struct ctx *c, uint32_t *dev, float *a, float *b, float *h
 		uint64_t a, b, c;
 		uint32_t n;
 		uint32_t pad;
-	} k = { (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)dev, N_ELEMS,
-		0 };
+	} k = {(uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)dev, N_ELEMS,
+	       0};
 	uint32_t bad = 0;
 	bool ok;
 
@@ -417,7 +420,8 @@ static int run_illegal(void)
 	}
 	hsa_status_string(st, &msg);
 	printf("hsa_e2e: queue error 0x%x: %s\n", (unsigned)st, msg ? msg : "(no string)");
-	report("illegal instruction reported", st == (hsa_status_t)HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
+	report("illegal instruction reported",
+	       st == (hsa_status_t)HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
 	return failures ? EXIT_CHECK : 0;
 }
 

@@ -390,7 +390,7 @@ static void test_cpu_caches(void **state)
 }
 
 #define THREADS 4
-#define ROUNDS 200
+#define ROUNDS  200
 
 static void *hammer(void *arg)
 {
@@ -429,19 +429,19 @@ static void test_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_open_kfd_get_version),
-		cmocka_unit_test(test_open_variants),
-		cmocka_unit_test(test_sysfs_redirect),
-		cmocka_unit_test(test_kfd_node_stat),
-		cmocka_unit_test(test_other_paths_untouched),
-		cmocka_unit_test(test_render_node),
-		cmocka_unit_test(test_dup_family),
-		cmocka_unit_test(test_popen_lsmod),
-		cmocka_unit_test(test_amdgpu_initstate),
-		cmocka_unit_test(test_acquire_vm_with_dup),
-		cmocka_unit_test(test_fork_child),
-		cmocka_unit_test(test_cpu_caches),
-		cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_open_kfd_get_version),
+	    cmocka_unit_test(test_open_variants),
+	    cmocka_unit_test(test_sysfs_redirect),
+	    cmocka_unit_test(test_kfd_node_stat),
+	    cmocka_unit_test(test_other_paths_untouched),
+	    cmocka_unit_test(test_render_node),
+	    cmocka_unit_test(test_dup_family),
+	    cmocka_unit_test(test_popen_lsmod),
+	    cmocka_unit_test(test_amdgpu_initstate),
+	    cmocka_unit_test(test_acquire_vm_with_dup),
+	    cmocka_unit_test(test_fork_child),
+	    cmocka_unit_test(test_cpu_caches),
+	    cmocka_unit_test(test_threads),
 	};
 
 	/* The simulated machine comes from the environment; pin it. */

@@ -17,7 +17,7 @@
 /* kfdsim's first GPU gets this gpu_id only by chance; the fuzzer mutates it.
  * Seeds use 0 as "unknown" and a plausible id. */
 #define SEED_GPU 0x1002u
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | 0x80000000u)
+#define GTT      (KFD_IOC_ALLOC_MEM_FLAGS_GTT | 0x80000000u)
 
 static uint8_t batch[VKFD_MAX_BATCH_SIZE];
 
@@ -26,7 +26,7 @@ static int write_seed(const char *dir, const char *name, uint8_t flags, const ui
 {
 	char path[4096];
 	FILE *f;
-	uint8_t hdr[3] = { flags, (uint8_t)split, (uint8_t)(split >> 8) };
+	uint8_t hdr[3] = {flags, (uint8_t)split, (uint8_t)(split >> 8)};
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "wb");
@@ -57,7 +57,7 @@ static size_t session(uint32_t gpu)
 
 	vkfd_builder_init(&b, batch, sizeof(batch), 1);
 	{
-		struct vkfd_req_hello r = { .version_min = 1, .version_max = 1 };
+		struct vkfd_req_hello r = {.version_min = 1, .version_max = 1};
 
 		add(&b, VKFD_CMD_HELLO, &r, sizeof(r), &off);
 	}
@@ -68,17 +68,17 @@ static size_t session(uint32_t gpu)
 		add(&b, VKFD_CMD_GET_VERSION, &r, sizeof(r), &off);
 	}
 	{
-		struct vkfd_req_get_topology r = { .offset = 0, .max_len = 4096 };
+		struct vkfd_req_get_topology r = {.offset = 0, .max_len = 4096};
 
 		add(&b, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), &off);
 	}
 	{
-		struct vkfd_req_get_process_apertures r = { .max_nodes = 4 };
+		struct vkfd_req_get_process_apertures r = {.max_nodes = 4};
 
 		add(&b, VKFD_CMD_GET_PROCESS_APERTURES, &r, sizeof(r), &off);
 	}
 	{
-		struct vkfd_req_gpu r = { .gpu_id = gpu };
+		struct vkfd_req_gpu r = {.gpu_id = gpu};
 
 		add(&b, VKFD_CMD_ACQUIRE_VM, &r, sizeof(r), &off);
 		add(&b, VKFD_CMD_GET_CLOCK_COUNTERS, &r, sizeof(r), &off);
@@ -86,10 +86,10 @@ static size_t session(uint32_t gpu)
 	}
 	for (int i = 0; i < 3; i++) {
 		struct vkfd_req_alloc_memory r = {
-			.va = va + (uint64_t)i * 0x200000,
-			.size = 0x10000,
-			.gpu_id = gpu,
-			.flags = GTT,
+		    .va = va + (uint64_t)i * 0x200000,
+		    .size = 0x10000,
+		    .gpu_id = gpu,
+		    .flags = GTT,
 		};
 
 		add(&b, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), &off);
@@ -105,21 +105,21 @@ static size_t session(uint32_t gpu)
 		add(&b, VKFD_CMD_MAP_MEMORY, &r, VKFD_REQ_MAP_MEMORY_LEN(1), &off);
 	}
 	{
-		struct vkfd_req_bind_blob r = { .handle = VKFD_HANDLE(2, 1), .blob_id = 9 };
+		struct vkfd_req_bind_blob r = {.handle = VKFD_HANDLE(2, 1), .blob_id = 9};
 
 		add(&b, VKFD_CMD_BIND_BLOB, &r, sizeof(r), &off);
 	}
 	{
 		struct vkfd_req_create_event r = {
-			.event_page = VKFD_HANDLE(3, 1),
-			.event_type = KFD_IOC_EVENT_SIGNAL,
-			.auto_reset = 1,
+		    .event_page = VKFD_HANDLE(3, 1),
+		    .event_type = KFD_IOC_EVENT_SIGNAL,
+		    .auto_reset = 1,
 		};
 
 		add(&b, VKFD_CMD_CREATE_EVENT, &r, sizeof(r), &off);
 	}
 	{
-		struct vkfd_req_event r = { .event_id = 1 };
+		struct vkfd_req_event r = {.event_id = 1};
 
 		add(&b, VKFD_CMD_SET_EVENT_ASYNC, &r, sizeof(r), &off);
 	}
@@ -148,7 +148,7 @@ static size_t session(uint32_t gpu)
 		add(&b, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &off);
 	}
 	{
-		struct vkfd_req_handle r = { .handle = VKFD_HANDLE(1, 1) };
+		struct vkfd_req_handle r = {.handle = VKFD_HANDLE(1, 1)};
 
 		add(&b, VKFD_CMD_DESTROY_QUEUE, &r, sizeof(r), &off);
 		add(&b, VKFD_CMD_UNMAP_MEMORY_ASYNC, &r, sizeof(r), &off);
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	ret |= write_seed(argv[1], "session-nogpu", 2, batch, len, 0);
 	/* broken framings: the context must be lost, nothing else */
 	{
-		struct vkfd_req_hdr h = { .cmd = VKFD_CMD_GET_VERSION, .len = 20, .seqno = 1 };
+		struct vkfd_req_hdr h = {.cmd = VKFD_CMD_GET_VERSION, .len = 20, .seqno = 1};
 
 		ret |= write_seed(argv[1], "frame-unaligned", 0, (uint8_t *)&h, sizeof(h), 0);
 		h.len = 4096 + 8;

@@ -19,7 +19,7 @@ static struct {
 	uint32_t ctx[MAX_RETIRED], ring[MAX_RETIRED];
 	uint64_t id[MAX_RETIRED];
 	int n;
-} retired = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} retired = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void on_retire(void *cookie, uint32_t ctx_id, uint32_t ring, uint64_t fence_id)
 {
@@ -40,7 +40,8 @@ int h_fence_count(uint32_t ctx_id, uint32_t ring, uint64_t fence_id)
 
 	pthread_mutex_lock(&retired.lock);
 	for (int i = 0; i < retired.n; i++)
-		if (retired.ctx[i] == ctx_id && retired.ring[i] == ring && retired.id[i] == fence_id)
+		if (retired.ctx[i] == ctx_id && retired.ring[i] == ring &&
+		    retired.id[i] == fence_id)
 			n++;
 	pthread_mutex_unlock(&retired.lock);
 	return n;
@@ -183,7 +184,7 @@ int h_flush(struct harness *h)
 
 static void sleep_us(long us)
 {
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
 
 	nanosleep(&ts, NULL);
 }
@@ -219,8 +220,7 @@ int h_wait_slot(struct harness *h, uint32_t rsp_off, uint32_t s, int ms)
 	return -ETIMEDOUT;
 }
 
-int h_call(struct harness *h, uint32_t cmd, void *req, uint32_t len, void *rsp,
-	   uint32_t rsp_len)
+int h_call(struct harness *h, uint32_t cmd, void *req, uint32_t len, void *rsp, uint32_t rsp_len)
 {
 	struct vkfd_rsp_hdr *rh;
 	uint32_t off, s;
@@ -318,8 +318,8 @@ uint64_t h_gtt(struct harness *h, uint64_t size, uint64_t *va_out)
 {
 	uint64_t va = h_va(h, size), handle = 0;
 
-	if (h_alloc(h, va, size, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE,
-		    &handle, NULL) ||
+	if (h_alloc(h, va, size, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, &handle,
+		    NULL) ||
 	    h_map(h, handle))
 		return 0;
 	if (va_out)

@@ -21,8 +21,8 @@ struct harness {
 	uint32_t ctx_id;
 	void *shmem;
 	int shmem_fd;
-	uint32_t seqno;        /* next request seqno */
-	uint32_t rsp_next;     /* next free response offset */
+	uint32_t seqno;    /* next request seqno */
+	uint32_t rsp_next; /* next free response offset */
 	uint32_t gpu_id;
 	struct vkfd_aperture ap;
 	uint8_t *batch;
@@ -42,12 +42,12 @@ const char *h_device_env(void);
  * in-process kfdsim's hooks, or more than one KFD process per host
  * process, which neither real amdkfd without AMDKFD_IOC_CREATE_PROCESS
  * nor the shim's kfdsim offers). */
-#define H_SIM_ONLY(why)                                                        \
-	do {                                                                   \
-		if (h_real_device()) {                                         \
-			print_message("skipped on the real device: %s\n", why); \
-			skip();                                                \
-		}                                                              \
+#define H_SIM_ONLY(why)                                                                            \
+	do {                                                                                       \
+		if (h_real_device()) {                                                             \
+			print_message("skipped on the real device: %s\n", why);                    \
+			skip();                                                                    \
+		}                                                                                  \
 	} while (0)
 
 /* Library init on h_device() with POLL fences; quota may be NULL. */
@@ -76,8 +76,7 @@ int h_wait_slot(struct harness *h, uint32_t rsp_off, uint32_t s, int ms);
 void *h_rsp(struct harness *h, uint32_t rsp_off);
 /* One sync request: add, flush, wait, copy up to rsp_len bytes; returns
  * the response's ret (or a negative harness error: -ETIMEDOUT, -EIO). */
-int h_call(struct harness *h, uint32_t cmd, void *req, uint32_t len, void *rsp,
-	   uint32_t rsp_len);
+int h_call(struct harness *h, uint32_t cmd, void *req, uint32_t len, void *rsp, uint32_t rsp_len);
 /* One async request, flushed, then wait until processed. */
 int h_async(struct harness *h, uint32_t cmd, void *req, uint32_t len);
 

@@ -71,7 +71,7 @@ static void test_shmem_rules(void **state)
 	struct vkfd_blob b;
 	struct vkfd_shmem_hdr *hdr;
 	void *map;
-	uint8_t junk[16] = { 0 };
+	uint8_t junk[16] = {0};
 
 	(void)state;
 	assert_int_equal(h_open_bare(&h, 1), 0);
@@ -115,8 +115,8 @@ static void test_bo_blob_export(void **state)
 	assert_int_equal(h_open(&h, 2), 0);
 	va = h_va(&h, 1 << 20);
 	assert_int_equal(h_alloc(&h, va, 1 << 20,
-				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE,
-				 &handle, &ar),
+				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, &handle,
+				 &ar),
 			 0);
 	assert_int_equal(ar.blob_size, 1 << 20);
 	assert_int_equal(ar.map_flags, 0);
@@ -163,7 +163,7 @@ static void test_aql_blob_is_half(void **state)
 	va = h_va(&h, 64 << 10);
 	assert_int_equal(h_alloc(&h, va, 64 << 10,
 				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |
-					 KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
+				     KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
 				 &handle, &ar),
 			 0);
 	assert_int_equal(ar.blob_size, 32 << 10);
@@ -213,7 +213,8 @@ static void test_import_resource(void **state)
 	assert_int_equal(h_open(&a, 20), 0);
 	assert_int_equal(h_open(&b, 21), 0);
 	assert_int_equal(h_alloc(&a, h_va(&a, 1 << 20), 1 << 20,
-				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, &handle, NULL),
+				 KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, &handle,
+				 NULL),
 			 0);
 	h_bind(&a, handle, 3);
 	assert_int_equal(vkfd_host_context_get_blob(a.ctx, 1, 3, 1 << 20, 3, &blob), 0);
@@ -226,9 +227,8 @@ static void test_import_resource(void **state)
 	memset(&gi, 0, sizeof(gi));
 	gi.res_id = 7;
 	gi.metadata_size = 64;
-	assert_int_equal(h_call(&b, VKFD_CMD_GET_RESOURCE_INFO, &gi, sizeof(gi), &grsp,
-				sizeof(grsp)),
-			 0);
+	assert_int_equal(
+	    h_call(&b, VKFD_CMD_GET_RESOURCE_INFO, &gi, sizeof(gi), &grsp, sizeof(grsp)), 0);
 	assert_int_equal(grsp.size, 1 << 20);
 	assert_int_equal(grsp.gpu_id, b.gpu_id);
 	assert_true(grsp.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT);
@@ -250,8 +250,7 @@ static void test_import_resource(void **state)
 	ir.va = 0;
 	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), NULL, 0), -EINVAL);
 	ir.va = va;
-	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), &irsp,
-				sizeof(irsp)),
+	assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), &irsp, sizeof(irsp)),
 			 0);
 	assert_int_equal(irsp.size, 1 << 20);
 	assert_int_equal(h_map(&b, irsp.handle), 0);
@@ -268,15 +267,15 @@ static void test_import_resource(void **state)
 int main(void)
 {
 	const struct CMUnitTest before[] = {
-		cmocka_unit_test(test_capset_before_init),
+	    cmocka_unit_test(test_capset_before_init),
 	};
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_init_twice),
-		cmocka_unit_test(test_shmem_rules),
-		cmocka_unit_test(test_bo_blob_export),
-		cmocka_unit_test(test_aql_blob_is_half),
-		cmocka_unit_test(test_doorbell_blob_is_shadow),
-		cmocka_unit_test(test_import_resource),
+	    cmocka_unit_test(test_init_twice),
+	    cmocka_unit_test(test_shmem_rules),
+	    cmocka_unit_test(test_bo_blob_export),
+	    cmocka_unit_test(test_aql_blob_is_half),
+	    cmocka_unit_test(test_doorbell_blob_is_shadow),
+	    cmocka_unit_test(test_import_resource),
 	};
 	int fails;
 

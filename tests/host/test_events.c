@@ -16,7 +16,7 @@
 #include "host_harness.h"
 #include "kfd_compat.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define GTT        (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 #define PAGE_BYTES (4096 * 8)
 
 struct ev_state {
@@ -193,8 +193,7 @@ static void test_bad_waits(void **state)
 	r.num_events = 65;
 	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, sizeof(r), &rsp, 24), -EINVAL);
 	r.num_events = 2; /* more events than len carries */
-	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, VKFD_REQ_WAIT_EVENTS_LEN(1), &rsp,
-				24),
+	assert_int_equal(h_call(h, VKFD_CMD_WAIT_EVENTS, &r, VKFD_REQ_WAIT_EVENTS_LEN(1), &rsp, 24),
 			 -EINVAL);
 	r.num_events = 1;
 	r.wait_for_all = 2;
@@ -335,13 +334,13 @@ static void test_ring0_fence_after_execution(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_event_page_rules),
-		cmocka_unit_test(test_poll_and_signal),
-		cmocka_unit_test(test_bad_waits),
-		cmocka_unit_test(test_busy_ring_and_order),
-		cmocka_unit_test(test_wait_on_destroyed_event),
-		cmocka_unit_test(test_destroy_cancels_waits),
-		cmocka_unit_test(test_ring0_fence_after_execution),
+	    cmocka_unit_test(test_create_event_page_rules),
+	    cmocka_unit_test(test_poll_and_signal),
+	    cmocka_unit_test(test_bad_waits),
+	    cmocka_unit_test(test_busy_ring_and_order),
+	    cmocka_unit_test(test_wait_on_destroyed_event),
+	    cmocka_unit_test(test_destroy_cancels_waits),
+	    cmocka_unit_test(test_ring0_fence_after_execution),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

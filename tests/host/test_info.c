@@ -48,10 +48,11 @@ static uint8_t *fetch_topology(struct harness *h, uint64_t *total)
 	uint64_t off = 0;
 
 	do {
-		struct vkfd_req_get_topology r = { .offset = off, .max_len = 4096 };
+		struct vkfd_req_get_topology r = {.offset = off, .max_len = 4096};
 		struct vkfd_rsp_get_topology *rh = (void *)rsp;
 
-		assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)), 0);
+		assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)),
+				 0);
 		assert_true(rh->total_len <= sizeof(buf));
 		assert_true(rh->chunk_len <= 4096);
 		memcpy(buf + off, rsp + 32, rh->chunk_len);
@@ -158,17 +159,22 @@ static void test_topology_paging_errors(void **state)
 
 	memset(&r, 0, sizeof(r));
 	r.max_len = 12; /* not a multiple of 8 */
-	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)), -EINVAL);
+	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)),
+			 -EINVAL);
 	r.max_len = VKFD_TOPOLOGY_MAX_CHUNK + 8;
-	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)), -EINVAL);
+	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)),
+			 -EINVAL);
 	r.max_len = 8;
 	r.offset = 4;
-	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)), -EINVAL);
+	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)),
+			 -EINVAL);
 	r.offset = 1ull << 40;
-	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)), -EINVAL);
+	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)),
+			 -EINVAL);
 	r.offset = 0;
 	r.flags = 1;
-	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)), -EINVAL);
+	assert_int_equal(h_call(h, VKFD_CMD_GET_TOPOLOGY, &r, sizeof(r), rsp, sizeof(rsp)),
+			 -EINVAL);
 }
 
 static void test_process_commands(void **state)
@@ -180,29 +186,31 @@ static void test_process_commands(void **state)
 		struct vkfd_rsp_get_version rsp;
 
 		memset(&r, 0, sizeof(r));
-		assert_int_equal(h_call(h, VKFD_CMD_GET_VERSION, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+		assert_int_equal(h_call(h, VKFD_CMD_GET_VERSION, &r, sizeof(r), &rsp, sizeof(rsp)),
+				 0);
 		assert_int_equal(rsp.major, 1);
 		assert_int_equal(rsp.minor, host_g.kfd_minor);
 	}
 	{
-		struct vkfd_req_hello r = { .version_min = 2, .version_max = 5 };
+		struct vkfd_req_hello r = {.version_min = 2, .version_max = 5};
 
-		assert_int_equal(h_call(h, VKFD_CMD_HELLO, &r, sizeof(r), NULL, 0), -EPROTONOSUPPORT);
+		assert_int_equal(h_call(h, VKFD_CMD_HELLO, &r, sizeof(r), NULL, 0),
+				 -EPROTONOSUPPORT);
 	}
 	{
-		struct vkfd_req_gpu r = { .gpu_id = h->gpu_id };
+		struct vkfd_req_gpu r = {.gpu_id = h->gpu_id};
 		struct vkfd_rsp_get_clock_counters rsp;
 
-		assert_int_equal(h_call(h, VKFD_CMD_GET_CLOCK_COUNTERS, &r, sizeof(r), &rsp,
-					sizeof(rsp)),
-				 0);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_GET_CLOCK_COUNTERS, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
 		assert_int_equal(rsp.system_clock_freq, 1000000000ull);
 		assert_true(rsp.cpu_clock_counter > 0);
 		r.gpu_id = 7;
 		assert_int_equal(h_call(h, VKFD_CMD_GET_CLOCK_COUNTERS, &r, sizeof(r), NULL, 0),
 				 -EINVAL);
 		r.gpu_id = h->gpu_id;
-		assert_int_equal(h_call(h, VKFD_CMD_ACQUIRE_VM, &r, sizeof(r), NULL, 0), 0); /* again */
+		assert_int_equal(h_call(h, VKFD_CMD_ACQUIRE_VM, &r, sizeof(r), NULL, 0),
+				 0); /* again */
 	}
 	{
 		struct vkfd_req_set_memory_policy r;
@@ -221,11 +229,12 @@ static void test_process_commands(void **state)
 
 		memset(&r, 0, sizeof(r));
 		r.xnack_enabled = -1;
-		assert_int_equal(h_call(h, VKFD_CMD_SET_XNACK_MODE, &r, sizeof(r), &rsp, sizeof(rsp)),
-				 0);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_SET_XNACK_MODE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
 		assert_true(rsp.xnack_enabled == 0 || rsp.xnack_enabled == 1);
 		r.xnack_enabled = 2;
-		assert_int_equal(h_call(h, VKFD_CMD_SET_XNACK_MODE, &r, sizeof(r), NULL, 0), -EINVAL);
+		assert_int_equal(h_call(h, VKFD_CMD_SET_XNACK_MODE, &r, sizeof(r), NULL, 0),
+				 -EINVAL);
 	}
 	{
 		struct vkfd_req_set_scratch_backing_va r;
@@ -251,11 +260,12 @@ static void test_process_commands(void **state)
 
 		memset(&r, 0, sizeof(r));
 		r.mode_mask = 4;
-		assert_int_equal(h_call(h, VKFD_CMD_RUNTIME_ENABLE, &r, sizeof(r), NULL, 0), -EINVAL);
+		assert_int_equal(h_call(h, VKFD_CMD_RUNTIME_ENABLE, &r, sizeof(r), NULL, 0),
+				 -EINVAL);
 		r.mode_mask = 1;
 		r.r_debug = 0xdeadbeef000ull;
-		assert_int_equal(h_call(h, VKFD_CMD_RUNTIME_ENABLE, &r, sizeof(r), &rsp, sizeof(rsp)),
-				 0);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_RUNTIME_ENABLE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
 	}
 	{
 		struct vkfd_req_get_tile_config r;
@@ -265,11 +275,12 @@ static void test_process_commands(void **state)
 		r.gpu_id = h->gpu_id;
 		r.num_tile_configs = VKFD_MAX_TILE_CONFIGS;
 		r.num_macro_tile_configs = VKFD_MAX_MACRO_TILE_CONFIGS;
-		assert_int_equal(h_call(h, VKFD_CMD_GET_TILE_CONFIG, &r, sizeof(r), &rsp, sizeof(rsp)),
-				 0);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_GET_TILE_CONFIG, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
 		assert_true(rsp.num_tile_configs <= VKFD_MAX_TILE_CONFIGS);
 		r.num_tile_configs = VKFD_MAX_TILE_CONFIGS + 1;
-		assert_int_equal(h_call(h, VKFD_CMD_GET_TILE_CONFIG, &r, sizeof(r), NULL, 0), -EINVAL);
+		assert_int_equal(h_call(h, VKFD_CMD_GET_TILE_CONFIG, &r, sizeof(r), NULL, 0),
+				 -EINVAL);
 	}
 	{
 		/* kfdsim answers the render-node queries (test_amdgpu_query.c) */
@@ -312,10 +323,10 @@ static void test_gpu_reset_is_an_event(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_topology_sanitized),
-		cmocka_unit_test(test_topology_paging_errors),
-		cmocka_unit_test(test_process_commands),
-		cmocka_unit_test(test_gpu_reset_is_an_event),
+	    cmocka_unit_test(test_topology_sanitized),
+	    cmocka_unit_test(test_topology_paging_errors),
+	    cmocka_unit_test(test_process_commands),
+	    cmocka_unit_test(test_gpu_reset_is_an_event),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

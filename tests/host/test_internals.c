@@ -36,10 +36,10 @@ static void test_obj_table_handles(void **state)
 	assert_ptr_equal(obj_table_get(&t, ha), &a);
 	assert_ptr_equal(obj_table_get(&t, hb), &b);
 	assert_null(obj_table_get(&t, 0));
-	assert_null(obj_table_get(&t, ha ^ (1ull << 32))); /* wrong generation */
+	assert_null(obj_table_get(&t, ha ^ (1ull << 32)));                 /* wrong generation */
 	assert_null(obj_table_get(&t, (ha & 0xffffffff00000000ull) | 77)); /* out of range */
 	assert_ptr_equal(obj_table_remove(&t, ha), &a);
-	assert_null(obj_table_get(&t, ha)); /* stale after free */
+	assert_null(obj_table_get(&t, ha));    /* stale after free */
 	assert_null(obj_table_remove(&t, ha)); /* double free */
 	assert_int_equal(obj_table_add(&t, &c, &hc), 0);
 	assert_true(hc != ha); /* slot reused with a new generation */
@@ -79,7 +79,7 @@ static void test_va_map(void **state)
 	assert_int_equal(va_map_insert(&m, 0x13000, 0x2000, &o2), -EADDRINUSE); /* tail */
 	assert_int_equal(va_map_insert(&m, 0xf000, 0x2000, &o2), -EADDRINUSE);  /* head */
 	assert_int_equal(va_map_insert(&m, 0x8000, 0x20000, &o2), -EADDRINUSE); /* covers */
-	assert_int_equal(va_map_insert(&m, 0x14000, 0xc000, &o2), 0); /* touching both */
+	assert_int_equal(va_map_insert(&m, 0x14000, 0xc000, &o2), 0);           /* touching both */
 	assert_int_equal(va_map_insert(&m, 0x1000, 0, &o2), -EINVAL);
 	assert_int_equal(va_map_insert(&m, UINT64_MAX - 0xfff, 0x2000, &o2), -EINVAL);
 	assert_true(va_map_overlaps(&m, 0x13fff, 1));
@@ -112,7 +112,7 @@ static void on_retire(void *cookie, uint32_t ctx_id, uint32_t ring, uint64_t fen
 static void test_fence_poll_order(void **state)
 {
 	struct fence_state fs;
-	struct retired r = { .n = 0 };
+	struct retired r = {.n = 0};
 	uint64_t v;
 
 	(void)state;
@@ -151,7 +151,7 @@ static void test_fence_poll_order(void **state)
 static void test_fence_async(void **state)
 {
 	struct fence_state fs;
-	struct retired r = { .n = 0 };
+	struct retired r = {.n = 0};
 
 	(void)state;
 	assert_int_equal(fence_state_init(&fs, true, on_retire, &r, 7), 0);
@@ -169,7 +169,7 @@ static int job_runs;
 
 static void slow_job(void *arg)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = {0, 20 * 1000 * 1000};
 
 	(void)arg;
 	nanosleep(&ts, NULL);
@@ -226,7 +226,7 @@ static void test_relay_forwards(void **state)
 {
 	struct doorbell_relay *r;
 	struct doorbell_relay_stats st;
-	volatile uint64_t shadow[4] = { 0 }, real[4] = { 0 };
+	volatile uint64_t shadow[4] = {0}, real[4] = {0};
 	uint64_t one = 1;
 	int i;
 
@@ -296,16 +296,16 @@ static void test_forced_real_device_without_kfd(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_obj_table_handles),
-		cmocka_unit_test(test_obj_table_iterate),
-		cmocka_unit_test(test_va_map),
-		cmocka_unit_test(test_fence_poll_order),
-		cmocka_unit_test(test_fence_async),
-		cmocka_unit_test(test_wait_pool_cap),
-		cmocka_unit_test(test_wait_pool_cancel),
-		cmocka_unit_test(test_relay_forwards),
-		cmocka_unit_test(test_real_device_ops),
-		cmocka_unit_test(test_forced_real_device_without_kfd),
+	    cmocka_unit_test(test_obj_table_handles),
+	    cmocka_unit_test(test_obj_table_iterate),
+	    cmocka_unit_test(test_va_map),
+	    cmocka_unit_test(test_fence_poll_order),
+	    cmocka_unit_test(test_fence_async),
+	    cmocka_unit_test(test_wait_pool_cap),
+	    cmocka_unit_test(test_wait_pool_cancel),
+	    cmocka_unit_test(test_relay_forwards),
+	    cmocka_unit_test(test_real_device_ops),
+	    cmocka_unit_test(test_forced_real_device_without_kfd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -163,7 +163,7 @@ static void test_event_and_wait_quotas(void **state)
 	assert_int_equal(h_wait_slot(&h, off2, s2, 2000), 0);
 	assert_int_equal(((struct vkfd_rsp_hdr *)h_rsp(&h, off2))->ret, -EBUSY);
 	assert_int_not_equal(h_wait_slot(&h, off1, s1, 20), 0); /* still pending */
-	h_close(&h); /* cancels the pending wait */
+	h_close(&h);                                            /* cancels the pending wait */
 	h_lib_fini();
 }
 
@@ -208,11 +208,11 @@ static void test_async_fences(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_framing_error_loses_only_that_context),
-		cmocka_unit_test(test_one_kfd_process_policy),
-		cmocka_unit_test(test_active_context_limit),
-		cmocka_unit_test(test_event_and_wait_quotas),
-		cmocka_unit_test(test_async_fences),
+	    cmocka_unit_test(test_framing_error_loses_only_that_context),
+	    cmocka_unit_test(test_one_kfd_process_policy),
+	    cmocka_unit_test(test_active_context_limit),
+	    cmocka_unit_test(test_event_and_wait_quotas),
+	    cmocka_unit_test(test_async_fences),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,7 +125,7 @@ static void test_unknown_commands(void **state)
 {
 	struct pair *p = *state;
 	uint8_t req[24];
-	uint32_t ids[] = { 0x0f, 0x18, 0x27, 0x38, 0x80, 0x82, 0xffff, 0x80000000u };
+	uint32_t ids[] = {0x0f, 0x18, 0x27, 0x38, 0x80, 0x82, 0xffff, 0x80000000u};
 
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		struct vkfd_rsp_hdr *rh;
@@ -205,14 +205,14 @@ static void test_framing_violations(void **state)
 		uint32_t cmd, len, rsp_off;
 		size_t size;
 	} cases[] = {
-		{ VKFD_CMD_GET_VERSION, 0, 0, 16 },                       /* zero len */
-		{ VKFD_CMD_GET_VERSION, 8, 0, 16 },                       /* short */
-		{ VKFD_CMD_GET_VERSION, 20, 0, 24 },                      /* unaligned */
-		{ VKFD_CMD_GET_VERSION, 64, 0, 32 },                      /* overrun */
-		{ VKFD_CMD_GET_VERSION, VKFD_MAX_REQ_SIZE + 8, 0, VKFD_MAX_REQ_SIZE + 8 },
-		{ VKFD_CMD_GET_VERSION, 16, 4, 16 },                      /* rsp unaligned */
-		{ VKFD_CMD_GET_VERSION, 16, VKFD_RSP_AREA_SIZE - 8, 16 }, /* rsp outside */
-		{ VKFD_CMD_GET_VERSION, 16, 0, 8 },                       /* truncated hdr */
+	    {VKFD_CMD_GET_VERSION, 0, 0, 16},  /* zero len */
+	    {VKFD_CMD_GET_VERSION, 8, 0, 16},  /* short */
+	    {VKFD_CMD_GET_VERSION, 20, 0, 24}, /* unaligned */
+	    {VKFD_CMD_GET_VERSION, 64, 0, 32}, /* overrun */
+	    {VKFD_CMD_GET_VERSION, VKFD_MAX_REQ_SIZE + 8, 0, VKFD_MAX_REQ_SIZE + 8},
+	    {VKFD_CMD_GET_VERSION, 16, 4, 16},                      /* rsp unaligned */
+	    {VKFD_CMD_GET_VERSION, 16, VKFD_RSP_AREA_SIZE - 8, 16}, /* rsp outside */
+	    {VKFD_CMD_GET_VERSION, 16, 0, 8},                       /* truncated hdr */
 	};
 
 	a_step_aside(p);
@@ -282,12 +282,9 @@ static void test_no_leak_after_abuse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_truncated_commands),
-		cmocka_unit_test(test_oversized_commands),
-		cmocka_unit_test(test_unknown_commands),
-		cmocka_unit_test(test_garbage_fields),
-		cmocka_unit_test(test_framing_violations),
-		cmocka_unit_test(test_no_leak_after_abuse),
+	    cmocka_unit_test(test_truncated_commands), cmocka_unit_test(test_oversized_commands),
+	    cmocka_unit_test(test_unknown_commands),   cmocka_unit_test(test_garbage_fields),
+	    cmocka_unit_test(test_framing_violations), cmocka_unit_test(test_no_leak_after_abuse),
 	};
 
 	setenv("VKFD_DEBUG", "none", 0);

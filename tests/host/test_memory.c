@@ -15,7 +15,7 @@
 #include "host_harness.h"
 #include "kfd_compat.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define GTT  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 #define VRAM (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE)
 
 static int setup(void **state)
@@ -79,9 +79,8 @@ static void test_alloc_checks(void **state)
 	assert_int_equal(h_alloc(h, 0, 4096, GTT, NULL, NULL), -EINVAL); /* va 0: VRAM only */
 	assert_int_equal(h_alloc(h, va, 4096, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | 0, NULL, NULL),
 			 0);
-	assert_int_equal(h_alloc(h, va + 4096, 8192, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP, NULL,
-				 NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    h_alloc(h, va + 4096, 8192, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP, NULL, NULL), -EINVAL);
 	assert_int_equal(h_alloc(h, va + (1 << 20), 12288,
 				 GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, NULL, NULL),
 			 -EINVAL);
@@ -120,15 +119,15 @@ static void test_map_n_success(void **state)
 	r.n_devices = 2;
 	r.device_ids[0] = h->gpu_id;
 	r.device_ids[1] = 0xdead; /* not exported */
-	assert_int_equal(h_call(h, VKFD_CMD_MAP_MEMORY, &r, VKFD_REQ_MAP_MEMORY_LEN(2), &rsp,
-				sizeof(rsp)),
-			 -EINVAL);
+	assert_int_equal(
+	    h_call(h, VKFD_CMD_MAP_MEMORY, &r, VKFD_REQ_MAP_MEMORY_LEN(2), &rsp, sizeof(rsp)),
+	    -EINVAL);
 	assert_int_equal(rsp.n_success, 1); /* stopped at the bad id */
 	/* count larger than what len carries */
 	r.n_devices = 3;
-	assert_int_equal(h_call(h, VKFD_CMD_MAP_MEMORY, &r, VKFD_REQ_MAP_MEMORY_LEN(2), &rsp,
-				sizeof(rsp)),
-			 -EINVAL);
+	assert_int_equal(
+	    h_call(h, VKFD_CMD_MAP_MEMORY, &r, VKFD_REQ_MAP_MEMORY_LEN(2), &rsp, sizeof(rsp)),
+	    -EINVAL);
 	r.n_devices = 0;
 	assert_int_equal(h_call(h, VKFD_CMD_MAP_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)), -EINVAL);
 	r.n_devices = 1;
@@ -197,9 +196,8 @@ static void test_quota(void **state)
 
 		memset(&r, 0, sizeof(r));
 		r.gpu_id = h->gpu_id;
-		assert_int_equal(h_call(h, VKFD_CMD_AVAILABLE_MEMORY, &r, sizeof(r), &rsp,
-					sizeof(rsp)),
-				 0);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_AVAILABLE_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
 		assert_true(rsp.available <= (64ull << 20) - (48ull << 20) - (16ull << 20));
 	}
 	h_free(h, a);
@@ -229,13 +227,13 @@ static void test_bo_count_quota(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alloc_map_free),
-		cmocka_unit_test(test_alloc_checks),
-		cmocka_unit_test(test_map_n_success),
-		cmocka_unit_test(test_foreign_and_forged_handles),
-		cmocka_unit_test(test_double_free),
-		cmocka_unit_test(test_quota),
-		cmocka_unit_test(test_bo_count_quota),
+	    cmocka_unit_test(test_alloc_map_free),
+	    cmocka_unit_test(test_alloc_checks),
+	    cmocka_unit_test(test_map_n_success),
+	    cmocka_unit_test(test_foreign_and_forged_handles),
+	    cmocka_unit_test(test_double_free),
+	    cmocka_unit_test(test_quota),
+	    cmocka_unit_test(test_bo_count_quota),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

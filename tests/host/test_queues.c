@@ -150,7 +150,8 @@ static void test_queue_address_checks(void **state)
 		memset(&d, 0, sizeof(d));
 		d.handle = rsp.queue;
 		assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), 0);
-		assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), -EINVAL);
+		assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0),
+				 -EINVAL);
 	}
 }
 
@@ -199,13 +200,12 @@ static void test_queue_quota_and_handles(void **state)
 		m.queue = q[1];
 		m.num_cu_mask = 64;
 		m.cu_mask[0] = m.cu_mask[1] = 0xffffffff;
-		assert_int_equal(h_call(h, VKFD_CMD_SET_CU_MASK, &m, VKFD_REQ_SET_CU_MASK_LEN(64),
-					NULL, 0),
-				 0);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_SET_CU_MASK, &m, VKFD_REQ_SET_CU_MASK_LEN(64), NULL, 0), 0);
 		m.num_cu_mask = 96; /* more words than len carries */
-		assert_int_equal(h_call(h, VKFD_CMD_SET_CU_MASK, &m, VKFD_REQ_SET_CU_MASK_LEN(64),
-					NULL, 0),
-				 -EINVAL);
+		assert_int_equal(
+		    h_call(h, VKFD_CMD_SET_CU_MASK, &m, VKFD_REQ_SET_CU_MASK_LEN(64), NULL, 0),
+		    -EINVAL);
 		m.num_cu_mask = 33;
 		assert_int_equal(h_call(h, VKFD_CMD_SET_CU_MASK, &m, sizeof(m), NULL, 0), -EINVAL);
 	}
@@ -245,9 +245,8 @@ static void test_queue_exact_shapes(void **state)
 	assert_true(h_gtt(h, 4096, &ctl_va) != 0);
 	assert_true(h_gtt(h, 8192, &two_va) != 0);
 	aql_va = h_va(h, 8192);
-	assert_int_equal(h_alloc(h, aql_va, 8192, GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, &aql,
-				 NULL),
-			 0);
+	assert_int_equal(
+	    h_alloc(h, aql_va, 8192, GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, &aql, NULL), 0);
 	assert_int_equal(h_map(h, aql), 0);
 
 	/* ROCr's layout: rptr and wptr in one page that is its own mapping */
@@ -302,15 +301,14 @@ static void test_queue_exact_shapes(void **state)
 		struct vkfd_req_handle d;
 
 		fill_queue_req(h, &r, ring_va, ctl_va);
-		assert_int_equal(
-		    h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+		assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)),
+				 0);
 		memset(&u, 0, sizeof(u));
 		u.queue = rsp.queue;
 		u.ring_base_address = two_va;
 		u.ring_size = 4096;
 		u.queue_percentage = 100;
-		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0),
-				 -EINVAL);
+		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), -EINVAL);
 		u.ring_size = 8192;
 		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), 0);
 		memset(&d, 0, sizeof(d));
@@ -372,8 +370,7 @@ static void test_dispatch_through_relay(void **state)
 	pkt.kernel_object = code.va;
 	pkt.kernarg = code.va + 256;
 	memcpy((uint8_t *)ring.cpu + 2, (uint8_t *)&pkt + 2, sizeof(pkt) - 2);
-	__atomic_store_n((uint16_t *)ring.cpu, (uint16_t)2 /* KERNEL_DISPATCH */,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n((uint16_t *)ring.cpu, (uint16_t)2 /* KERNEL_DISPATCH */, __ATOMIC_RELEASE);
 	wptr = (volatile uint64_t *)ctl.cpu;
 	rptr = (volatile uint64_t *)((uint8_t *)ctl.cpu + 0x80);
 	__atomic_store_n(wptr, 1, __ATOMIC_RELEASE);
@@ -390,7 +387,8 @@ static void test_dispatch_through_relay(void **state)
 		assert_int_equal(out[i], 0xc0ffee);
 	assert_int_equal(out[256], 0);
 	print_message("dispatch through the relay completed in %.3f ms\n",
-		      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		      (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 
 	{
 		struct vkfd_req_handle d;
@@ -409,10 +407,10 @@ static void test_dispatch_through_relay(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_queue_address_checks),
-		cmocka_unit_test(test_queue_quota_and_handles),
-		cmocka_unit_test(test_queue_exact_shapes),
-		cmocka_unit_test(test_dispatch_through_relay),
+	    cmocka_unit_test(test_queue_address_checks),
+	    cmocka_unit_test(test_queue_quota_and_handles),
+	    cmocka_unit_test(test_queue_exact_shapes),
+	    cmocka_unit_test(test_dispatch_through_relay),
 	};
 
 	int failed = cmocka_run_group_tests(tests, setup, teardown);

@@ -111,8 +111,8 @@ static void test_device_fds_come_from_the_shim(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_library_runs_on_real_ops),
-		cmocka_unit_test(test_device_fds_come_from_the_shim),
+	    cmocka_unit_test(test_library_runs_on_real_ops),
+	    cmocka_unit_test(test_device_fds_come_from_the_shim),
 	};
 
 	if (!h_real_device() || !getenv("LD_PRELOAD")) {

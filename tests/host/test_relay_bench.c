@@ -112,7 +112,7 @@ static void test_relay_latency_and_cost(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_relay_latency_and_cost),
+	    cmocka_unit_test(test_relay_latency_and_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,7 @@
 #include "host_internal.h"
 #include "vkfd/kfdsim.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define GTT  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 #define VRAM (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE)
 
 static int setup(void **state)
@@ -50,9 +50,8 @@ static void populate(struct harness *h, int *blob_fd)
 	page = h_gtt(h, 4096 * 8, NULL);
 	assert_int_equal(h_alloc(h, h_va(h, 8 << 20), 8 << 20, VRAM, &vram, NULL), 0);
 	assert_int_equal(h_map(h, vram), 0);
-	assert_int_equal(h_alloc(h, h_va(h, 8192), 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL, &db,
-				 NULL),
-			 0);
+	assert_int_equal(
+	    h_alloc(h, h_va(h, 8192), 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL, &db, NULL), 0);
 	h_bind(h, vram, 1);
 	assert_int_equal(vkfd_host_context_get_blob(h->ctx, 1, 1, 8 << 20, 1, &blob), 0);
 	*blob_fd = blob.fd;
@@ -174,8 +173,8 @@ static void latch_case(unsigned nr)
 		r.gpu_id = h.gpu_id;
 		r.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
 		r.queue_percentage = 100;
-		assert_int_equal(h_call(&h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)),
-				 0);
+		assert_int_equal(
+		    h_call(&h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
 		qh = rsp.queue;
 	}
 	kfdsim_latch_ioctl(host_g.sim, nr);
@@ -216,9 +215,8 @@ static void latch_case(unsigned nr)
 	assert_int_equal(call.ret, 0);
 	close(call.fd);
 	/* the parked command has not completed */
-	assert_false(vkfd_seqno_passed(vkfd_load_acquire_u32(
-						&((struct vkfd_shmem_hdr *)h.shmem)->seqno),
-					s));
+	assert_false(vkfd_seqno_passed(
+	    vkfd_load_acquire_u32(&((struct vkfd_shmem_hdr *)h.shmem)->seqno), s));
 	kfdsim_latch_release(host_g.sim, nr);
 	pthread_join(t, NULL);
 	assert_int_equal(h_wait_seqno(&h, s), 0);
@@ -347,8 +345,7 @@ static void test_queue_flood_is_bounded(void **state)
 	}
 	assert_int_equal(ret, -ENOMEM);
 	assert_true(i <= 512);
-	assert_int_equal(((struct vkfd_shmem_hdr *)h.shmem)->async_error,
-			 VKFD_ASYNC_ERR_NO_MEMORY);
+	assert_int_equal(((struct vkfd_shmem_hdr *)h.shmem)->async_error, VKFD_ASYNC_ERR_NO_MEMORY);
 	kfdsim_latch_release(host_g.sim, 0x18);
 	h_close(&h);
 	free(batch);
@@ -357,14 +354,14 @@ static void test_queue_flood_is_bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_destroy_releases_everything),
-		cmocka_unit_test(test_destroy_with_queued_batches),
-		cmocka_unit_test(test_latched_map),
-		cmocka_unit_test(test_latched_free),
-		cmocka_unit_test(test_latched_destroy_queue),
-		cmocka_unit_test(test_get_blob_waits_for_its_submit),
-		cmocka_unit_test(test_reset_destroys_contexts),
-		cmocka_unit_test(test_queue_flood_is_bounded),
+	    cmocka_unit_test(test_destroy_releases_everything),
+	    cmocka_unit_test(test_destroy_with_queued_batches),
+	    cmocka_unit_test(test_latched_map),
+	    cmocka_unit_test(test_latched_free),
+	    cmocka_unit_test(test_latched_destroy_queue),
+	    cmocka_unit_test(test_get_blob_waits_for_its_submit),
+	    cmocka_unit_test(test_reset_destroys_contexts),
+	    cmocka_unit_test(test_queue_flood_is_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -21,7 +21,7 @@
 #include "host_harness.h"
 #include "kfd_compat.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define GTT  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 #define N_BO 1000
 
 static double now_us(void)
@@ -70,8 +70,8 @@ static void test_sync_round_trip(void **state)
 		assert_true(lat[i] > 0.0);
 	}
 	qsort(lat, 2000, sizeof(double), cmp_d);
-	print_message("sync round trip (submit -> seqno): median %.1f us, p99 %.1f us\n",
-		      lat[1000], lat[1980]);
+	print_message("sync round trip (submit -> seqno): median %.1f us, p99 %.1f us\n", lat[1000],
+		      lat[1980]);
 	h_close(&h);
 	h_lib_fini();
 }
@@ -122,9 +122,8 @@ static void test_model_load_pattern(void **state)
 		b.blob_id = 1000 + (uint64_t)i;
 		h_add(&h, VKFD_CMD_BIND_BLOB, &b, sizeof(b), NULL);
 		assert_int_equal(h_flush(&h), 0);
-		assert_int_equal(vkfd_host_context_get_blob(h.ctx, 1, 1000 + (uint64_t)i, 2 << 20, 1,
-							    &blob),
-				 0);
+		assert_int_equal(
+		    vkfd_host_context_get_blob(h.ctx, 1, 1000 + (uint64_t)i, 2 << 20, 1, &blob), 0);
 		close(blob.fd);
 	}
 	t_blob = now_us();
@@ -156,8 +155,8 @@ static void test_model_load_pattern(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sync_round_trip),
-		cmocka_unit_test(test_model_load_pattern),
+	    cmocka_unit_test(test_sync_round_trip),
+	    cmocka_unit_test(test_model_load_pattern),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

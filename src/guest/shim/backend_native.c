@@ -146,14 +146,14 @@ static void native_atfork_child(void)
 }
 
 const struct shim_backend shim_backend_native = {
-	.name = "native",
-	.init = native_init,
-	.sysfs_root = native_sysfs_root,
-	.open_kfd = native_open_kfd,
-	.open_render = native_open_render,
-	.ioctl = native_ioctl,
-	.mmap = native_mmap,
-	.munmap_notify = NULL,
-	.close = native_close,
-	.atfork_child = native_atfork_child,
+    .name = "native",
+    .init = native_init,
+    .sysfs_root = native_sysfs_root,
+    .open_kfd = native_open_kfd,
+    .open_render = native_open_render,
+    .ioctl = native_ioctl,
+    .mmap = native_mmap,
+    .munmap_notify = NULL,
+    .close = native_close,
+    .atfork_child = native_atfork_child,
 };

@@ -19,8 +19,8 @@ struct shim_backend {
 	/* Directory holding the KFD topology tree as
 	 * <root>/sys/devices/virtual/kfd/kfd/topology/... */
 	const char *(*sysfs_root)(void);
-	int (*open_kfd)(int flags);              /* fd or -errno */
-	int (*open_render)(int minor, int flags); /* fd or -errno */
+	int (*open_kfd)(int flags);                             /* fd or -errno */
+	int (*open_render)(int minor, int flags);               /* fd or -errno */
 	int (*ioctl)(int fd, unsigned long request, void *arg); /* 0 / -errno */
 	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd,
 		      off_t off); /* MAP_FAILED + errno */

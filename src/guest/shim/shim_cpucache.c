@@ -83,7 +83,7 @@ static const char *match(const char *path, int *cpu)
 }
 
 static int put_file(const char *dir, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int put_file(const char *dir, const char *name, const char *fmt, ...)
 {
@@ -161,14 +161,14 @@ static int write_index(const char *cache_dir, int idx, const struct cache_level 
 static int build_tree(void)
 {
 	static const struct cache_level levels[] = {
-		{ 1, "Data", _SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL1_DCACHE_ASSOC,
-		  _SC_LEVEL1_DCACHE_LINESIZE, false },
-		{ 1, "Instruction", _SC_LEVEL1_ICACHE_SIZE, _SC_LEVEL1_ICACHE_ASSOC,
-		  _SC_LEVEL1_ICACHE_LINESIZE, false },
-		{ 2, "Unified", _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL2_CACHE_ASSOC,
-		  _SC_LEVEL2_CACHE_LINESIZE, false },
-		{ 3, "Unified", _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL3_CACHE_ASSOC,
-		  _SC_LEVEL3_CACHE_LINESIZE, true },
+	    {1, "Data", _SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL1_DCACHE_ASSOC, _SC_LEVEL1_DCACHE_LINESIZE,
+	     false},
+	    {1, "Instruction", _SC_LEVEL1_ICACHE_SIZE, _SC_LEVEL1_ICACHE_ASSOC,
+	     _SC_LEVEL1_ICACHE_LINESIZE, false},
+	    {2, "Unified", _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL2_CACHE_ASSOC, _SC_LEVEL2_CACHE_LINESIZE,
+	     false},
+	    {3, "Unified", _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL3_CACHE_ASSOC, _SC_LEVEL3_CACHE_LINESIZE,
+	     true},
 	};
 	char cache_dir[512];
 	int r;
@@ -225,7 +225,8 @@ int shim_cpucache_map(const char *path, char *buf, size_t len)
 		tree_err = build_tree();
 		shim_leave();
 		if (tree_err)
-			shim_log("cannot write the fallback CPU cache tree: %s", strerror(-tree_err));
+			shim_log("cannot write the fallback CPU cache tree: %s",
+				 strerror(-tree_err));
 		else
 			shim_debug("host sysfs has no CPU caches; serving them from %s", tree_dir);
 	}

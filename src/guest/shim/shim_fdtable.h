@@ -18,10 +18,10 @@ enum shim_fd_kind {
 };
 
 struct shim_devfile {
-	int backend_fd;          /* the fd the backend returned */
+	int backend_fd; /* the fd the backend returned */
 	enum shim_fd_kind kind;
-	int refs;                /* fd numbers + calls in flight */
-	unsigned generation;     /* process generation (bumped in fork children) */
+	int refs;            /* fd numbers + calls in flight */
+	unsigned generation; /* process generation (bumped in fork children) */
 };
 
 /* Most fds are not device fds; this check needs no lock. */

@@ -120,8 +120,8 @@ static void *device_mmap(struct shim_devfile *f, void *addr, size_t len, int pro
 		err = ENODEV;
 	}
 	shim_leave();
-	shim_debug("mmap(%p, 0x%zx, prot %d, flags 0x%x, fd %d, off 0x%llx) -> %p", addr, len,
-		   prot, flags, f->backend_fd, (unsigned long long)off, p);
+	shim_debug("mmap(%p, 0x%zx, prot %d, flags 0x%x, fd %d, off 0x%llx) -> %p", addr, len, prot,
+		   flags, f->backend_fd, (unsigned long long)off, p);
 	errno = err;
 	return p;
 }

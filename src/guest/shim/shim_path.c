@@ -13,7 +13,7 @@
 #define KFD_SYSFS_DEV "/sys/devices/virtual/kfd/kfd"
 /* In real sysfs this is a symlink chain to the same device directory. */
 #define KFD_SYSFS_CLASS "/sys/class/kfd/kfd"
-#define RENDER_PREFIX "/dev/dri/renderD"
+#define RENDER_PREFIX   "/dev/dri/renderD"
 
 /* path starts with prefix and continues with '\0' or '/'. */
 static const char *under(const char *path, const char *prefix)

@@ -26,7 +26,7 @@ static void *resolve(const char *name, const char *compat_version)
 	return p;
 }
 
-#define RESOLVE(field, name) (*(void **)&real.field = resolve(name, NULL))
+#define RESOLVE(field, name)        (*(void **)&real.field = resolve(name, NULL))
 #define RESOLVE_COMPAT(field, name) (*(void **)&real.field = resolve(name, "GLIBC_2.2.5"))
 
 static void real_init(void)

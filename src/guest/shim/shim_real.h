@@ -34,8 +34,7 @@ struct shim_real {
 	int (*lxstat)(int ver, const char *path, struct stat *st);
 	int (*lxstat64)(int ver, const char *path, struct stat64 *st);
 	int (*fxstatat)(int ver, int dirfd, const char *path, struct stat *st, int flags);
-	int (*fxstatat64)(int ver, int dirfd, const char *path, struct stat64 *st,
-			  int flags);
+	int (*fxstatat64)(int ver, int dirfd, const char *path, struct stat64 *st, int flags);
 	int (*access)(const char *path, int mode);
 	int (*faccessat)(int dirfd, const char *path, int mode, int flags);
 	ssize_t (*readlink)(const char *path, char *buf, size_t len);

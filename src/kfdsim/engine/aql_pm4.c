@@ -16,7 +16,7 @@
 
 /* INDIRECT_BUFFER: dw1 base bits 31..2, dw2 base bits 47..32, dw3 bits
  * 19..0 size in dwords, bit 23 valid. */
-#define PM4_IB_SIZE(dw3)  ((dw3) & 0xfffff)
+#define PM4_IB_SIZE(dw3)  ((dw3)&0xfffff)
 #define PM4_IB_VALID(dw3) (((dw3) >> 23) & 1)
 
 static enum engine_status invalid(struct sim_engine_queue *q)

@@ -24,8 +24,8 @@
 
 /* Error codes in queue_inactive_signal (ROCr 5.2.3 DynamicScratchHandler
  * and its gfx9 trap handler's SIGNAL_CODE_*). */
-#define QERR_CODE_INVALID_FORMAT   32ull
-#define QERR_CODE_ILLEGAL_INST     (1ull << 30)
+#define QERR_CODE_INVALID_FORMAT 32ull
+#define QERR_CODE_ILLEGAL_INST   (1ull << 30)
 
 /* ROCr's trap handler masks the doorbell id to 10 bits. */
 #define TRAP_DOORBELL_MASK 0x3ffu

@@ -56,9 +56,9 @@ struct sim_queue_desc {
 	enum sim_queue_type type;
 	uint32_t queue_id;
 	uint64_t ring_va;
-	uint64_t ring_size;          /* bytes, power of two */
-	uint64_t rptr_va;            /* read pointer the engine writes */
-	uint64_t wptr_va;            /* write pointer user space writes */
+	uint64_t ring_size; /* bytes, power of two */
+	uint64_t rptr_va;   /* read pointer the engine writes */
+	uint64_t wptr_va;   /* write pointer user space writes */
 	/* Host pointer to this queue's 64-bit doorbell slot in the process's
 	 * doorbell page (user space stores the write pointer there). */
 	volatile uint64_t *doorbell;

@@ -24,14 +24,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			printf("[%d] FAIL line %d: ", (int)getpid(), __LINE__); \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			printf("[%d] FAIL line %d: ", (int)getpid(), __LINE__);                    \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
 	} while (0)
 
 static long long topo_value(const char *file, const char *key)
@@ -60,9 +60,7 @@ static long long topo_value(const char *file, const char *key)
 
 static int kio(int fd, unsigned int nr, size_t size, void *arg)
 {
-	return ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'K', nr, size), arg) ?
-		       -errno :
-		       0;
+	return ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'K', nr, size), arg) ? -errno : 0;
 }
 
 struct proc {
@@ -72,15 +70,14 @@ struct proc {
 
 static int proc_open(struct proc *p)
 {
-	struct bk_get_version v = { 0, 0 };
+	struct bk_get_version v = {0, 0};
 	struct bk_acquire_vm a;
 	int minor;
 
 	p->gpu = (uint32_t)topo_value(TOPO "gpu_id", NULL);
 	minor = (int)topo_value(TOPO "properties", "drm_render_minor");
 	p->kfd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
-	if (p->kfd < 0 || kio(p->kfd, BK_NR_GET_VERSION, sizeof(v), &v) ||
-	    v.major != 1)
+	if (p->kfd < 0 || kio(p->kfd, BK_NR_GET_VERSION, sizeof(v), &v) || v.major != 1)
 		return -1;
 	{
 		char path[64];
@@ -99,8 +96,7 @@ static int proc_open(struct proc *p)
 static uint32_t *bo_new(struct proc *p, size_t size, uint64_t *handle)
 {
 	struct bk_alloc_memory a;
-	void *va = mmap(NULL, size, PROT_NONE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *va = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (va == MAP_FAILED)
 		return NULL;
@@ -112,8 +108,8 @@ static uint32_t *bo_new(struct proc *p, size_t size, uint64_t *handle)
 	if (kio(p->kfd, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(a), &a))
 		return NULL;
 	*handle = a.handle;
-	if (mmap(va, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		 p->rfd, (off_t)a.mmap_offset) != va)
+	if (mmap(va, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->rfd,
+		 (off_t)a.mmap_offset) != va)
 		return NULL;
 	return va;
 }
@@ -142,8 +138,7 @@ int main(void)
 	if (pid == 0) {
 		failures = 0;
 		/* the inherited KFD process belongs to the parent */
-		CHECK(kio(parent.kfd, BK_NR_GET_VERSION, sizeof(v), &v) ==
-			      -EBADF,
+		CHECK(kio(parent.kfd, BK_NR_GET_VERSION, sizeof(v), &v) == -EBADF,
 		      "inherited kfd fd is not EBADF");
 		/* reopening gives the child its own context */
 		CHECK(proc_open(&child) == 0, "child reopen");
@@ -156,21 +151,17 @@ int main(void)
 		/* the parent's handle means nothing in the child's context */
 		if (ph != ch) {
 			fr.handle = ph;
-			CHECK(kio(child.kfd, BK_NR_FREE_MEMORY_OF_GPU,
-				  sizeof(fr), &fr) == -EINVAL,
+			CHECK(kio(child.kfd, BK_NR_FREE_MEMORY_OF_GPU, sizeof(fr), &fr) == -EINVAL,
 			      "parent handle accepted by the child");
 		}
 		fr.handle = ch;
-		CHECK(kio(child.kfd, BK_NR_FREE_MEMORY_OF_GPU, sizeof(fr),
-			  &fr) == 0,
-		      "child free");
+		CHECK(kio(child.kfd, BK_NR_FREE_MEMORY_OF_GPU, sizeof(fr), &fr) == 0, "child free");
 		close(child.rfd);
 		close(child.kfd);
 		_exit(failures ? 1 : 0);
 	}
 	CHECK(pid > 0, "fork");
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		      WEXITSTATUS(st) == 0,
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "child checks failed (status %#x)", st);
 	/* the parent's context is untouched */
 	CHECK(kio(parent.kfd, BK_NR_GET_VERSION, sizeof(v), &v) == 0,

@@ -71,8 +71,8 @@ static long long file_prop(const char *rel, const char *key)
 	return bk_prop(buf, (size_t)n, key);
 }
 
-static void gpu_node(struct exp *e, unsigned int k, unsigned int gpu_id,
-		     unsigned int minor, const char *extra)
+static void gpu_node(struct exp *e, unsigned int k, unsigned int gpu_id, unsigned int minor,
+		     const char *extra)
 {
 	char p[64], d[512];
 
@@ -80,8 +80,7 @@ static void gpu_node(struct exp *e, unsigned int k, unsigned int gpu_id,
 	snprintf(d, sizeof(d), "%u\n", gpu_id);
 	put(e, p, d);
 	snprintf(p, sizeof(p), "nodes/%u/properties", k);
-	snprintf(d, sizeof(d), "simd_count 4\ndrm_render_minor %u\n%s", minor,
-		 extra);
+	snprintf(d, sizeof(d), "simd_count 4\ndrm_render_minor %u\n%s", minor, extra);
 	put(e, p, d);
 }
 
@@ -95,10 +94,8 @@ static void test_good_export_and_link_counts(void **state)
 	 * sparse pair of links (indices 2 and 5) between its GPUs on node 1 */
 	gpu_node(&e, 0, 1111, 128, "io_links_count 1\np2p_links_count 0\n");
 	gpu_node(&e, 1, 2222, 129, "io_links_count 7\n");
-	put(&e, "nodes/1/io_links/5/properties",
-	    "type 11\nnode_from 1\nnode_to 0\n");
-	put(&e, "nodes/1/io_links/2/properties",
-	    "type 11\nnode_from 1\nnode_to 0\n");
+	put(&e, "nodes/1/io_links/5/properties", "type 11\nnode_from 1\nnode_to 0\n");
+	put(&e, "nodes/1/io_links/2/properties", "type 11\nnode_from 1\nnode_to 0\n");
 	put(&e, "nodes/1/caches/0/properties", "level 1\n");
 	assert_int_equal(bk_topo_build(troot, e.buf, e.len), 0);
 	assert_int_equal(bk.n_gpus, 2);
@@ -111,25 +108,18 @@ static void test_good_export_and_link_counts(void **state)
 	/* node 1: only the added GPU->CPU link */
 	assert_int_equal(file_prop("nodes/1/properties", "io_links_count"), 1);
 	assert_int_equal(file_prop("nodes/1/properties", "p2p_links_count"), 0);
-	assert_int_equal(file_prop("nodes/1/io_links/0/properties", "node_to"),
-			 0);
+	assert_int_equal(file_prop("nodes/1/io_links/0/properties", "node_to"), 0);
 	/* node 2: links 2 and 5 became 0 and 1, then the CPU link as 2 */
 	assert_int_equal(file_prop("nodes/2/properties", "io_links_count"), 3);
-	assert_int_equal(file_prop("nodes/2/io_links/0/properties",
-				   "node_from"), 2);
-	assert_int_equal(file_prop("nodes/2/io_links/0/properties", "node_to"),
-			 1);
-	assert_int_equal(file_prop("nodes/2/io_links/1/properties", "type"),
-			 11);
-	assert_int_equal(file_prop("nodes/2/io_links/2/properties", "node_to"),
-			 0);
-	assert_int_equal(file_prop("nodes/2/io_links/3/properties", "type"),
-			 -2);
+	assert_int_equal(file_prop("nodes/2/io_links/0/properties", "node_from"), 2);
+	assert_int_equal(file_prop("nodes/2/io_links/0/properties", "node_to"), 1);
+	assert_int_equal(file_prop("nodes/2/io_links/1/properties", "type"), 11);
+	assert_int_equal(file_prop("nodes/2/io_links/2/properties", "node_to"), 0);
+	assert_int_equal(file_prop("nodes/2/io_links/3/properties", "type"), -2);
 	assert_int_equal(file_prop("nodes/2/caches/0/properties", "level"), 1);
 	/* the CPU node links to both GPUs */
 	assert_int_equal(file_prop("nodes/0/properties", "io_links_count"), 2);
-	assert_int_equal(file_prop("nodes/0/io_links/1/properties", "node_to"),
-			 2);
+	assert_int_equal(file_prop("nodes/0/io_links/1/properties", "node_to"), 2);
 	assert_true(file_prop("system_properties", "platform_oem") == 0);
 }
 
@@ -146,10 +136,17 @@ static void test_hostile_exports(void **state)
 
 	(void)state;
 	const char *bad_paths[] = {
-		"../escape",	   "nodes/../../x", "/etc/passwd",
-		"nodes/0/./x",	   "nodes//0",	    "nodes/0/",
-		"nodes/0/a b",	   "nodes/0/\x01",  "nodes/99999999999/x",
-		"nodes/0x/gpu_id", "nodes/0/io_links/x/properties",
+	    "../escape",
+	    "nodes/../../x",
+	    "/etc/passwd",
+	    "nodes/0/./x",
+	    "nodes//0",
+	    "nodes/0/",
+	    "nodes/0/a b",
+	    "nodes/0/\x01",
+	    "nodes/99999999999/x",
+	    "nodes/0x/gpu_id",
+	    "nodes/0/io_links/x/properties",
 	};
 	for (size_t i = 0; i < sizeof(bad_paths) / sizeof(bad_paths[0]); i++) {
 		e.len = 0;
@@ -203,10 +200,8 @@ static void test_hostile_exports(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_good_export_and_link_counts,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_exports, setup,
-						teardown),
+	    cmocka_unit_test_setup_teardown(test_good_export_and_link_counts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hostile_exports, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,7 @@
 #include "shim/shim_backend.h"
 #include "backend_vkfd_kfd.h"
 
-#define B shim_backend_vkfd
+#define B    shim_backend_vkfd
 #define PAGE 4096ul
 
 static int kfd = -1, rfd = -1;
@@ -35,8 +35,7 @@ static uint32_t gpu_id;
 static int minor_;
 static char topo[PATH_MAX];
 
-static int kio(int fd, unsigned int dir, unsigned int nr, size_t size,
-	       void *arg)
+static int kio(int fd, unsigned int dir, unsigned int nr, size_t size, void *arg)
 {
 	return B.ioctl(fd, _IOC(dir, 'K', nr, size), arg);
 }
@@ -75,15 +74,13 @@ static long long prop(const char *rel, const char *key)
 /* A reserved VA range, as libhsakmt takes from its apertures. */
 static uint64_t va_reserve(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	assert_true(p != MAP_FAILED);
 	return (uintptr_t)p;
 }
 
-static int alloc_bo(uint64_t va, uint64_t size, uint32_t flags,
-		    struct bk_alloc_memory *a)
+static int alloc_bo(uint64_t va, uint64_t size, uint32_t flags, struct bk_alloc_memory *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->va_addr = va;
@@ -97,22 +94,21 @@ static int alloc_bo(uint64_t va, uint64_t size, uint32_t flags,
 
 static int free_bo(uint64_t handle)
 {
-	struct bk_free_memory f = { handle };
+	struct bk_free_memory f = {handle};
 
 	return kio(kfd, _IOC_WRITE, BK_NR_FREE_MEMORY_OF_GPU, sizeof(f), &f);
 }
 
-static int map_bo(unsigned int nr, uint64_t handle, uint32_t *ids,
-		  uint32_t n, uint32_t *n_success)
+static int map_bo(unsigned int nr, uint64_t handle, uint32_t *ids, uint32_t n, uint32_t *n_success)
 {
-	struct bk_map_memory m = { handle, (uintptr_t)ids, n, *n_success };
+	struct bk_map_memory m = {handle, (uintptr_t)ids, n, *n_success};
 	int r = kio(kfd, RW, nr, sizeof(m), &m);
 
 	*n_success = m.n_success;
 	return r;
 }
 
-#define GTT_FLAGS (BK_ALLOC_GTT | (1u << 31) | (1u << 26))
+#define GTT_FLAGS  (BK_ALLOC_GTT | (1u << 31) | (1u << 26))
 #define VRAM_FLAGS (BK_ALLOC_VRAM | (1u << 31) | (1u << 29))
 
 /* ------------------------------------------------------------------ */
@@ -121,7 +117,7 @@ static int group_setup(void **state)
 {
 	char buf[64];
 	const char *root;
-	struct bk_get_version v = { 0, 0 };
+	struct bk_get_version v = {0, 0};
 	struct bk_acquire_vm avm;
 	int r;
 
@@ -133,8 +129,7 @@ static int group_setup(void **state)
 		return -1;
 	}
 	root = B.sysfs_root();
-	snprintf(topo, sizeof(topo), "%s/sys/devices/virtual/kfd/kfd/topology",
-		 root);
+	snprintf(topo, sizeof(topo), "%s/sys/devices/virtual/kfd/kfd/topology", root);
 	if (read_file("nodes/1/gpu_id", buf, sizeof(buf)) <= 0)
 		return -1;
 	gpu_id = (uint32_t)strtoul(buf, NULL, 10);
@@ -173,8 +168,7 @@ static void test_topology_tree(void **state)
 	assert_int_equal(prop("nodes/0/properties", "cpu_cores_count"),
 			 sysconf(_SC_NPROCESSORS_ONLN));
 	assert_int_equal(prop("nodes/0/properties", "simd_count"), 0);
-	assert_true(prop("nodes/0/mem_banks/0/properties", "size_in_bytes") >
-		    0);
+	assert_true(prop("nodes/0/mem_banks/0/properties", "size_in_bytes") > 0);
 	/* the host's GPU node 0 follows it */
 	assert_true(gpu_id != 0);
 	assert_true(prop("nodes/1/properties", "simd_count") > 0);
@@ -185,8 +179,7 @@ static void test_topology_tree(void **state)
 		char rel[128];
 
 		assert_true(n >= 1);
-		snprintf(rel, sizeof(rel), "nodes/1/io_links/%lld/properties",
-			 n - 1);
+		snprintf(rel, sizeof(rel), "nodes/1/io_links/%lld/properties", n - 1);
 		assert_int_equal(prop(rel, "node_from"), 1);
 		assert_int_equal(prop(rel, "node_to"), 0);
 	}
@@ -199,12 +192,11 @@ static void test_topology_tree(void **state)
 
 static void test_version_and_unknown(void **state)
 {
-	struct bk_get_version v = { 0, 0 };
-	uint64_t junk[8] = { 0 };
+	struct bk_get_version v = {0, 0};
+	uint64_t junk[8] = {0};
 
 	(void)state;
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v), 0);
 	assert_int_equal(v.major, 1);
 	assert_true(v.minor >= 1);
 	/* unknown and out-of-tree numbers, and unsupported features */
@@ -221,12 +213,9 @@ static void test_version_and_unknown(void **state)
 	assert_int_equal(kio(kfd, RW, BK_NR_IMPORT_DMABUF, 24, junk), -EINVAL);
 	assert_int_equal(B.ioctl(kfd, _IOC(RW, 'd', 1, 8), junk), -ENOTTY);
 	/* a bad argument pointer is EFAULT, not a crash */
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, 8,
-			     (void *)(uintptr_t)8),
-			 -EFAULT);
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, 8, (void *)(uintptr_t)8), -EFAULT);
 	/* not our fd */
-	assert_int_equal(B.ioctl(12345, _IOC(_IOC_READ, 'K', 1, 8), &v),
-			 -EBADF);
+	assert_int_equal(B.ioctl(12345, _IOC(_IOC_READ, 'K', 1, 8), &v), -EBADF);
 }
 
 static void test_apertures(void **state)
@@ -237,14 +226,12 @@ static void test_apertures(void **state)
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW,
-			     sizeof(a), &a), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW, sizeof(a), &a), 0);
 	assert_int_equal(a.num_of_nodes, 1); /* count first */
 	memset(ap, 0xa5, sizeof(ap));
 	a.apertures_ptr = (uintptr_t)ap;
 	a.num_of_nodes = 4;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW,
-			     sizeof(a), &a), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW, sizeof(a), &a), 0);
 	assert_int_equal(a.num_of_nodes, 1);
 	assert_int_equal(ap[0].gpu_id, gpu_id);
 	assert_true(ap[0].gpuvm_limit > ap[0].gpuvm_base);
@@ -252,11 +239,9 @@ static void test_apertures(void **state)
 	/* entries past the count are untouched */
 	assert_int_equal(ap[1].gpu_id, 0xa5a5a5a5u);
 	a.apertures_ptr = 16;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW,
-			     sizeof(a), &a), -EFAULT);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW, sizeof(a), &a), -EFAULT);
 	memset(&old, 0xff, sizeof(old));
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_PROCESS_APERTURES,
-			     sizeof(old), &old), 0);
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_PROCESS_APERTURES, sizeof(old), &old), 0);
 	assert_int_equal(old.num_of_nodes, 1);
 	assert_int_equal(old.ap[0].gpu_id, gpu_id);
 	assert_int_equal(old.ap[1].gpu_id, 0);
@@ -271,22 +256,18 @@ static void test_acquire_vm(void **state)
 	/* the same render fd again is fine, as in the kernel */
 	a.drm_fd = (uint32_t)rfd;
 	a.gpu_id = gpu_id;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), 0);
 	/* another render fd for an already acquired GPU */
 	other = B.open_render(minor_, O_RDWR);
 	assert_true(other >= 0);
 	a.drm_fd = (uint32_t)other;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
-			 -EBUSY);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), -EBUSY);
 	B.close(other);
 	a.drm_fd = 99999;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), -EINVAL);
 	a.drm_fd = (uint32_t)rfd;
 	a.gpu_id = gpu_id ^ 0x5a5a;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), -EINVAL);
 	assert_int_equal(B.open_render(7, O_RDWR), -ENOENT);
 }
 
@@ -295,29 +276,25 @@ static void test_simple_setters(void **state)
 	struct bk_set_memory_policy mp;
 	struct bk_scratch_va sv;
 	struct bk_trap_handler th;
-	struct bk_xnack x = { -1 };
+	struct bk_xnack x = {-1};
 
 	(void)state;
 	memset(&mp, 0, sizeof(mp));
 	mp.gpu_id = gpu_id;
 	mp.default_policy = 0;
 	mp.alternate_policy = 1;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY,
-			     sizeof(mp), &mp), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY, sizeof(mp), &mp), 0);
 	mp.gpu_id = 0xdead;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY,
-			     sizeof(mp), &mp), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY, sizeof(mp), &mp), -EINVAL);
 	memset(&sv, 0, sizeof(sv));
 	sv.gpu_id = gpu_id;
 	sv.va_addr = va_reserve(1 << 20) >> 16;
-	assert_int_equal(kio(kfd, RW, BK_NR_SET_SCRATCH_BACKING_VA, sizeof(sv),
-			     &sv), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_SET_SCRATCH_BACKING_VA, sizeof(sv), &sv), 0);
 	memset(&th, 0, sizeof(th));
 	th.gpu_id = gpu_id;
 	th.tba_addr = va_reserve(PAGE);
 	th.tma_addr = va_reserve(PAGE);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_TRAP_HANDLER,
-			     sizeof(th), &th), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_TRAP_HANDLER, sizeof(th), &th), 0);
 	assert_int_equal(kio(kfd, RW, BK_NR_SET_XNACK_MODE, sizeof(x), &x), 0);
 	assert_true(x.xnack_enabled == 0 || x.xnack_enabled == 1);
 }
@@ -333,8 +310,7 @@ static void test_clock_counters(void **state)
 	c1.gpu_id = gpu_id;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	before = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1),
-			     &c1), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1), &c1), 0);
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	after = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	/* the guest's own raw monotonic clock, in ns */
@@ -343,21 +319,17 @@ static void test_clock_counters(void **state)
 	assert_int_equal(c1.system_clock_freq, 1000000000ull);
 	usleep(20000);
 	c2 = c1;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c2),
-			     &c2), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c2), &c2), 0);
 	usleep(2000);
 	c1 = c2;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1),
-			     &c1), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1), &c1), 0);
 	assert_true(c1.gpu_clock_counter > c2.gpu_clock_counter);
-	assert_true(c1.system_clock_counter - c2.system_clock_counter >=
-		    2000000ull);
+	assert_true(c1.system_clock_counter - c2.system_clock_counter >= 2000000ull);
 	/* a node without GPU (ROCr asks for node 0): no error, gpu counter
 	 * 0, CPU clocks and frequency as for a GPU */
 	c1.gpu_id = 0;
 	c1.gpu_clock_counter = 1234;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1),
-			     &c1), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1), &c1), 0);
 	assert_int_equal(c1.gpu_clock_counter, 0);
 	assert_int_equal(c1.system_clock_freq, 1000000000ull);
 	assert_true(c1.cpu_clock_counter > c2.cpu_clock_counter);
@@ -367,7 +339,7 @@ static void test_vram_alloc_mmap_map_free(void **state)
 {
 	struct bk_alloc_memory a;
 	uint64_t va = va_reserve(64 * PAGE);
-	uint32_t ids[2] = { gpu_id, gpu_id ^ 0x5a5a }, ns = 0;
+	uint32_t ids[2] = {gpu_id, gpu_id ^ 0x5a5a}, ns = 0;
 	uint32_t *p;
 	void *m;
 
@@ -377,46 +349,39 @@ static void test_vram_alloc_mmap_map_free(void **state)
 	assert_true(a.mmap_offset != 0);
 	assert_int_equal(a.mmap_offset % PAGE, 0);
 	/* the cookie is only good on the render fd whose VM we acquired */
-	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_FIXED, kfd, (off_t)a.mmap_offset);
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   kfd, (off_t)a.mmap_offset);
 	assert_true(m == MAP_FAILED);
-	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset + PAGE);
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset + PAGE);
 	assert_true(m == MAP_FAILED);
-	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset);
 	assert_ptr_equal(m, (void *)(uintptr_t)va);
 	p = m;
 	p[0] = 0x12345678;
 	p[64 * PAGE / 4 - 1] = 0x9abcdef0;
 	assert_int_equal(p[0], 0x12345678);
 	/* map: n_success semantics, stops at the unknown gpu */
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns),
-			 -EINVAL);
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns), -EINVAL);
 	assert_int_equal(ns, 1);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 0, &ns),
-			 -EINVAL);
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 0, &ns), -EINVAL);
 	ns = 3;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns),
-			 -EINVAL);
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns), -EINVAL);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle,
-				(uint32_t *)(uintptr_t)16, 1, &ns),
-			 -EFAULT);
+	assert_int_equal(
+	    map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, (uint32_t *)(uintptr_t)16, 1, &ns), -EFAULT);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle + 1, ids, 1,
-				&ns), -EINVAL);
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle + 1, ids, 1, &ns), -EINVAL);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1,
-				&ns), 0);
+	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1, &ns), 0);
 	assert_int_equal(ns, 1);
 	/* overlap with an existing BO */
 	{
 		struct bk_alloc_memory b;
 
-		assert_int_equal(alloc_bo(va + PAGE, PAGE, VRAM_FLAGS, &b),
-				 -EADDRINUSE);
+		assert_int_equal(alloc_bo(va + PAGE, PAGE, VRAM_FLAGS, &b), -EADDRINUSE);
 	}
 	assert_int_equal(free_bo(a.handle), 0);
 	assert_int_equal(free_bo(a.handle), -EINVAL);
@@ -435,18 +400,15 @@ static void test_gtt_aql_mirrored(void **state)
 	void *m;
 
 	(void)state;
-	assert_int_equal(alloc_bo(va, 2 * half,
-				  GTT_FLAGS | BK_ALLOC_AQL_QUEUE_MEM, &a), 0);
-	m = B.mmap((void *)(uintptr_t)va, half, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
-	assert_ptr_equal(m, (void *)(uintptr_t)va);
-	m = B.mmap((void *)(uintptr_t)(va + half), half,
-		   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rfd,
+	assert_int_equal(alloc_bo(va, 2 * half, GTT_FLAGS | BK_ALLOC_AQL_QUEUE_MEM, &a), 0);
+	m = B.mmap((void *)(uintptr_t)va, half, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rfd,
 		   (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	m = B.mmap((void *)(uintptr_t)(va + half), half, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
 	assert_ptr_equal(m, (void *)(uintptr_t)(va + half));
 	/* more than the (half-size) blob cannot be mapped */
-	m = B.mmap(NULL, 2 * half, PROT_READ | PROT_WRITE, MAP_SHARED, rfd,
-		   (off_t)a.mmap_offset);
+	m = B.mmap(NULL, 2 * half, PROT_READ | PROT_WRITE, MAP_SHARED, rfd, (off_t)a.mmap_offset);
 	assert_true(m == MAP_FAILED);
 	lo = (volatile uint64_t *)(uintptr_t)va;
 	hi = (volatile uint64_t *)(uintptr_t)(va + half);
@@ -462,14 +424,13 @@ static void test_userptr_conversion(void **state)
 {
 	struct bk_alloc_memory a;
 	size_t size = 8 * PAGE;
-	uint32_t ids[1] = { gpu_id }, ns = 0;
+	uint32_t ids[1] = {gpu_id}, ns = 0;
 	unsigned char *p;
 	pid_t pid;
 	int st;
 
 	(void)state;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
 	for (size_t i = 0; i < size; i++)
 		p[i] = (unsigned char)(i * 7);
@@ -480,18 +441,15 @@ static void test_userptr_conversion(void **state)
 	a.size = size;
 	a.gpu_id = gpu_id;
 	a.flags = BK_ALLOC_USERPTR | (1u << 31);
-	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(a),
-			     &a), -EINVAL);
-	assert_int_equal(alloc_bo((uintptr_t)p + 1, size,
-				  BK_ALLOC_USERPTR | (1u << 31), &a), -EINVAL);
-	assert_int_equal(alloc_bo((uintptr_t)p, size,
-				  BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(a), &a), -EINVAL);
+	assert_int_equal(alloc_bo((uintptr_t)p + 1, size, BK_ALLOC_USERPTR | (1u << 31), &a),
+			 -EINVAL);
+	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
 	/* contents survived the conversion */
 	for (size_t i = 0; i < size; i++)
 		if (p[i] != (unsigned char)(i * 7))
 			fail_msg("byte %zu changed", i);
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 1, &ns),
-			 0);
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 1, &ns), 0);
 	p[5] = 0xee;
 	/* documented limit: after conversion the range is shared memory, a
 	 * forked child's writes are seen by the parent */
@@ -504,8 +462,7 @@ static void test_userptr_conversion(void **state)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(p[6], 0x77);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1,
-				&ns), 0);
+	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1, &ns), 0);
 	assert_int_equal(free_bo(a.handle), 0);
 	/* copy-back on deregistration: same contents, private again */
 	assert_int_equal(p[5], 0xee);
@@ -521,11 +478,9 @@ static void test_userptr_conversion(void **state)
 	munmap(p, size);
 	/* an unreadable range cannot be converted */
 	p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_int_equal(alloc_bo((uintptr_t)p, size,
-				  BK_ALLOC_USERPTR | (1u << 31), &a), -EFAULT);
+	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), -EFAULT);
 	munmap(p, size);
 }
-
 
 /* Sparse anonymous memory (only touched pages are copied) and a private
  * file mapping (whose untouched pages are not zero) both keep their
@@ -538,19 +493,17 @@ static void test_userptr_sparse_and_file(void **state)
 	int fd;
 
 	(void)state;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
 	p[3 * PAGE + 5] = 0x33;
 	p[40 * PAGE] = 0x44;
 	p[size - 1] = 0x55;
-	assert_int_equal(alloc_bo((uintptr_t)p, size,
-				  BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
 	for (size_t i = 0; i < size; i++) {
-		unsigned char want = i == 3 * PAGE + 5 ? 0x33 :
-				     i == 40 * PAGE	? 0x44 :
-				     i == size - 1	? 0x55 :
-							  0;
+		unsigned char want = i == 3 * PAGE + 5 ? 0x33
+				     : i == 40 * PAGE  ? 0x44
+				     : i == size - 1   ? 0x55
+						       : 0;
 		if (p[i] != want)
 			fail_msg("sparse byte %zu: %#x", i, p[i]);
 	}
@@ -568,14 +521,12 @@ static void test_userptr_sparse_and_file(void **state)
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	assert_true(p != MAP_FAILED);
 	close(fd);
-	assert_int_equal(alloc_bo((uintptr_t)p, size,
-				  BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
 	assert_memory_equal(p + 20 * PAGE, "file", 4);
 	assert_int_equal(free_bo(a.handle), 0);
 	assert_memory_equal(p + 20 * PAGE, "file", 4);
 	munmap(p, size);
 }
-
 
 /* Documented limit check: O_DIRECT reads into a converted range work while
  * the blob is memfd-backed (kfdsim); skipped where the build directory's
@@ -590,8 +541,7 @@ static void test_userptr_o_direct(void **state)
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/translate-odirect-XXXXXX",
-		 dir ? dir : ".");
+	snprintf(path, sizeof(path), "%s/translate-odirect-XXXXXX", dir ? dir : ".");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	src = aligned_alloc(PAGE, size);
@@ -606,11 +556,9 @@ static void test_userptr_o_direct(void **state)
 		free(src);
 		skip();
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
-	assert_int_equal(alloc_bo((uintptr_t)p, size,
-				  BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
 	assert_int_equal(pread(fd, p, size, 0), (ssize_t)size);
 	assert_memory_equal(p, src, size);
 	assert_int_equal(free_bo(a.handle), 0);
@@ -637,16 +585,14 @@ static void test_events(void **state)
 	(void)state;
 	assert_int_equal(alloc_bo(va, psz, GTT_FLAGS, &a), 0);
 	event_page_handle = a.handle;
-	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, psz,
-				PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-				rfd, (off_t)a.mmap_offset),
+	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, psz, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset),
 			 (void *)(uintptr_t)va);
 	/* an unknown page handle */
 	memset(&ce, 0, sizeof(ce));
 	ce.event_page_offset = a.handle + 12345;
 	ce.event_type = BK_EVENT_SIGNAL;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), -EINVAL);
 	memset(&ce, 0, sizeof(ce));
 	ce.event_page_offset = a.handle;
 	ce.event_type = BK_EVENT_SIGNAL;
@@ -655,8 +601,7 @@ static void test_events(void **state)
 	sig = ce.event_id;
 	/* the kernel allocates signal slots from 0, like idr_alloc */
 	if (sig >= BK_SIGNAL_EVENT_LIMIT)
-		fail_msg("signal event id %#x slot %u", sig,
-			 ce.event_slot_index);
+		fail_msg("signal event id %#x slot %u", sig, ce.event_slot_index);
 	assert_int_equal(ce.event_slot_index, sig);
 	assert_true(ce.event_page_offset != 0); /* libhsakmt needs > 0 */
 	/* the event page cannot be freed while it is in use */
@@ -674,15 +619,13 @@ static void test_events(void **state)
 	/* repeated polls stay TIMEOUT (answered locally when hinted) */
 	for (int i = 0; i < 100; i++) {
 		w.wait_result = 77;
-		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
-				 0);
+		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
 		assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
 	}
 	/* set: the next poll must see it, never a stale TIMEOUT */
 	ei.event_id = sig;
 	ei.pad = 0;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
 	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
 	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
 	/* auto-reset: consumed */
@@ -695,57 +638,43 @@ static void test_events(void **state)
 
 		w.timeout = 30;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
-				 0);
+		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ms = (t1.tv_sec - t0.tv_sec) * 1000 +
-		     (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 		assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
 		assert_true(ms >= 29);
 		w.timeout = 0;
 	}
 	/* bad arguments */
 	w.num_events = 0;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EINVAL);
 	w.num_events = 65;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EINVAL);
 	w.num_events = 1;
 	w.events_ptr = 24;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
-			 -EFAULT);
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EFAULT);
 	w.events_ptr = (uintptr_t)ed;
 	ed[0].event_id = 4000;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EINVAL);
 	/* reset, destroy */
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei),
-			     &ei), 0);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
-			     &ei), 0);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
-			     &ei), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), -EINVAL);
 	/* set/reset of a destroyed or never created event */
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), -EINVAL);
 	ei.event_id = 4095;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei),
-			     &ei), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei), &ei), -EINVAL);
 	/* a memory-exception event has a non-signal id and cannot be set */
 	memset(&ce, 0, sizeof(ce));
 	ce.event_type = BK_EVENT_MEMORY;
 	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
 	assert_true(ce.event_id >= 0x40000000u);
 	ei.event_id = ce.event_id;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), -EINVAL);
 	ed[0].event_id = ce.event_id;
 	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
 	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
 }
-
-
 
 /* KFD >= 1.14 event ages: a wait with last_event_age different from the
  * event's age completes at once and the new age is written back. */
@@ -759,8 +688,7 @@ static void test_event_ages(void **state)
 	uint64_t age;
 
 	(void)state;
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v), 0);
 	if (v.minor < 14)
 		skip();
 	memset(&ce, 0, sizeof(ce));
@@ -770,8 +698,7 @@ static void test_event_ages(void **state)
 	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
 	ei.event_id = ce.event_id;
 	ei.pad = 0;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
 	memset(&ed, 0, sizeof(ed));
 	ed.event_id = ce.event_id;
 	age = 1; /* the age a fresh event starts with */
@@ -789,8 +716,7 @@ static void test_event_ages(void **state)
 	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
 	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
 	/* a stale age completes at once (the set happened meanwhile) */
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
 	w.timeout = 1000;
 	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
 	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
@@ -800,8 +726,7 @@ static void test_event_ages(void **state)
 		memcpy(&age2, ed.exception, sizeof(age2));
 		assert_true(age2 > age);
 	}
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
-			     &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), 0);
 }
 
 /* A blocking WAIT_EVENTS on one thread must not hold up other calls of the
@@ -851,12 +776,10 @@ static void test_wait_does_not_block_others(void **state)
 	assert_int_equal(pthread_create(&th, NULL, waiter_main, &w), 0);
 	usleep(100000); /* let the wait reach the host */
 	/* sync calls, an allocation and a free while the wait is pending */
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v), 0);
 	assert_int_equal(alloc_bo(va, 16 * PAGE, GTT_FLAGS, &a), 0);
-	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, 16 * PAGE,
-				PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-				rfd, (off_t)a.mmap_offset),
+	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, 16 * PAGE, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset),
 			 (void *)(uintptr_t)va);
 	assert_int_equal(free_bo(a.handle), 0);
 	/* a USERPTR conversion creates a blob: also not held up */
@@ -866,9 +789,8 @@ static void test_wait_does_not_block_others(void **state)
 
 		assert_true(u != MAP_FAILED);
 		u[1] = 9;
-		assert_int_equal(alloc_bo((uintptr_t)u, 4 * PAGE,
-					  BK_ALLOC_USERPTR | (1u << 31), &a),
-				 0);
+		assert_int_equal(
+		    alloc_bo((uintptr_t)u, 4 * PAGE, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
 		assert_int_equal(u[1], 9);
 		assert_int_equal(free_bo(a.handle), 0);
 		munmap(u, 4 * PAGE);
@@ -877,13 +799,11 @@ static void test_wait_does_not_block_others(void **state)
 	/* then wake the waiter */
 	ei.event_id = ce.event_id;
 	ei.pad = 0;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(w.r, 0);
 	assert_int_equal(w.result, BK_WAIT_COMPLETE);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei),
-			     &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), 0);
 	munmap((void *)(uintptr_t)va, 16 * PAGE);
 }
 
@@ -893,7 +813,7 @@ static void test_create_queue_sizes(void **state)
 	 * mapping exactly the ring size, EOP exactly the node's EOP size */
 	struct bk_alloc_memory ring, wp, rp, eop, ctx, db;
 	struct bk_create_queue q;
-	uint32_t ids[1] = { gpu_id }, ns;
+	uint32_t ids[1] = {gpu_id}, ns;
 	uint64_t rva = va_reserve(16 * PAGE), wva = va_reserve(PAGE);
 	uint64_t pva = va_reserve(PAGE), eva = va_reserve(PAGE);
 	uint64_t cva = va_reserve(64 * PAGE), dva = va_reserve(2 * PAGE);
@@ -907,13 +827,11 @@ static void test_create_queue_sizes(void **state)
 	assert_int_equal(alloc_bo(eva, PAGE, GTT_FLAGS, &eop), 0);
 	assert_int_equal(alloc_bo(cva, 64 * PAGE, GTT_FLAGS, &ctx), 0);
 	{
-		uint64_t hs[5] = { ring.handle, wp.handle, rp.handle,
-				   eop.handle, ctx.handle };
+		uint64_t hs[5] = {ring.handle, wp.handle, rp.handle, eop.handle, ctx.handle};
 
 		for (int i = 0; i < 5; i++) {
 			ns = 0;
-			assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, hs[i],
-						ids, 1, &ns), 0);
+			assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, hs[i], ids, 1, &ns), 0);
 		}
 	}
 	for (int pass = 0; pass < 2; pass++) {
@@ -936,21 +854,17 @@ static void test_create_queue_sizes(void **state)
 		q.queue_priority = 7;
 		q.sdma_engine_id = 0xdeadbeef; /* beyond 88 bytes: unread */
 		assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, size, &q), 0);
-		assert_int_equal(q.doorbell_offset & BK_MMAP_TYPE_MASK,
-				 BK_MMAP_TYPE_DOORBELL);
-		assert_int_equal((q.doorbell_offset & BK_MMAP_GPU_ID_MASK) >>
-					 BK_MMAP_GPU_ID_SHIFT,
+		assert_int_equal(q.doorbell_offset & BK_MMAP_TYPE_MASK, BK_MMAP_TYPE_DOORBELL);
+		assert_int_equal((q.doorbell_offset & BK_MMAP_GPU_ID_MASK) >> BK_MMAP_GPU_ID_SHIFT,
 				 gpu_id & 0xffff);
 		/* a tail past what the caller declared is never written */
 		if (!pass)
 			assert_int_equal(q.sdma_engine_id, 0xdeadbeef);
 		{
-			struct bk_destroy_queue d = { q.queue_id, 0 };
+			struct bk_destroy_queue d = {q.queue_id, 0};
 
-			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE,
-					     sizeof(d), &d), 0);
-			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE,
-					     sizeof(d), &d), -EINVAL);
+			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), 0);
+			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), -EINVAL);
 		}
 	}
 	/* a ring outside any mapped BO */
@@ -962,40 +876,31 @@ static void test_create_queue_sizes(void **state)
 	q.queue_percentage = 100;
 	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), 0);
 	/* the doorbell slice: ALLOC(DOORBELL) and mmap on the kfd fd */
-	assert_int_equal(alloc_bo(dva, 2 * PAGE,
-				  BK_ALLOC_DOORBELL | (1u << 31) | (1u << 26),
-				  &db), 0);
-	m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_FIXED, kfd,
-		   (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
+	assert_int_equal(alloc_bo(dva, 2 * PAGE, BK_ALLOC_DOORBELL | (1u << 31) | (1u << 26), &db),
+			 0);
+	m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   kfd, (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
 	assert_ptr_equal(m, (void *)(uintptr_t)dva);
 	/* ring the doorbell as ROCr does: a plain store */
 	memcpy((char *)m + (q.doorbell_offset & (2 * PAGE - 1)), &ev, 8);
 	{
-		struct bk_update_queue u = { rva, q.queue_id, 16 * PAGE, 50, 3 };
-		struct bk_destroy_queue d = { q.queue_id, 0 };
-		uint32_t mask[2] = { 0xffffffffu, 0x1 };
-		struct bk_set_cu_mask cm = { q.queue_id, 64, (uintptr_t)mask };
+		struct bk_update_queue u = {rva, q.queue_id, 16 * PAGE, 50, 3};
+		struct bk_destroy_queue d = {q.queue_id, 0};
+		uint32_t mask[2] = {0xffffffffu, 0x1};
+		struct bk_set_cu_mask cm = {q.queue_id, 64, (uintptr_t)mask};
 
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE,
-				     sizeof(u), &u), 0);
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK,
-				     sizeof(cm), &cm), 0);
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE, sizeof(u), &u), 0);
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK, sizeof(cm), &cm), 0);
 		cm.num_cu_mask = 33;
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK,
-				     sizeof(cm), &cm), -EINVAL);
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK, sizeof(cm), &cm), -EINVAL);
 		cm.num_cu_mask = 64;
 		cm.cu_mask_ptr = 8;
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK,
-				     sizeof(cm), &cm), -EFAULT);
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK, sizeof(cm), &cm), -EFAULT);
 		u.queue_id = 999;
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE,
-				     sizeof(u), &u), -EINVAL);
-		assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d),
-				     &d), 0);
+		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE, sizeof(u), &u), -EINVAL);
+		assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), 0);
 	}
 }
-
 
 static void test_sizes_and_misc(void **state)
 {
@@ -1003,7 +908,7 @@ static void test_sizes_and_misc(void **state)
 	struct bk_alloc_memory a;
 	struct bk_available_memory am;
 	struct bk_tile_config tc;
-	uint32_t tiles[4] = { 0xaaaa, 0xaaaa, 0xaaaa, 0xaaaa };
+	uint32_t tiles[4] = {0xaaaa, 0xaaaa, 0xaaaa, 0xaaaa};
 	uint64_t mva = va_reserve(PAGE);
 	void *m;
 	int r;
@@ -1011,30 +916,26 @@ static void test_sizes_and_misc(void **state)
 	(void)state;
 	/* a longer argument than the kernel's: its tail is left alone */
 	memset(big, 0xcc, sizeof(big));
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(big),
-			     big), 0);
+	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(big), big), 0);
 	assert_int_equal(big[0], 1);
 	for (size_t i = 8; i < sizeof(big); i++)
 		assert_int_equal(big[i], 0xcc);
 	/* a shorter one is zero-extended: no gpu_id / flags -> EINVAL, and
 	 * nothing past the declared size is written */
 	memset(big, 0, sizeof(big));
-	memcpy(big, &(uint64_t){ va_reserve(PAGE) }, 8);
-	memcpy(big + 8, &(uint64_t){ PAGE }, 8);
+	memcpy(big, &(uint64_t){va_reserve(PAGE)}, 8);
+	memcpy(big + 8, &(uint64_t){PAGE}, 8);
 	memset(big + 32, 0xcc, 32);
-	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, 32, big),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, 32, big), -EINVAL);
 	for (size_t i = 32; i < sizeof(big); i++)
 		assert_int_equal(big[i], 0xcc);
 
 	memset(&am, 0, sizeof(am));
 	am.gpu_id = gpu_id;
-	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am),
-			 0);
+	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am), 0);
 	assert_true(am.available > 0);
 	am.gpu_id = 0xdead;
-	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am),
-			 -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am), -EINVAL);
 
 	/* tile config: at most the caller's capacity is written */
 	memset(&tc, 0, sizeof(tc));
@@ -1051,23 +952,20 @@ static void test_sizes_and_misc(void **state)
 	}
 
 	/* the HDP page: MMIO_REMAP, one page, mmap on the kfd fd */
-	assert_int_equal(alloc_bo(mva, PAGE,
-				  BK_ALLOC_MMIO_REMAP | (1u << 31) | (1u << 26),
-				  &a), 0);
+	assert_int_equal(alloc_bo(mva, PAGE, BK_ALLOC_MMIO_REMAP | (1u << 31) | (1u << 26), &a), 0);
 	assert_int_equal(a.mmap_offset & BK_MMAP_TYPE_MASK, BK_MMAP_TYPE_MMIO);
-	m = B.mmap((void *)(uintptr_t)mva, PAGE, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
+	m = B.mmap((void *)(uintptr_t)mva, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset);
 	assert_true(m == MAP_FAILED); /* not a render-node offset */
-	m = B.mmap((void *)(uintptr_t)mva, PAGE, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_FIXED, kfd, (off_t)a.mmap_offset);
+	m = B.mmap((void *)(uintptr_t)mva, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   kfd, (off_t)a.mmap_offset);
 	assert_ptr_equal(m, (void *)(uintptr_t)mva);
 	((volatile uint32_t *)m)[0] = 1; /* HDP_MEM_FLUSH_CNTL */
-	m = B.mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, kfd,
-		   (off_t)a.mmap_offset);
+	m = B.mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, kfd, (off_t)a.mmap_offset);
 	assert_true(m == MAP_FAILED); /* larger than the page */
 	assert_int_equal(free_bo(a.handle), 0);
-	assert_true(B.mmap(NULL, PAGE, PROT_READ, MAP_SHARED, kfd,
-			   (off_t)a.mmap_offset) == MAP_FAILED);
+	assert_true(B.mmap(NULL, PAGE, PROT_READ, MAP_SHARED, kfd, (off_t)a.mmap_offset) ==
+		    MAP_FAILED);
 }
 
 static void test_render_drm(void **state)
@@ -1095,8 +993,7 @@ static void test_render_drm(void **state)
 		memset(&info, 0, sizeof(info));
 		info.ptr = (uintptr_t)&accel;
 		info.size = 4;
-		assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45,
-						   sizeof(info)), &info),
+		assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)), &info),
 				 -ENOTTY);
 		assert_int_equal(accel, 0);
 	} else {
@@ -1106,59 +1003,54 @@ static void test_render_drm(void **state)
 		memset(name, 0, sizeof(name));
 		v.name = (uintptr_t)name;
 		v.name_len = sizeof(name);
-		assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x00, sizeof(v)),
-					 &v), 0);
+		assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x00, sizeof(v)), &v), 0);
 		assert_string_equal(name, "amdgpu");
 		memset(&info, 0, sizeof(info));
 		info.ptr = (uintptr_t)&accel;
 		info.size = 4;
 		info.query = 0x00; /* ACCEL_WORKING */
-		assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45,
-						   sizeof(info)), &info), 0);
+		assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)), &info), 0);
 		assert_int_equal(accel, 1);
 	}
 	/* answered locally, whatever the device */
 	v.name_len = 4;
 	v.name = 8;
 	assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x00, 32), &v), -EINVAL);
-	assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x00, sizeof(v)),
-				 (void *)(uintptr_t)8), -EFAULT);
+	assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x00, sizeof(v)), (void *)(uintptr_t)8),
+			 -EFAULT);
 	memset(&info, 0, sizeof(info));
 	info.ptr = (uintptr_t)&accel;
 	info.size = 4;
 	info.query = 0x15; /* READ_MMR_REG with count 0 */
-	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)),
-				 &info), -EINVAL);
+	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)), &info), -EINVAL);
 	info.query = 0x7777;
-	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)),
-				 &info), -EINVAL);
+	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)), &info), -EINVAL);
 	info.query = 0;
 	info.size = 0;
-	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)),
-				 &info), -EINVAL);
+	assert_int_equal(B.ioctl(rfd, _IOC(_IOC_WRITE, 'd', 0x45, sizeof(info)), &info), -EINVAL);
 	assert_int_equal(B.ioctl(rfd, _IOC(RW, 'd', 0x46, 32), &info), -ENOTTY);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_topology_tree),
-		cmocka_unit_test(test_version_and_unknown),
-		cmocka_unit_test(test_apertures),
-		cmocka_unit_test(test_acquire_vm),
-		cmocka_unit_test(test_simple_setters),
-		cmocka_unit_test(test_clock_counters),
-		cmocka_unit_test(test_vram_alloc_mmap_map_free),
-		cmocka_unit_test(test_gtt_aql_mirrored),
-		cmocka_unit_test(test_userptr_conversion),
-		cmocka_unit_test(test_userptr_sparse_and_file),
-		cmocka_unit_test(test_userptr_o_direct),
-		cmocka_unit_test(test_events),
-		cmocka_unit_test(test_event_ages),
-		cmocka_unit_test(test_wait_does_not_block_others),
-		cmocka_unit_test(test_create_queue_sizes),
-		cmocka_unit_test(test_sizes_and_misc),
-		cmocka_unit_test(test_render_drm),
+	    cmocka_unit_test(test_topology_tree),
+	    cmocka_unit_test(test_version_and_unknown),
+	    cmocka_unit_test(test_apertures),
+	    cmocka_unit_test(test_acquire_vm),
+	    cmocka_unit_test(test_simple_setters),
+	    cmocka_unit_test(test_clock_counters),
+	    cmocka_unit_test(test_vram_alloc_mmap_map_free),
+	    cmocka_unit_test(test_gtt_aql_mirrored),
+	    cmocka_unit_test(test_userptr_conversion),
+	    cmocka_unit_test(test_userptr_sparse_and_file),
+	    cmocka_unit_test(test_userptr_o_direct),
+	    cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_event_ages),
+	    cmocka_unit_test(test_wait_does_not_block_others),
+	    cmocka_unit_test(test_create_queue_sizes),
+	    cmocka_unit_test(test_sizes_and_misc),
+	    cmocka_unit_test(test_render_drm),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -96,8 +96,7 @@ void aql_submit(struct test_queue *t, const void *pkt, bool kick)
 		sim_engine_queue_kick(t->q);
 }
 
-void aql_dispatch(struct test_queue *t, uint32_t kobj_slot, uint64_t kernarg_va,
-		  uint64_t signal_va)
+void aql_dispatch(struct test_queue *t, uint32_t kobj_slot, uint64_t kernarg_va, uint64_t signal_va)
 {
 	struct aql_dispatch_packet p;
 

@@ -9,21 +9,21 @@
 #include "sim_engine.h"
 
 /* Fake GPU VA layout */
-#define Q_VA       0x10000000ull  /* ring (<= 64 KiB), then rptr, wptr */
+#define Q_VA       0x10000000ull /* ring (<= 64 KiB), then rptr, wptr */
 #define Q_RPTR_OFF 0x10000ull
-#define Q2_VA      0x18000000ull  /* a second queue region, same layout */
-#define DATA_VA    0x20000000ull  /* 1 MiB */
+#define Q2_VA      0x18000000ull /* a second queue region, same layout */
+#define DATA_VA    0x20000000ull /* 1 MiB */
 #define DATA_SIZE  0x100000ull
-#define SPLIT_VA   0x40000000ull  /* two 64 KiB regions back to back */
+#define SPLIT_VA   0x40000000ull /* two 64 KiB regions back to back */
 #define SPLIT_SIZE 0x10000ull
-#define RO_VA      0x48000000ull  /* 4 KiB read-only */
-#define SIG_VA     0x50000000ull  /* 4 KiB of signals, 64 B each */
-#define KOBJ_VA    0x60000000ull  /* kernel descriptors, 64 B each */
-#define KARG_VA    0x70000000ull  /* 64 KiB of kernargs */
-#define HOLE_VA    0x90000000ull  /* never mapped */
+#define RO_VA      0x48000000ull /* 4 KiB read-only */
+#define SIG_VA     0x50000000ull /* 4 KiB of signals, 64 B each */
+#define KOBJ_VA    0x60000000ull /* kernel descriptors, 64 B each */
+#define KARG_VA    0x70000000ull /* 64 KiB of kernargs */
+#define HOLE_VA    0x90000000ull /* never mapped */
 
-#define KOBJ_BAD_MAGIC 7   /* descriptor slot without KFDSIM01 */
-#define KOBJ_BAD_ID    8   /* KFDSIM01 with builtin 99 */
+#define KOBJ_BAD_MAGIC 7 /* descriptor slot without KFDSIM01 */
+#define KOBJ_BAD_ID    8 /* KFDSIM01 with builtin 99 */
 
 struct test_queue {
 	struct fake_gpu *g;
@@ -33,7 +33,7 @@ struct test_queue {
 	uint64_t *rptr;
 	uint64_t *wptr;
 	volatile uint64_t doorbell;
-	uint64_t next;  /* AQL: packet index; SDMA: byte offset */
+	uint64_t next; /* AQL: packet index; SDMA: byte offset */
 };
 
 /* Map the standard regions and write the kernel descriptors. */

@@ -35,13 +35,13 @@ static void fake_interrupt(void *ctx, uint32_t event_id)
 	if (g->n_interrupts < FAKE_MAX_EVENTS) {
 		g->interrupts[g->n_interrupts] = event_id;
 		g->value_at_interrupt[g->n_interrupts] =
-			g->watch_value ? __atomic_load_n(g->watch_value, __ATOMIC_ACQUIRE) : 0;
+		    g->watch_value ? __atomic_load_n(g->watch_value, __ATOMIC_ACQUIRE) : 0;
 	}
 	g->n_interrupts++;
 	pthread_mutex_unlock(&g->lock);
 	/* The test thread arms and disarms this while the engine runs. */
 	struct sim_engine_queue *dq =
-		__atomic_load_n(&g->deactivate_on_interrupt, __ATOMIC_ACQUIRE);
+	    __atomic_load_n(&g->deactivate_on_interrupt, __ATOMIC_ACQUIRE);
 	if (dq)
 		sim_engine_queue_set_active(dq, false);
 }
@@ -184,7 +184,7 @@ uint64_t now_ns(void)
 
 void sleep_ms(unsigned ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -192,7 +192,7 @@ void sleep_ms(unsigned ms)
 bool wait_until(bool (*pred)(void *arg), void *arg, unsigned timeout_ms)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 100000 };
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 100000};
 
 	for (;;) {
 		if (pred(arg))
@@ -215,32 +215,34 @@ static bool pred_eq(void *arg)
 
 	switch (w->kind) {
 	case 0:
-		return __atomic_load_n((const volatile uint64_t *)w->p, __ATOMIC_ACQUIRE) == w->want;
-	case 1:
-		return (uint64_t)__atomic_load_n((const volatile int64_t *)w->p, __ATOMIC_ACQUIRE) ==
+		return __atomic_load_n((const volatile uint64_t *)w->p, __ATOMIC_ACQUIRE) ==
 		       w->want;
+	case 1:
+		return (uint64_t)__atomic_load_n((const volatile int64_t *)w->p,
+						 __ATOMIC_ACQUIRE) == w->want;
 	default:
-		return __atomic_load_n((const volatile uint32_t *)w->p, __ATOMIC_ACQUIRE) == w->want;
+		return __atomic_load_n((const volatile uint32_t *)w->p, __ATOMIC_ACQUIRE) ==
+		       w->want;
 	}
 }
 
 bool wait_u64(const volatile uint64_t *p, uint64_t want, unsigned timeout_ms)
 {
-	struct wait_arg w = { p, want, 0 };
+	struct wait_arg w = {p, want, 0};
 
 	return wait_until(pred_eq, &w, timeout_ms);
 }
 
 bool wait_i64(const volatile int64_t *p, int64_t want, unsigned timeout_ms)
 {
-	struct wait_arg w = { p, (uint64_t)want, 1 };
+	struct wait_arg w = {p, (uint64_t)want, 1};
 
 	return wait_until(pred_eq, &w, timeout_ms);
 }
 
 bool wait_u32(const volatile uint32_t *p, uint32_t want, unsigned timeout_ms)
 {
-	struct wait_arg w = { p, want, 2 };
+	struct wait_arg w = {p, want, 2};
 
 	return wait_until(pred_eq, &w, timeout_ms);
 }

@@ -13,7 +13,7 @@
 #include "sim_engine.h"
 
 #define FAKE_MAX_REGIONS 16
-#define FAKE_MAX_EVENTS 256
+#define FAKE_MAX_EVENTS  256
 
 struct fake_region {
 	uint64_t va;

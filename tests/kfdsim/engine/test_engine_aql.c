@@ -186,7 +186,7 @@ static void test_barrier_and_blocks(void **state)
 	int64_t *dep2 = signal_init(&f->g, SIG_VA + 128, 1, 0, 0);
 	int64_t *bsig = signal_init(&f->g, SIG_VA + 192, 1, 0, 0);
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
-	uint64_t deps[5] = { SIG_VA + 64, 0, SIG_VA + 128, 0, 0 };
+	uint64_t deps[5] = {SIG_VA + 64, 0, SIG_VA + 128, 0, 0};
 	uint32_t *dst = host(&f->g, DATA_VA);
 
 	aql_barrier(&f->t, false, deps, SIG_VA + 192);
@@ -219,7 +219,7 @@ static void test_barrier_or(void **state)
 	int64_t *dep1 = signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
 	signal_init(&f->g, SIG_VA + 128, 1, 0, 0);
 	int64_t *bsig = signal_init(&f->g, SIG_VA + 192, 1, 0, 0);
-	uint64_t deps[5] = { 0, SIG_VA + 64, SIG_VA + 128, 0, 0 };
+	uint64_t deps[5] = {0, SIG_VA + 64, SIG_VA + 128, 0, 0};
 
 	aql_barrier(&f->t, true, deps, SIG_VA + 192);
 	sleep_ms(30);
@@ -277,8 +277,8 @@ static void test_pm4_ib_cache_invalidate(void **state)
 {
 	struct fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
-	uint32_t acquire_mem[7] = { 3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0x28c00000,
-				    0xffffffff, 0xff, 0, 0, 0 };
+	uint32_t acquire_mem[7] = {
+	    3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0x28c00000, 0xffffffff, 0xff, 0, 0, 0};
 
 	submit_pm4_ib(f, acquire_mem, 7, SIG_VA);
 	assert_true(wait_i64(sig, 0, WAIT_MS));
@@ -291,7 +291,7 @@ static void test_pm4_ib_other_opcode_rejected(void **state)
 	struct fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	/* WRITE_DATA (0x37) is not something the model executes */
-	uint32_t write_data[5] = { 3u << 30 | (5u - 2) << 16 | 0x37u << 8, 0, 0, 0, 0 };
+	uint32_t write_data[5] = {3u << 30 | (5u - 2) << 16 | 0x37u << 8, 0, 0, 0, 0};
 
 	submit_pm4_ib(f, write_data, 5, SIG_VA);
 	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
@@ -303,7 +303,7 @@ static void test_pm4_ib_overrun_rejected(void **state)
 {
 	struct fixture *f = *state;
 	/* an ACQUIRE_MEM claiming 7 dwords in a 4-dword IB */
-	uint32_t ib[4] = { 3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0, 0, 0 };
+	uint32_t ib[4] = {3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0, 0, 0};
 
 	submit_pm4_ib(f, ib, 4, 0);
 	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
@@ -471,7 +471,7 @@ static void test_stop_while_sleeping(void **state)
 static void test_stop_while_barrier_blocked(void **state)
 {
 	struct fixture *f = *state;
-	uint64_t deps[5] = { SIG_VA + 64, 0, 0, 0, 0 };
+	uint64_t deps[5] = {SIG_VA + 64, 0, 0, 0, 0};
 
 	signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
 	aql_barrier(&f->t, false, deps, 0);
@@ -538,7 +538,7 @@ static void test_deactivate_from_interrupt_callback(void **state)
 	tq_start_at(&other, &f->g, SIM_QUEUE_SDMA, 256, Q2_VA);
 	__atomic_store_n(&f->g.deactivate_on_interrupt, f->t.q, __ATOMIC_RELEASE);
 	{
-		uint32_t trap[2] = { 6 /* TRAP */, 9 };
+		uint32_t trap[2] = {6 /* TRAP */, 9};
 
 		sdma_write(&other, trap, 2);
 		sdma_publish(&other);
@@ -556,34 +556,33 @@ static void test_deactivate_from_interrupt_callback(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fill_completes_signal, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_copy_across_mappings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_vadd, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_lower_bound, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mailbox_and_interrupt, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_signal_no_interrupt, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_barrier_and_blocks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_barrier_or, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_barrier_value, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pm4_ib_cache_invalidate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pm4_ib_other_opcode_rejected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pm4_ib_overrun_rejected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_illegal_descriptor_stops_queue, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_builtin, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unsupported_packet_type, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_builtin, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_on_mapped_address_is_no_fault, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_write_to_readonly_faults, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_doorbell_without_kick, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ring_wraps, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_inactive_queue_pauses, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stop_while_sleeping, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stop_while_barrier_blocked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stop_while_inactive, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_deactivate_from_interrupt_callback, setup,
-						teardown),
+	    cmocka_unit_test_setup_teardown(test_fill_completes_signal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_copy_across_mappings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_vadd, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sleep_lower_bound, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mailbox_and_interrupt, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_signal_no_interrupt, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_barrier_and_blocks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_barrier_or, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_barrier_value, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pm4_ib_cache_invalidate, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pm4_ib_other_opcode_rejected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pm4_ib_overrun_rejected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_illegal_descriptor_stops_queue, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unknown_builtin, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unsupported_packet_type, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fault_builtin, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fault_on_mapped_address_is_no_fault, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_write_to_readonly_faults, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_doorbell_without_kick, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ring_wraps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_inactive_queue_pauses, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_while_sleeping, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_while_barrier_blocked, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_while_inactive, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_deactivate_from_interrupt_callback, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

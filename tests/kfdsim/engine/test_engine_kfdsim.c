@@ -24,24 +24,24 @@
 #include "vkfd/kfdsim.h"
 
 #define RING_SIZE 4096u
-#define BUF_SIZE (1u << 20)
+#define BUF_SIZE  (1u << 20)
 /* Offsets in the host buffer. Rings and pointer pages are separate
  * USERPTR BOs of exactly their size (6.12's queue buffer rule); the rest
  * is one BO. */
-#define OFF_RING      0x0
-#define OFF_WPTR      0x1038 /* amd_queue_t write_dispatch_id offset */
-#define OFF_RPTR      0x2080 /* amd_queue_t read_dispatch_id offset */
-#define OFF_SIG       0x3000
-#define OFF_KOBJ      0x4000
-#define OFF_KARG      0x5000
-#define OFF_DATA      0x10000
-#define OFF_SDMA_RING 0x20000
-#define OFF_SDMA_RPTR 0x21000
-#define OFF_SDMA_WPTR 0x22000
-#define OFF_REST      0x23000
+#define OFF_RING        0x0
+#define OFF_WPTR        0x1038 /* amd_queue_t write_dispatch_id offset */
+#define OFF_RPTR        0x2080 /* amd_queue_t read_dispatch_id offset */
+#define OFF_SIG         0x3000
+#define OFF_KOBJ        0x4000
+#define OFF_KARG        0x5000
+#define OFF_DATA        0x10000
+#define OFF_SDMA_RING   0x20000
+#define OFF_SDMA_RPTR   0x21000
+#define OFF_SDMA_WPTR   0x22000
+#define OFF_REST        0x23000
 #define EVENT_PAGE_SIZE (4096u * 8u)
 /* The header's (1 << 31) overflows int (UBSan); same bits, unsigned. */
-#define FLAG_WRITABLE (1u << 31)
+#define FLAG_WRITABLE   (1u << 31)
 #define FLAG_EXECUTABLE (1u << 30)
 
 struct world {
@@ -49,9 +49,9 @@ struct world {
 	const struct vkfd_device_ops *ops;
 	int kfd, rfd;
 	uint32_t gpu_id;
-	uint8_t *buf;        /* USERPTR: GPU VA == this pointer */
-	uint8_t *reserve;    /* PROT_NONE VA for the event page */
-	uint64_t *slots;     /* event page, CPU view */
+	uint8_t *buf;     /* USERPTR: GPU VA == this pointer */
+	uint8_t *reserve; /* PROT_NONE VA for the event page */
+	uint64_t *slots;  /* event page, CPU view */
 	uint64_t ev_page_va;
 	uint32_t event_id;
 	uint32_t mem_event_id;
@@ -74,9 +74,9 @@ static uint64_t va(struct world *w, uint64_t off)
 static void map_to_gpu(struct world *w, uint64_t handle)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args m = {
-		.handle = handle,
-		.device_ids_array_ptr = (uintptr_t)&w->gpu_id,
-		.n_devices = 1,
+	    .handle = handle,
+	    .device_ids_array_ptr = (uintptr_t)&w->gpu_id,
+	    .n_devices = 1,
 	};
 
 	assert_int_equal(kio(w, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &m), 0);
@@ -103,8 +103,8 @@ static int setup(void **state)
 	struct kfdsim_config cfg;
 	struct kfd_process_device_apertures ap[KFDSIM_MAX_GPUS];
 	struct kfd_ioctl_get_process_apertures_new_args apa = {
-		.kfd_process_device_apertures_ptr = (uintptr_t)ap,
-		.num_of_nodes = KFDSIM_MAX_GPUS,
+	    .kfd_process_device_apertures_ptr = (uintptr_t)ap,
+	    .num_of_nodes = KFDSIM_MAX_GPUS,
 	};
 	struct kfd_ioctl_acquire_vm_args acq;
 	struct kfd_ioctl_alloc_memory_of_gpu_args al;
@@ -125,8 +125,7 @@ static int setup(void **state)
 	w->gpu_id = ap[0].gpu_id;
 	w->rfd = w->ops->open_render(w->sim, kfdsim_render_minor(w->sim, 0));
 	assert_true(w->rfd >= 0);
-	acq = (struct kfd_ioctl_acquire_vm_args){ .drm_fd = (uint32_t)w->rfd,
-						  .gpu_id = w->gpu_id };
+	acq = (struct kfd_ioctl_acquire_vm_args){.drm_fd = (uint32_t)w->rfd, .gpu_id = w->gpu_id};
 	assert_int_equal(kio(w, AMDKFD_IOC_ACQUIRE_VM, &acq), 0);
 
 	/* ring, pointers, signals, kernels, data: one USERPTR buffer */
@@ -143,8 +142,8 @@ static int setup(void **state)
 	userptr(w, OFF_REST, BUF_SIZE - OFF_REST);
 
 	/* event page: a GTT BO mapped for the CPU at its GPU VA */
-	w->reserve = mmap(NULL, 4u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			  -1, 0);
+	w->reserve =
+	    mmap(NULL, 4u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(w->reserve != MAP_FAILED);
 	w->ev_page_va = ((uintptr_t)w->reserve + (2u << 20) - 1) & ~((uint64_t)(2u << 20) - 1);
 	memset(&al, 0, sizeof(al));
@@ -208,7 +207,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	struct kfd_ioctl_destroy_queue_args dq = { .queue_id = w->queue_id };
+	struct kfd_ioctl_destroy_queue_args dq = {.queue_id = w->queue_id};
 
 	assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
 	w->ops->munmap(w->sim, w->db_map, 8192);
@@ -251,8 +250,7 @@ static void dispatch(struct world *w, uint32_t builtin, uint64_t kernarg, uint64
 	submit(w, &p);
 }
 
-static int wait_event(struct world *w, uint32_t id, uint32_t timeout_ms,
-		      struct kfd_event_data *out)
+static int wait_event(struct world *w, uint32_t id, uint32_t timeout_ms, struct kfd_event_data *out)
 {
 	struct kfd_event_data d;
 	struct kfd_ioctl_wait_events_args a;
@@ -296,8 +294,9 @@ static void test_dispatch_signals_event(void **state)
 	assert_true(sig->end_ts >= sig->start_ts && sig->start_ts != 0);
 
 	/* the read index follows (published after the signal) */
-	for (int i = 0; i < 5000 && __atomic_load_n((uint64_t *)(w->buf + OFF_RPTR),
-						    __ATOMIC_ACQUIRE) != 1; i++)
+	for (int i = 0;
+	     i < 5000 && __atomic_load_n((uint64_t *)(w->buf + OFF_RPTR), __ATOMIC_ACQUIRE) != 1;
+	     i++)
 		usleep(1000);
 	assert_int_equal(*(uint64_t *)(w->buf + OFF_RPTR), 1);
 }
@@ -331,16 +330,42 @@ static void test_sdma_copy_signals_event(void **state)
 	uint64_t value_va = va(w, OFF_SIG + 64 + 8);
 	uint64_t mailbox = w->ev_page_va + 8ull * w->event_id;
 	uint32_t pk[32] = {
-		/* COPY_LINEAR 4000 bytes */
-		1, 4000 - 1, 0, (uint32_t)src, (uint32_t)(src >> 32), (uint32_t)dst,
-		(uint32_t)(dst >> 32), 0,
-		/* ATOMIC ADD64 -1 */
-		10u | 47u << 25, (uint32_t)value_va, (uint32_t)(value_va >> 32), 0xffffffff,
-		0xffffffff, 0, 0, 0,
-		/* FENCE event id -> mailbox */
-		5, (uint32_t)mailbox, (uint32_t)(mailbox >> 32), w->event_id, 0, 0, 0, 0,
-		/* TRAP */
-		6, w->event_id, 0, 0, 0, 0, 0, 0,
+	    /* COPY_LINEAR 4000 bytes */
+	    1,
+	    4000 - 1,
+	    0,
+	    (uint32_t)src,
+	    (uint32_t)(src >> 32),
+	    (uint32_t)dst,
+	    (uint32_t)(dst >> 32),
+	    0,
+	    /* ATOMIC ADD64 -1 */
+	    10u | 47u << 25,
+	    (uint32_t)value_va,
+	    (uint32_t)(value_va >> 32),
+	    0xffffffff,
+	    0xffffffff,
+	    0,
+	    0,
+	    0,
+	    /* FENCE event id -> mailbox */
+	    5,
+	    (uint32_t)mailbox,
+	    (uint32_t)(mailbox >> 32),
+	    w->event_id,
+	    0,
+	    0,
+	    0,
+	    0,
+	    /* TRAP */
+	    6,
+	    w->event_id,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
 	};
 	void *db_map;
 	volatile uint64_t *db;
@@ -375,16 +400,16 @@ static void test_sdma_copy_signals_event(void **state)
 	assert_int_equal(w->buf[OFF_DATA + 0x8000 + 4000], 0);
 
 	w->ops->munmap(w->sim, db_map, 8192);
-	dq = (struct kfd_ioctl_destroy_queue_args){ .queue_id = cq.queue_id };
+	dq = (struct kfd_ioctl_destroy_queue_args){.queue_id = cq.queue_id};
 	assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_dispatch_signals_event, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_raises_memory_event, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sdma_copy_signals_event, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dispatch_signals_event, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fault_raises_memory_event, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sdma_copy_signals_event, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,7 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
-#define SAME(ours, theirs, field_o, field_t) \
+#define SAME(ours, theirs, field_o, field_t)                                                       \
 	assert_int_equal(offsetof(ours, field_o), offsetof(theirs, field_t))
 
 static void test_layouts(void **state)
@@ -26,8 +26,7 @@ static void test_layouts(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct aql_dispatch_packet), sizeof(hsa_kernel_dispatch_packet_t));
 	SAME(struct aql_dispatch_packet, hsa_kernel_dispatch_packet_t, setup, setup);
-	SAME(struct aql_dispatch_packet, hsa_kernel_dispatch_packet_t, grid_size,
-	     grid_size_x);
+	SAME(struct aql_dispatch_packet, hsa_kernel_dispatch_packet_t, grid_size, grid_size_x);
 	SAME(struct aql_dispatch_packet, hsa_kernel_dispatch_packet_t, private_segment_size,
 	     private_segment_size);
 	SAME(struct aql_dispatch_packet, hsa_kernel_dispatch_packet_t, kernel_object,
@@ -53,8 +52,8 @@ static void test_layouts(void **state)
 	SAME(struct aql_amd_barrier_value_packet, hsa_amd_barrier_value_packet_t, value, value);
 	SAME(struct aql_amd_barrier_value_packet, hsa_amd_barrier_value_packet_t, mask, mask);
 	SAME(struct aql_amd_barrier_value_packet, hsa_amd_barrier_value_packet_t, cond, cond);
-	SAME(struct aql_amd_barrier_value_packet, hsa_amd_barrier_value_packet_t,
-	     completion_signal, completion_signal);
+	SAME(struct aql_amd_barrier_value_packet, hsa_amd_barrier_value_packet_t, completion_signal,
+	     completion_signal);
 
 	assert_int_equal(sizeof(struct aql_amd_signal), sizeof(amd_signal_t));
 	SAME(struct aql_amd_signal, amd_signal_t, value, value);
@@ -87,7 +86,7 @@ static void test_layouts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layouts),
+	    cmocka_unit_test(test_layouts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,13 +20,13 @@
 #define WAIT_MS 5000
 
 /* amd_queue_t in DATA_VA, the TMA doorbell map behind it */
-#define AMDQ_VA     DATA_VA
-#define TMA_VA      (DATA_VA + 0x1000)
-#define MAILBOX_VA  (SIG_VA + 0x800)
-#define DB_INDEX    5u
-#define EVENT_ID    77u
-#define ILLEGAL     (1ll << 30)
-#define BAD_FORMAT  32ll
+#define AMDQ_VA    DATA_VA
+#define TMA_VA     (DATA_VA + 0x1000)
+#define MAILBOX_VA (SIG_VA + 0x800)
+#define DB_INDEX   5u
+#define EVENT_ID   77u
+#define ILLEGAL    (1ll << 30)
+#define BAD_FORMAT 32ll
 
 struct fixture {
 	struct fake_gpu g;
@@ -214,14 +214,12 @@ static void test_invalid_packet_outside_amd_queue(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_trap_handler_reports_illegal, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_trap_handler_no_report, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pending_report_raises_nothing, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_unmapped_queue_entry_faults, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cp_reports_invalid_packet, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_invalid_packet_outside_amd_queue, setup,
-						teardown),
+	    cmocka_unit_test_setup_teardown(test_trap_handler_reports_illegal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_trap_handler_no_report, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pending_report_raises_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unmapped_queue_entry_faults, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cp_reports_invalid_packet, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_invalid_packet_outside_amd_queue, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,8 +113,9 @@ static uint64_t small_or_any(void)
 static void scribble_signals(struct fake_gpu *g)
 {
 	for (unsigned i = 0; i < 32; i++) {
-		uint64_t mailbox = rnd() % 2 ? SIG_VA + 0x800 + 8 * (rnd() % 256)
-				 : rnd() % 2 ? 0 : rnd_addr();
+		uint64_t mailbox = rnd() % 2   ? SIG_VA + 0x800 + 8 * (rnd() % 256)
+				   : rnd() % 2 ? 0
+					       : rnd_addr();
 
 		signal_init(g, SIG_VA + 64 * i, rnd() % 4 ? (int64_t)(rnd() % 2) : (int64_t)rnd(),
 			    mailbox, (uint32_t)rnd());
@@ -124,8 +125,8 @@ static void scribble_signals(struct fake_gpu *g)
 static void scribble_kernargs(struct fake_gpu *g)
 {
 	for (unsigned i = 0; i < 0x10000 / 64; i++) {
-		uint64_t ka[4] = { rnd_addr(), small_or_any() << (rnd() % 2 ? 32 : 0),
-				   rnd() % 2 ? rnd_addr() : small_or_any(), small_or_any() };
+		uint64_t ka[4] = {rnd_addr(), small_or_any() << (rnd() % 2 ? 32 : 0),
+				  rnd() % 2 ? rnd_addr() : small_or_any(), small_or_any()};
 
 		memcpy(host(g, KARG_VA + 64 * i), ka, sizeof(ka));
 	}
@@ -133,9 +134,9 @@ static void scribble_kernargs(struct fake_gpu *g)
 
 static void plausible_aql_packet(uint64_t pkt[8])
 {
-	static const uint16_t types[] = { AQL_TYPE_KERNEL_DISPATCH, AQL_TYPE_KERNEL_DISPATCH,
-					  AQL_TYPE_BARRIER_AND, AQL_TYPE_BARRIER_OR,
-					  AQL_TYPE_VENDOR_SPECIFIC };
+	static const uint16_t types[] = {AQL_TYPE_KERNEL_DISPATCH, AQL_TYPE_KERNEL_DISPATCH,
+					 AQL_TYPE_BARRIER_AND, AQL_TYPE_BARRIER_OR,
+					 AQL_TYPE_VENDOR_SPECIFIC};
 	uint16_t hdr = types[rnd() % 5] | AQL_HEADER_BARRIER;
 
 	memset(pkt, 0, 64);
@@ -147,9 +148,9 @@ static void plausible_aql_packet(uint64_t pkt[8])
 	} else if (hdr == (AQL_TYPE_VENDOR_SPECIFIC | AQL_HEADER_BARRIER) && rnd() % 2) {
 		/* PM4-IB with a jump to a random (often plausible) IB */
 		uint64_t ib = rnd() % 2 ? KARG_VA + 4 * (rnd() % 64) : rnd_addr();
-		uint32_t jump[4] = { 3u << 30 | 2u << 16 | 0x3fu << 8, (uint32_t)ib & ~3u,
-				     (uint32_t)(ib >> 32) & 0xffff,
-				     (uint32_t)(rnd() % 16) | (rnd() % 4 ? 1u << 23 : 0) };
+		uint32_t jump[4] = {3u << 30 | 2u << 16 | 0x3fu << 8, (uint32_t)ib & ~3u,
+				    (uint32_t)(ib >> 32) & 0xffff,
+				    (uint32_t)(rnd() % 16) | (rnd() % 4 ? 1u << 23 : 0)};
 
 		pkt[0] = (uint64_t)AQL_AMD_FORMAT_PM4_IB << 16;
 		memcpy((uint8_t *)pkt + 4, jump, sizeof(jump));
@@ -213,7 +214,7 @@ static void test_aql_garbage(void **state)
 {
 	struct fake_gpu g;
 	struct test_queue t;
-	struct outcomes o = { 0 };
+	struct outcomes o = {0};
 
 	(void)state;
 	test_env_setup(&g);
@@ -250,8 +251,8 @@ static void test_aql_garbage(void **state)
 		check_faults_are_real(&g);
 		count_outcome(&g, &t, &o);
 	}
-	print_message("faults %u, queue errors %u, interrupts %u, progressed %u of 300\n",
-		      o.faults, o.errors, o.interrupts, o.progressed);
+	print_message("faults %u, queue errors %u, interrupts %u, progressed %u of 300\n", o.faults,
+		      o.errors, o.interrupts, o.progressed);
 	assert_true(o.faults > 0);
 	assert_true(o.errors > 0);
 	assert_true(o.interrupts > 0);
@@ -261,9 +262,9 @@ static void test_aql_garbage(void **state)
 
 static uint32_t rnd_sdma_header(void)
 {
-	static const uint32_t ops[] = { SDMA_OP_NOP, SDMA_OP_COPY, SDMA_OP_FENCE, SDMA_OP_TRAP,
-					SDMA_OP_POLL_REGMEM, SDMA_OP_ATOMIC, SDMA_OP_CONST_FILL,
-					SDMA_OP_TIMESTAMP };
+	static const uint32_t ops[] = {SDMA_OP_NOP,        SDMA_OP_COPY,        SDMA_OP_FENCE,
+				       SDMA_OP_TRAP,       SDMA_OP_POLL_REGMEM, SDMA_OP_ATOMIC,
+				       SDMA_OP_CONST_FILL, SDMA_OP_TIMESTAMP};
 	uint32_t h = (uint32_t)rnd();
 
 	if (rnd() % 4)
@@ -281,7 +282,7 @@ static void test_sdma_garbage(void **state)
 {
 	struct fake_gpu g;
 	struct test_queue t;
-	struct outcomes o = { 0 };
+	struct outcomes o = {0};
 
 	(void)state;
 	test_env_setup(&g);
@@ -300,7 +301,8 @@ static void test_sdma_garbage(void **state)
 			p[4] = (uint32_t)(b >> 32);
 			p[5] = (uint32_t)rnd_value();
 			for (int k = 6; k < 16; k++)
-				p[k] = k >= 11 && rnd() % 2 ? (uint32_t)(rnd() % 64) : (uint32_t)rnd();
+				p[k] =
+				    k >= 11 && rnd() % 2 ? (uint32_t)(rnd() % 64) : (uint32_t)rnd();
 			sdma_write(&t, p, 1 + (unsigned)(rnd() % 16));
 		}
 		if (rnd() % 8 == 0)
@@ -311,8 +313,8 @@ static void test_sdma_garbage(void **state)
 		check_faults_are_real(&g);
 		count_outcome(&g, &t, &o);
 	}
-	print_message("faults %u, queue errors %u, interrupts %u, progressed %u of 300\n",
-		      o.faults, o.errors, o.interrupts, o.progressed);
+	print_message("faults %u, queue errors %u, interrupts %u, progressed %u of 300\n", o.faults,
+		      o.errors, o.interrupts, o.progressed);
 	assert_true(o.faults > 0);
 	assert_true(o.errors > 0);
 	assert_true(o.interrupts > 0);
@@ -335,8 +337,8 @@ static void test_huge_copy_faults_at_end(void **state)
 	test_env_setup(&g);
 	sig = signal_init(&g, SIG_VA, 1, 0, 0);
 	tq_start(&t, &g, SIM_QUEUE_COMPUTE_AQL, 4096);
-	put_u64(&g, KARG_VA, DATA_VA);       /* dst: 1 MiB */
-	put_u64(&g, KARG_VA + 8, SPLIT_VA);  /* src: 2 x 64 KiB, then a hole */
+	put_u64(&g, KARG_VA, DATA_VA);      /* dst: 1 MiB */
+	put_u64(&g, KARG_VA + 8, SPLIT_VA); /* src: 2 x 64 KiB, then a hole */
 	put_u64(&g, KARG_VA + 16, 1ull << 60);
 	aql_dispatch(&t, KFDSIM_BUILTIN_COPY, KARG_VA, SIG_VA);
 	assert_true(wait_until(has_fault, &g, WAIT_MS));
@@ -357,8 +359,8 @@ static void test_fill_wrapping_range(void **state)
 	tq_start(&t, &g, SIM_QUEUE_COMPUTE_AQL, 4096);
 	/* dst near the top of the address space: the range wraps */
 	put_u64(&g, KARG_VA, UINT64_MAX - 7);
-	memcpy(host(&g, KARG_VA + 8), &(uint32_t){ 1 }, 4);
-	memcpy(host(&g, KARG_VA + 12), &(uint32_t){ 0xffffffff }, 4);
+	memcpy(host(&g, KARG_VA + 8), &(uint32_t){1}, 4);
+	memcpy(host(&g, KARG_VA + 12), &(uint32_t){0xffffffff}, 4);
 	aql_dispatch(&t, KFDSIM_BUILTIN_FILL_U32, KARG_VA, 0);
 	assert_true(wait_until(has_fault, &g, WAIT_MS));
 	assert_int_equal(g.fault_va, UINT64_MAX - 7);
@@ -453,13 +455,13 @@ static void test_stop_from_own_callback(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_queue_descriptions),
-		cmocka_unit_test(test_huge_copy_faults_at_end),
-		cmocka_unit_test(test_fill_wrapping_range),
-		cmocka_unit_test(test_deactivate_waits_for_engine),
-		cmocka_unit_test(test_stop_from_own_callback),
-		cmocka_unit_test(test_aql_garbage),
-		cmocka_unit_test(test_sdma_garbage),
+	    cmocka_unit_test(test_bad_queue_descriptions),
+	    cmocka_unit_test(test_huge_copy_faults_at_end),
+	    cmocka_unit_test(test_fill_wrapping_range),
+	    cmocka_unit_test(test_deactivate_waits_for_engine),
+	    cmocka_unit_test(test_stop_from_own_callback),
+	    cmocka_unit_test(test_aql_garbage),
+	    cmocka_unit_test(test_sdma_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

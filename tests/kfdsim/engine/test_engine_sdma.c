@@ -54,7 +54,7 @@ static uint32_t hi(uint64_t v)
  * followed by zero dwords, which the engine runs as one-dword NOPs. */
 static void pad8(struct test_queue *t, const uint32_t *dw, unsigned n)
 {
-	uint32_t p[8] = { 0 };
+	uint32_t p[8] = {0};
 
 	memcpy(p, dw, n * 4);
 	sdma_write(t, p, 8);
@@ -62,8 +62,13 @@ static void pad8(struct test_queue *t, const uint32_t *dw, unsigned n)
 
 static void pkt_copy(struct test_queue *t, uint64_t dst, uint64_t src, uint32_t bytes)
 {
-	uint32_t p[] = { SDMA_OP_COPY | SDMA_SUBOP_COPY_LINEAR << 8, bytes - 1, 0,
-			 lo(src), hi(src), lo(dst), hi(dst) };
+	uint32_t p[] = {SDMA_OP_COPY | SDMA_SUBOP_COPY_LINEAR << 8,
+			bytes - 1,
+			0,
+			lo(src),
+			hi(src),
+			lo(dst),
+			hi(dst)};
 
 	pad8(t, p, 7);
 }
@@ -71,46 +76,55 @@ static void pkt_copy(struct test_queue *t, uint64_t dst, uint64_t src, uint32_t 
 /* ROCr V4 fill encoding: count = (dwords - 1) * 4 */
 static void pkt_fill_rocr(struct test_queue *t, uint64_t dst, uint32_t value, uint32_t dwords)
 {
-	uint32_t p[] = { SDMA_OP_CONST_FILL | 2u << 30, lo(dst), hi(dst), value,
-			 (dwords - 1) * 4 };
+	uint32_t p[] = {SDMA_OP_CONST_FILL | 2u << 30, lo(dst), hi(dst), value, (dwords - 1) * 4};
 
 	pad8(t, p, 5);
 }
 
 static void pkt_fence(struct test_queue *t, uint64_t addr, uint32_t data)
 {
-	uint32_t p[] = { SDMA_OP_FENCE, lo(addr), hi(addr), data };
+	uint32_t p[] = {SDMA_OP_FENCE, lo(addr), hi(addr), data};
 
 	pad8(t, p, 4);
 }
 
 static void pkt_atomic_dec(struct test_queue *t, uint64_t addr)
 {
-	uint32_t p[] = { SDMA_OP_ATOMIC | (uint32_t)SDMA_ATOMIC_ADD64 << 25, lo(addr), hi(addr),
-			 0xffffffff, 0xffffffff, 0, 0, 0 };
+	uint32_t p[] = {SDMA_OP_ATOMIC | (uint32_t)SDMA_ATOMIC_ADD64 << 25,
+			lo(addr),
+			hi(addr),
+			0xffffffff,
+			0xffffffff,
+			0,
+			0,
+			0};
 
 	pad8(t, p, 8);
 }
 
 static void pkt_poll_eq(struct test_queue *t, uint64_t addr, uint32_t ref)
 {
-	uint32_t p[] = { SDMA_OP_POLL_REGMEM | 3u << 28 | 1u << 31, lo(addr), hi(addr), ref,
-			 0xffffffff, 0xfffu << 16 | 4 };
+	uint32_t p[] = {SDMA_OP_POLL_REGMEM | 3u << 28 | 1u << 31,
+			lo(addr),
+			hi(addr),
+			ref,
+			0xffffffff,
+			0xfffu << 16 | 4};
 
 	pad8(t, p, 6);
 }
 
 static void pkt_trap(struct test_queue *t, uint32_t event_id)
 {
-	uint32_t p[] = { SDMA_OP_TRAP, event_id };
+	uint32_t p[] = {SDMA_OP_TRAP, event_id};
 
 	pad8(t, p, 2);
 }
 
 static void pkt_timestamp(struct test_queue *t, uint64_t addr)
 {
-	uint32_t p[] = { SDMA_OP_TIMESTAMP | SDMA_SUBOP_TIMESTAMP_GET_GLOBAL << 8, lo(addr),
-			 hi(addr) };
+	uint32_t p[] = {SDMA_OP_TIMESTAMP | SDMA_SUBOP_TIMESTAMP_GET_GLOBAL << 8, lo(addr),
+			hi(addr)};
 
 	pad8(t, p, 3);
 }
@@ -140,23 +154,23 @@ static void test_copy_rect(void **state)
 	uint8_t *src = host(&f->g, DATA_VA);
 	uint8_t *dst = host(&f->g, DATA_VA + 0x10000);
 	const uint32_t spitch = 256, dpitch = 128, slice_rows = 8;
-	uint32_t p[16] = { 0 };
+	uint32_t p[16] = {0};
 
 	for (int i = 0; i < 0x4000; i++)
 		src[i] = (uint8_t)(i * 13 + 1);
 	p[0] = SDMA_OP_COPY | 4u << 8 | 2u << 29;
 	p[1] = lo(DATA_VA);
 	p[2] = hi(DATA_VA);
-	p[3] = 2 | 1u << 16;                          /* src x = 2, y = 1 */
-	p[4] = 0 | (spitch / 4 - 1) << 13;            /* src z = 0, pitch */
-	p[5] = spitch * slice_rows / 4 - 1;           /* src slice */
+	p[3] = 2 | 1u << 16;                /* src x = 2, y = 1 */
+	p[4] = 0 | (spitch / 4 - 1) << 13;  /* src z = 0, pitch */
+	p[5] = spitch * slice_rows / 4 - 1; /* src slice */
 	p[6] = lo(DATA_VA + 0x10000);
 	p[7] = hi(DATA_VA + 0x10000);
-	p[8] = 1;                                     /* dst x = 1, y = 0 */
+	p[8] = 1; /* dst x = 1, y = 0 */
 	p[9] = (dpitch / 4 - 1) << 13;
 	p[10] = dpitch * slice_rows / 4 - 1;
-	p[11] = (10 - 1) | (3 - 1) << 16;             /* 10 elements x 3 rows */
-	p[12] = 2 - 1;                                /* 2 slices */
+	p[11] = (10 - 1) | (3 - 1) << 16; /* 10 elements x 3 rows */
+	p[12] = 2 - 1;                    /* 2 slices */
 	sdma_write(&f->t, p, 16);
 	sdma_publish(&f->t);
 	assert_true(wait_u64(f->t.rptr, 64, WAIT_MS));
@@ -180,8 +194,8 @@ static void test_const_fill(void **state)
 	struct fixture *f = *state;
 	uint32_t *d = host(&f->g, DATA_VA);
 	/* amdgpu's encoding: count = bytes - 1 */
-	uint32_t kfill[] = { SDMA_OP_CONST_FILL | 2u << 30, lo(DATA_VA + 4096), hi(DATA_VA),
-			     0x5a5a5a5a, 8 * 4 - 1 };
+	uint32_t kfill[] = {SDMA_OP_CONST_FILL | 2u << 30, lo(DATA_VA + 4096), hi(DATA_VA),
+			    0x5a5a5a5a, 8 * 4 - 1};
 
 	pkt_fill_rocr(&f->t, DATA_VA + 4, 0x12345678, 100);
 	sdma_write(&f->t, kfill, 5);
@@ -243,9 +257,9 @@ static void test_poll_hdp_flush_passes(void **state)
 	struct fixture *f = *state;
 	uint32_t *out = host(&f->g, DATA_VA);
 	/* ROCr 5.2.3's gfx9 HDP flush packet: a register poll */
-	uint32_t rocr_hdp[] = { 0x8, 0x0, 0x80000000, 0x0, 0x0, 0x0 };
+	uint32_t rocr_hdp[] = {0x8, 0x0, 0x80000000, 0x0, 0x0, 0x0};
 	/* amdgpu style: hdp_flush bit set */
-	uint32_t kernel_hdp[] = { SDMA_OP_POLL_REGMEM | 1u << 26 | 3u << 28, 0, 0, 0, 0, 0 };
+	uint32_t kernel_hdp[] = {SDMA_OP_POLL_REGMEM | 1u << 26 | 3u << 28, 0, 0, 0, 0, 0};
 
 	pad8(&f->t, rocr_hdp, 6);
 	pad8(&f->t, kernel_hdp, 6);
@@ -259,7 +273,7 @@ static void test_gcr_is_accepted(void **state)
 {
 	struct fixture *f = *state;
 	uint32_t *out = host(&f->g, DATA_VA);
-	uint32_t gcr[] = { SDMA_OP_GCR | SDMA_SUBOP_USER_GCR << 8, 0, 0x7u << 26, 0, 0 };
+	uint32_t gcr[] = {SDMA_OP_GCR | SDMA_SUBOP_USER_GCR << 8, 0, 0x7u << 26, 0, 0};
 
 	pad8(&f->t, gcr, 5);
 	pkt_fence(&f->t, DATA_VA, 3);
@@ -319,7 +333,7 @@ static void test_ring_wrap_and_split_packet(void **state)
 	/* 3 NOP dwords first so later fences straddle the ring end */
 	for (uint32_t i = 0; i < 40; i++) {
 		uint32_t nop = 0;
-		uint32_t fence[] = { SDMA_OP_FENCE, lo(DATA_VA + 4 * i), hi(DATA_VA), 1000 + i };
+		uint32_t fence[] = {SDMA_OP_FENCE, lo(DATA_VA + 4 * i), hi(DATA_VA), 1000 + i};
 
 		while (t->next + 20 - __atomic_load_n(t->rptr, __ATOMIC_ACQUIRE) > 64)
 			sleep_ms(1);
@@ -341,7 +355,7 @@ static void test_partial_packet_waits(void **state)
 	struct fixture *f = *state;
 	struct test_queue *t = &f->t;
 	uint32_t *out = host(&f->g, DATA_VA);
-	uint32_t fence[] = { SDMA_OP_FENCE, lo(DATA_VA), hi(DATA_VA), 77 };
+	uint32_t fence[] = {SDMA_OP_FENCE, lo(DATA_VA), hi(DATA_VA), 77};
 
 	sdma_write(t, fence, 4);
 	/* publish only the first two dwords */
@@ -357,7 +371,7 @@ static void test_partial_packet_waits(void **state)
 static void test_unknown_opcode(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t bad[] = { 0x3f, 0, 0, 0 };
+	uint32_t bad[] = {0x3f, 0, 0, 0};
 	uint32_t *out = host(&f->g, DATA_VA);
 
 	sdma_write(&f->t, bad, 4);
@@ -398,21 +412,21 @@ static void test_stop_while_polling(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_copy_linear, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_copy_rect, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_const_fill, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fence, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_atomic_decrement, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_poll_regmem_blocks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_poll_hdp_flush_passes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gcr_is_accepted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_timestamp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rocr_completion_sequence, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ring_wrap_and_split_packet, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_partial_packet_waits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_opcode, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_copy_fault, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stop_while_polling, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_copy_linear, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_copy_rect, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_const_fill, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fence, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic_decrement, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_poll_regmem_blocks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_poll_hdp_flush_passes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gcr_is_accepted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_timestamp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rocr_completion_sequence, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ring_wrap_and_split_packet, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_partial_packet_waits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unknown_opcode, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_copy_fault, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_while_polling, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
