@@ -3,7 +3,7 @@
 set -euo pipefail
 
 pkgs=(
-	meson ninja-build pkg-config gcc clang libc6-dev linux-libc-dev
+	meson ninja-build pkg-config gcc clang clang-format libc6-dev linux-libc-dev
 	libcmocka-dev libdrm-dev
 	# ROCm userspace the end-to-end tests run unmodified
 	rocminfo libhsa-runtime64-1 libhsa-runtime-dev libhsakmt1

@@ -45,6 +45,19 @@ run_build() {
 }
 
 rc=0
+echo "== style: .clang-format"
+# shellcheck disable=SC2046 # file names from git have no spaces
+if clang-format --dry-run --Werror $(git ls-files 'src/*.c' 'src/*.h' 'tests/*.c' \
+	'tests/*.h' 'include/*.h') 2>/tmp/vkfd-format.log; then
+	echo "style: every C file matches .clang-format"
+	passed=$((passed + 1))
+else
+	echo "style: files differ from .clang-format (run clang-format -i on them):"
+	grep -o '^[^:]*\.[ch]' /tmp/vkfd-format.log | sort -u
+	failed=$((failed + 1))
+	rc=1
+fi
+
 echo "== build: default (gcc, -Werror)"
 run_build build "" || rc=1
 

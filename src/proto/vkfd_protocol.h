@@ -281,12 +281,12 @@ struct vkfd_req_get_topology {
 	uint32_t flags;   /* 0 */
 };
 VKFD_ASSERT_SIZE(struct vkfd_req_get_topology, 32);
+/* chunk_len bytes of the serialized export follow the structure. */
 struct vkfd_rsp_get_topology {
 	struct vkfd_rsp_hdr hdr;
 	uint64_t total_len;  /* size of the whole serialized export */
 	uint32_t chunk_len;  /* bytes of data[] that follow */
 	uint32_t generation; /* export generation; restart if it changes */
-	/* uint8_t data[chunk_len] follows */
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_get_topology, 32);
 
