@@ -106,7 +106,7 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 #define VKFD_TOPOLOGY_MAX_SIZE       (1024u * 1024u) /* whole serialized export */
 #define VKFD_TOPOLOGY_MAX_PATH       255u
 #define VKFD_TOPOLOGY_MAX_FILE       (16u * 1024u)
-#define VKFD_SIGNAL_EVENT_SLOTS      4096u /* signal page slots, id 0 reserved */
+#define VKFD_SIGNAL_EVENT_SLOTS      4096u /* signal page slots, ids 0..4095 */
 #define VKFD_EVENT_ID_NONSIGNAL_BASE 0x40000000u
 #define VKFD_EVENT_HINT_MAX_LOCAL    64u /* local answers before a real round trip */
 
