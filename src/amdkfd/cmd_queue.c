@@ -3,16 +3,19 @@
  * Queue commands. Every address the guest gives (ring, read/write pointer,
  * EOP, CWSR) must lie inside a BO of this context mapped on that GPU, and
  * have the buffer shape Linux 6.12 requires, checked before KFD sees it. The device doorbell offset
- * never reaches the guest: it gets a slot index in its shadow doorbell page, which the relay
- * forwards.
+ * never reaches the guest: it gets a slot index in its shadow doorbell page. The relay rings the
+ * real doorbell from the queue's write pointer, read through a host mapping of the BO that holds
+ * it (docs/protocol.md section 11).
  */
 #include "host_internal.h"
 #include "host_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
 
@@ -123,6 +126,72 @@ static int map_real_doorbells(struct vkfd_host_context *ctx, uint32_t g)
 	return 0;
 }
 
+/* A host fd of the memory of bo (dmabuf, or kfdsim's memfd); -errno. */
+static int bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo)
+{
+	struct vkfd_kfd_export_dmabuf_args a;
+	int ret;
+
+	if (bo->kind != BO_MEMORY && bo->kind != BO_IMPORT)
+		return -EINVAL;
+	if (bo->dmabuf_fd >= 0) {
+		ret = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
+		return ret < 0 ? -errno : ret;
+	}
+	if (!host_g.is_sim && host_g.kfd_minor < 12)
+		return -EOPNOTSUPP;
+	memset(&a, 0, sizeof(a));
+	a.handle = bo->kfd_handle;
+	a.flags = O_CLOEXEC | O_RDWR;
+	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_EXPORT_DMABUF, &a);
+	return ret ? ret : (int)a.dmabuf_fd;
+}
+
+/*
+ * Let the relay read the queue's write pointer: map, read-only, the page of
+ * the BO that holds it (create_queue checked that the 8 bytes lie inside a
+ * BO mapped on the GPU). The mapping holds its own reference on the memory,
+ * so even if the guest frees that BO while the queue lives, the relay reads
+ * pages that still exist (and that only this guest can write). Fills q's
+ * value/map; -errno if the BO's memory cannot be mapped on this host.
+ */
+static int map_write_pointer(struct vkfd_host_context *ctx, uint64_t wptr_va,
+			     struct doorbell_relay_queue *q)
+{
+	const struct va_range *r = va_map_find(&ctx->va, wptr_va, 8);
+	const struct host_bo *bo;
+	uint64_t off;
+	uint8_t *p;
+	int fd;
+
+	if (!r || (wptr_va & 7))
+		return -EINVAL;
+	bo = r->owner;
+	off = wptr_va - bo->va;
+	/* AQL_QUEUE_MEM: the second half of the VA shows the first again */
+	if (bo->blob_size && bo->blob_size < bo->size)
+		off %= bo->blob_size;
+	fd = bo_memory_fd(ctx, bo);
+	if (fd < 0)
+		return fd;
+	p = mmap(NULL, QUEUE_PAGE, PROT_READ, MAP_SHARED, fd, (off_t)(off & ~(QUEUE_PAGE - 1)));
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	q->map = p;
+	q->map_len = QUEUE_PAGE;
+	q->value = (const volatile uint64_t *)(p + (off & (QUEUE_PAGE - 1)));
+	return 0;
+}
+
+static enum doorbell_relay_src relay_src(uint32_t queue_type)
+{
+	/* ROCr on gfx9+ stores an AQL packet index into the doorbell; SDMA
+	 * and PM4 queues get the write pointer itself */
+	return queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? RELAY_SRC_WPTR_AQL
+							    : RELAY_SRC_WPTR_RAW;
+}
+
 static void queue_forget(struct vkfd_host_context *ctx, struct host_queue *q)
 {
 	if (ctx->relay)
@@ -150,6 +219,7 @@ int cmd_create_queue(struct cmd_ctx *c)
 	struct vkfd_rsp_create_queue *rsp = (void *)c->rsp;
 	struct vkfd_kfd_create_queue_args a;
 	struct vkfd_req_create_queue r;
+	struct doorbell_relay_queue rq;
 	struct host_queue *q;
 	uint64_t handle;
 	uint32_t slot;
@@ -222,11 +292,24 @@ int cmd_create_queue(struct cmd_ctx *c)
 	q->gpu = (uint32_t)g;
 	q->slot = slot;
 	q->relay_slot = (uint32_t)g * VKFD_KFD_DOORBELL_SLICE_SLOTS + slot;
-	ret = doorbell_relay_add(ctx->relay, q->relay_slot,
-				 (volatile uint64_t *)ctx->gpu[g].shadow_db.map + slot,
-				 ctx->gpu[g].real_db + slot);
-	if (ret)
+	memset(&rq, 0, sizeof(rq));
+	rq.real_db = ctx->gpu[g].real_db + slot;
+	rq.src = relay_src(r.queue_type);
+	ret = map_write_pointer(ctx, r.write_pointer_address, &rq);
+	if (ret) {
+		/* e.g. a KFD 1.11 host and a wptr in AQL_QUEUE_MEM: relay the
+		 * guest's stores instead (no VMM trap may drop them) */
+		vkfd_warn("ctx %u: queue write pointer not mappable (%d): relaying the shadow slot",
+			  ctx->ctx_id, ret);
+		rq.src = RELAY_SRC_SHADOW;
+		rq.value = (volatile uint64_t *)ctx->gpu[g].shadow_db.map + slot;
+	}
+	ret = doorbell_relay_add_queue(ctx->relay, q->relay_slot, &rq);
+	if (ret) {
+		if (rq.map)
+			munmap(rq.map, rq.map_len);
 		goto fail_destroy;
+	}
 	pthread_mutex_lock(&ctx->lock);
 	ret = obj_table_add(&ctx->queues, q, &handle);
 	pthread_mutex_unlock(&ctx->lock);

@@ -10,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 struct relay_slot {
-	volatile uint64_t *shadow;
-	volatile uint64_t *real_db; /* NULL = inactive */
-	uint64_t last;
+	const volatile uint64_t *value; /* shadow slot or write pointer */
+	volatile uint64_t *real_db;     /* NULL = inactive */
+	enum doorbell_relay_src src;
+	uint64_t last; /* last raw value seen */
+	void *map;     /* owned mapping of the write pointer's page */
+	size_t map_len;
 };
 
 struct doorbell_relay {
@@ -31,6 +35,20 @@ struct doorbell_relay {
 	struct doorbell_relay_stats stats;
 };
 
+/* The doorbell value ROCr would store for a raw source value; false when
+ * there is nothing to ring (an AQL queue with no packet reserved yet). */
+static bool doorbell_value(enum doorbell_relay_src src, uint64_t raw, uint64_t *out)
+{
+	if (src == RELAY_SRC_WPTR_AQL) {
+		if (!raw)
+			return false;
+		*out = raw - 1;
+		return true;
+	}
+	*out = raw;
+	return true;
+}
+
 /* One pass over the active slots; returns true if a value moved. */
 static bool relay_scan(struct doorbell_relay *r)
 {
@@ -44,13 +62,15 @@ static bool relay_scan(struct doorbell_relay *r)
 
 		if (!s->real_db)
 			continue;
-		v = __atomic_load_n(s->shadow, __ATOMIC_ACQUIRE);
+		v = __atomic_load_n(s->value, __ATOMIC_ACQUIRE);
 		if (v == s->last)
 			continue;
 		s->last = v;
+		moved = true;
+		if (!doorbell_value(s->src, v, &v))
+			continue;
 		__atomic_store_n(s->real_db, v, __ATOMIC_RELEASE);
 		r->stats.copies++;
-		moved = true;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return moved;
@@ -146,35 +166,72 @@ static void kick(struct doorbell_relay *r)
 	}
 }
 
-int doorbell_relay_add(struct doorbell_relay *r, uint32_t slot, volatile uint64_t *shadow,
-		       volatile uint64_t *real_db)
+int doorbell_relay_add_queue(struct doorbell_relay *r, uint32_t slot,
+			     const struct doorbell_relay_queue *q)
 {
-	if (slot >= r->n_slots || !real_db || !shadow)
+	struct relay_slot *s;
+
+	if (slot >= r->n_slots || !q || !q->real_db || !q->value ||
+	    (q->src != RELAY_SRC_SHADOW && q->src != RELAY_SRC_WPTR_AQL &&
+	     q->src != RELAY_SRC_WPTR_RAW) ||
+	    ((uintptr_t)q->value & 7))
 		return -EINVAL;
 	pthread_mutex_lock(&r->lock);
-	if (r->slots[slot].real_db) {
+	s = &r->slots[slot];
+	if (s->real_db) {
 		pthread_mutex_unlock(&r->lock);
 		return -EBUSY;
 	}
-	r->slots[slot].real_db = real_db;
-	r->slots[slot].shadow = shadow;
-	r->slots[slot].last = __atomic_load_n(shadow, __ATOMIC_ACQUIRE);
+	s->real_db = q->real_db;
+	s->value = q->value;
+	s->src = q->src;
+	s->map = q->map;
+	s->map_len = q->map_len;
+	/* only what moves after this is a ring */
+	s->last = __atomic_load_n(q->value, __ATOMIC_ACQUIRE);
 	r->n_active++;
 	pthread_mutex_unlock(&r->lock);
 	kick(r);
 	return 0;
 }
 
+int doorbell_relay_add(struct doorbell_relay *r, uint32_t slot, volatile uint64_t *shadow,
+		       volatile uint64_t *real_db)
+{
+	struct doorbell_relay_queue q = {
+	    .src = RELAY_SRC_SHADOW,
+	    .value = shadow,
+	    .real_db = real_db,
+	};
+
+	return doorbell_relay_add_queue(r, slot, &q);
+}
+
+static void slot_unmap(void *map, size_t len)
+{
+	if (map)
+		munmap(map, len);
+}
+
 void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot)
 {
+	struct relay_slot *s;
+	void *map = NULL;
+	size_t len = 0;
+
 	if (slot >= r->n_slots)
 		return;
 	pthread_mutex_lock(&r->lock);
-	if (r->slots[slot].real_db) {
-		r->slots[slot].real_db = NULL;
+	s = &r->slots[slot];
+	if (s->real_db) {
+		map = s->map;
+		len = s->map_len;
+		memset(s, 0, sizeof(*s));
 		r->n_active--;
 	}
 	pthread_mutex_unlock(&r->lock);
+	/* the relay reads the mapping only under the lock: gone for good */
+	slot_unmap(map, len);
 }
 
 void doorbell_relay_flush(struct doorbell_relay *r)
@@ -206,6 +263,9 @@ void doorbell_relay_stop(struct doorbell_relay *r)
 	close(r->efd);
 	close(r->ctl_efd);
 	pthread_mutex_destroy(&r->lock);
+	for (uint32_t i = 0; i < r->n_slots; i++)
+		if (r->slots[i].real_db)
+			slot_unmap(r->slots[i].map, r->slots[i].map_len);
 	free(r->slots);
 	free(r);
 }

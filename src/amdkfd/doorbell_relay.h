@@ -1,20 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Doorbell relay (DESIGN 9). The guest rings a queue by storing its write
- * pointer into its slot of the shadow doorbell page (a shared memfd page);
- * the relay thread copies each active slot's value to the queue's real
- * doorbell (the device doorbell page mapped through the KFD fd, which the
- * guest never sees).
+ * Doorbell relay (DESIGN 9). The guest rings a queue with a plain store
+ * into its slot of the shadow doorbell page; the relay thread writes the
+ * queue's real doorbell (the device doorbell page mapped through the KFD
+ * fd, which the guest never sees).
  *
- * Wake-ups: the eventfd from doorbell_relay_efd() (a VMM can wire it to an
- * ioeventfd on the shadow page) wakes the relay at once. When nobody writes
- * it, the relay polls the page adaptively: every RELAY_POLL_MIN_US after
+ * The value forwarded comes from the queue's write pointer in queue memory
+ * (a read-only host mapping the relay owns), converted to what ROCr would
+ * have stored into the doorbell: for an AQL queue on gfx9+ the index of the
+ * last packet reserved (write_dispatch_id - 1), for SDMA and PM4 queues the
+ * write pointer itself. What the guest stored into the shadow slot is
+ * ignored for such a queue: a VMM may trap the page and drop the stores
+ * (KVM ioeventfd). A queue whose write pointer the host cannot map falls
+ * back to forwarding the shadow slot's value (RELAY_SRC_SHADOW).
+ *
+ * A value is written to the real doorbell only when it changed. That is
+ * safe although a write pointer moves when a packet is reserved, before it
+ * is written: the packet processor stalls on a packet whose header is still
+ * INVALID until it becomes valid (ROCr relies on the same rule).
+ *
+ * Wake-ups: the eventfd from doorbell_relay_efd() (a VMM wires it to
+ * ioeventfds on the shadow page) wakes the relay at once. Without it the
+ * relay polls the write pointers adaptively: every RELAY_POLL_MIN_US after
  * activity, backing off exponentially to RELAY_POLL_MAX_US when idle. With
  * no active queue the thread sleeps until woken.
  */
 #ifndef VKFD_DOORBELL_RELAY_H
 #define VKFD_DOORBELL_RELAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RELAY_POLL_MIN_US 20
@@ -28,15 +42,38 @@ struct doorbell_relay_stats {
 	uint64_t efd_wakeups;
 };
 
+enum doorbell_relay_src {
+	RELAY_SRC_SHADOW = 0,   /* forward the shadow slot's value */
+	RELAY_SRC_WPTR_AQL = 1, /* AQL write_dispatch_id: forward wptr - 1 (0: nothing) */
+	RELAY_SRC_WPTR_RAW = 2, /* SDMA / PM4 write pointer: forward as is */
+};
+
+struct doorbell_relay_queue {
+	enum doorbell_relay_src src;
+	/* RELAY_SRC_SHADOW: the shadow slot; else the write pointer (8-byte
+	 * aligned, inside map) */
+	const volatile uint64_t *value;
+	volatile uint64_t *real_db;
+	/* A host mapping the relay takes over on success and munmaps once
+	 * the slot is removed (or the relay stops); NULL if none. */
+	void *map;
+	size_t map_len;
+};
+
 /* Up to n_slots relayed doorbells. 0 or -errno. */
 int doorbell_relay_start(struct doorbell_relay **out, uint32_t n_slots);
-/* Forward *shadow to *real_db from now on. Both must stay valid until
- * doorbell_relay_remove() returns. -EINVAL, -EBUSY (slot in use). */
+/* Relay a queue from now on. value and real_db must stay valid until
+ * doorbell_relay_remove() returns. -EINVAL, -EBUSY (slot in use); on error
+ * the caller keeps q->map. */
+int doorbell_relay_add_queue(struct doorbell_relay *r, uint32_t slot,
+			     const struct doorbell_relay_queue *q);
+/* Shorthand: RELAY_SRC_SHADOW, no mapping. */
 int doorbell_relay_add(struct doorbell_relay *r, uint32_t slot, volatile uint64_t *shadow,
 		       volatile uint64_t *real_db);
-/* Copy the slot's value now (DOORBELL_NOTIFY). */
+/* One pass now (DOORBELL_NOTIFY). */
 void doorbell_relay_flush(struct doorbell_relay *r);
-/* After this returns the relay never touches that slot's real doorbell. */
+/* After this returns the relay never touches that slot's real doorbell or
+ * value again, and its mapping is gone. */
 void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot);
 int doorbell_relay_efd(struct doorbell_relay *r);
 void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_stats *st);
