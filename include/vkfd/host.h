@@ -104,8 +104,17 @@ struct vkfd_blob {
 	int fd; /* owned by the caller after success */
 	enum vkfd_blob_fd_type fd_type;
 	enum vkfd_blob_map map_info;
+	uint32_t info; /* VKFD_BLOB_INFO_* (was padding: layout unchanged) */
 	uint64_t size;
 };
+/* The blob is a shadow doorbell page: every naturally aligned 8-byte word of
+ * it is one queue's doorbell, and a guest store into it is a doorbell ring.
+ * The stored value does not matter (the relay reads the queue's write
+ * pointer), so a VMM may back the guest mapping with a trapping region that
+ * drops stores and signals vkfd_host_context_get_doorbell_fd() instead, e.g.
+ * with ioeventfds. */
+#define VKFD_BLOB_INFO_DOORBELL (1u << 0)
+#define VKFD_BLOB_DOORBELL_SLOT 8u
 /* Export blob `blob_id` (0 = the context's shared memory). Waits only until
  * the submit that created blob_id has been executed. 0 or -errno. */
 int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32_t res_id, uint64_t blob_id,

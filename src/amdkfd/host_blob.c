@@ -158,6 +158,10 @@ static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct v
 		out->fd_type = VKFD_BLOB_FD_SHM;
 		out->map_info = VKFD_BLOB_MAP_CACHED;
 		out->size = bo->blob_size;
+		/* the VMM may trap it (ioeventfds): the relay reads write
+		 * pointers, never these stores (docs/protocol.md section 11) */
+		if (bo->kind == BO_DOORBELL)
+			out->info = VKFD_BLOB_INFO_DOORBELL;
 		return 0;
 	}
 	if (bo->dmabuf_fd >= 0) {

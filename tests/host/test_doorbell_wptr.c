@@ -160,6 +160,9 @@ static void bo_make(struct harness *h, struct bo *b, uint64_t size, uint32_t fla
 	assert_int_equal(vkfd_host_context_get_blob(h->ctx, 1, next_blob, ar.blob_size, 1, &blob),
 			 0);
 	next_blob++;
+	/* only the shadow doorbell page is marked as one */
+	assert_int_equal(blob.info,
+			 (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) ? VKFD_BLOB_INFO_DOORBELL : 0);
 	b->fd = blob.fd;
 	b->cpu = mmap(NULL, blob.size, PROT_READ | PROT_WRITE, MAP_SHARED, blob.fd, 0);
 	assert_true(b->cpu != MAP_FAILED);
