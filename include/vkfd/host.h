@@ -140,6 +140,40 @@ void vkfd_host_context_retire_fences(struct vkfd_host_context *ctx);
  * context's shadow doorbell page; writing it wakes the relay at once. */
 int vkfd_host_context_get_doorbell_fd(struct vkfd_host_context *ctx);
 
+/* Handling-time statistics (docs/performance.md). The executor times every
+ * request it runs (CLOCK_MONOTONIC, from the start of the handler until its
+ * response is written or it is handed to a wait thread) and counts it under
+ * its protocol command number; numbers the protocol does not define count
+ * under 0. Histogram bucket b holds times t with
+ * vkfd_host_stats_bucket(t) == b: exact below 8 ns, then 8 buckets per
+ * power of two (each at most 1/8 of its lower bound wide); the last bucket
+ * also holds everything above it. Counts saturate. With the environment
+ * variable VKFD_HOST_STATS_DIR set, a context writes its statistics as a
+ * text file into that directory when it is destroyed. */
+#define VKFD_HOST_STATS_BUCKETS 256
+#define VKFD_HOST_STATS_CMDS    64 /* command numbers counted: 0..63 */
+#define VKFD_HOST_STATS_ALL     0xffffffffu
+struct vkfd_host_cmd_stats {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t max_ns;
+	/* Executor thread's CPU time in the handler (CLOCK_THREAD_CPUTIME_ID):
+	 * tells a slow handler from a descheduled one. Measured only when the
+	 * context was created with VKFD_HOST_STATS_CPU=1 in the environment
+	 * (two more system calls per request), else 0. */
+	uint64_t cpu_sum_ns;
+	uint64_t cpu_max_ns;
+	uint32_t hist[VKFD_HOST_STATS_BUCKETS];
+};
+/* Statistics of command number cmd (< VKFD_HOST_STATS_CMDS) or, for
+ * VKFD_HOST_STATS_ALL, of every command. 0 or -EINVAL. */
+int vkfd_host_context_get_stats(struct vkfd_host_context *ctx, uint32_t cmd,
+				struct vkfd_host_cmd_stats *out);
+unsigned vkfd_host_stats_bucket(uint64_t ns);
+/* Smallest and largest time (ns) bucket b holds (the last: UINT64_MAX). */
+uint64_t vkfd_host_stats_bucket_min_ns(unsigned b);
+uint64_t vkfd_host_stats_bucket_max_ns(unsigned b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,12 +5,27 @@
  * and builds its response in a private buffer, which is copied to the
  * shared response slot before the processed seqno is published (release).
  */
+#include "host_export.h"
 #include "host_internal.h"
 #include "host_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Handling times per command number. The executor is the only writer;
+ * readers on other threads use relaxed atomic loads, so a snapshot may mix
+ * two consecutive updates but never tears a counter. */
+_Static_assert(VKFD_CMD_COUNT_ <= VKFD_HOST_STATS_CMDS, "a statistics slot per command");
+
+struct host_stats {
+	bool cpu; /* VKFD_HOST_STATS_CPU=1 at context creation */
+	struct vkfd_host_cmd_stats cmd[VKFD_HOST_STATS_CMDS];
+};
 
 typedef int (*cmd_fn)(struct cmd_ctx *c);
 
@@ -95,6 +110,146 @@ static void run_one(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v
 	host_reply(ctx, v, ctx->rsp_buf, c.rsp_len);
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+VKFD_EXPORT unsigned vkfd_host_stats_bucket(uint64_t ns)
+{
+	unsigned e, b;
+
+	if (ns < 8)
+		return (unsigned)ns;
+	e = 63u - (unsigned)__builtin_clzll(ns); /* >= 3 */
+	b = 8u * (e - 2u) + (unsigned)((ns >> (e - 3u)) & 7u);
+	return b < VKFD_HOST_STATS_BUCKETS ? b : VKFD_HOST_STATS_BUCKETS - 1;
+}
+
+VKFD_EXPORT uint64_t vkfd_host_stats_bucket_min_ns(unsigned b)
+{
+	if (b >= VKFD_HOST_STATS_BUCKETS)
+		return UINT64_MAX;
+	if (b < 8)
+		return b;
+	return (uint64_t)(8u + b % 8u) << (b / 8u - 1u);
+}
+
+VKFD_EXPORT uint64_t vkfd_host_stats_bucket_max_ns(unsigned b)
+{
+	if (b >= VKFD_HOST_STATS_BUCKETS - 1)
+		return UINT64_MAX;
+	return vkfd_host_stats_bucket_min_ns(b + 1) - 1;
+}
+
+static void stats_add(struct host_stats *st, uint32_t cmd, uint64_t ns, uint64_t cpu_ns)
+{
+	struct vkfd_host_cmd_stats *k;
+	unsigned b = vkfd_host_stats_bucket(ns);
+
+	if (!st)
+		return;
+	k = &st->cmd[cmd < VKFD_HOST_STATS_CMDS ? cmd : 0];
+	__atomic_store_n(&k->count, k->count + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->sum_ns, k->sum_ns + ns, __ATOMIC_RELAXED);
+	if (ns > k->max_ns)
+		__atomic_store_n(&k->max_ns, ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->cpu_sum_ns, k->cpu_sum_ns + cpu_ns, __ATOMIC_RELAXED);
+	if (cpu_ns > k->cpu_max_ns)
+		__atomic_store_n(&k->cpu_max_ns, cpu_ns, __ATOMIC_RELAXED);
+	if (k->hist[b] != UINT32_MAX)
+		__atomic_store_n(&k->hist[b], k->hist[b] + 1, __ATOMIC_RELAXED);
+}
+
+static void stats_read(const struct vkfd_host_cmd_stats *k, struct vkfd_host_cmd_stats *out)
+{
+	out->count += __atomic_load_n(&k->count, __ATOMIC_RELAXED);
+	out->sum_ns += __atomic_load_n(&k->sum_ns, __ATOMIC_RELAXED);
+	uint64_t m = __atomic_load_n(&k->max_ns, __ATOMIC_RELAXED);
+	if (m > out->max_ns)
+		out->max_ns = m;
+	out->cpu_sum_ns += __atomic_load_n(&k->cpu_sum_ns, __ATOMIC_RELAXED);
+	m = __atomic_load_n(&k->cpu_max_ns, __ATOMIC_RELAXED);
+	if (m > out->cpu_max_ns)
+		out->cpu_max_ns = m;
+	for (unsigned b = 0; b < VKFD_HOST_STATS_BUCKETS; b++) {
+		uint32_t h = __atomic_load_n(&k->hist[b], __ATOMIC_RELAXED);
+
+		out->hist[b] = h > UINT32_MAX - out->hist[b] ? UINT32_MAX : out->hist[b] + h;
+	}
+}
+
+VKFD_EXPORT int vkfd_host_context_get_stats(struct vkfd_host_context *ctx, uint32_t cmd,
+					    struct vkfd_host_cmd_stats *out)
+{
+	if (!ctx || !out || (cmd >= VKFD_HOST_STATS_CMDS && cmd != VKFD_HOST_STATS_ALL))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!ctx->stats)
+		return 0;
+	if (cmd != VKFD_HOST_STATS_ALL) {
+		stats_read(&ctx->stats->cmd[cmd], out);
+		return 0;
+	}
+	for (unsigned i = 0; i < VKFD_HOST_STATS_CMDS; i++)
+		stats_read(&ctx->stats->cmd[i], out);
+	return 0;
+}
+
+/* VKFD_HOST_STATS_DIR: one text file per destroyed context, written under a
+ * temporary name and renamed, so a reader never sees half a file. Lines:
+ * "cmd NUMBER NAME count N sum_ns S max_ns M cpu_sum_ns C cpu_max_ns D
+ * hist BUCKET:COUNT ...". */
+static void stats_dump(struct vkfd_host_context *ctx)
+{
+	static uint32_t serial;
+	const char *dir = getenv("VKFD_HOST_STATS_DIR");
+	char tmp[4096], path[4096];
+	uint32_t n;
+	FILE *f;
+	int fd, w;
+
+	if (!dir || !*dir || !ctx->stats)
+		return;
+	n = __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
+	w = snprintf(path, sizeof(path), "%s/host-stats-%ld-%u-%u.txt", dir, (long)getpid(),
+		     ctx->ctx_id, n);
+	if (w < 0 || (size_t)w >= sizeof(path))
+		return;
+	snprintf(tmp, sizeof(tmp), "%s/.tmp-host-stats-%ld-%u-%u", dir, (long)getpid(), ctx->ctx_id,
+		 n);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	for (unsigned i = 0; i < VKFD_HOST_STATS_CMDS; i++) {
+		const struct vkfd_host_cmd_stats *k = &ctx->stats->cmd[i];
+
+		if (!k->count)
+			continue;
+		fprintf(f,
+			"cmd %u %s count %llu sum_ns %llu max_ns %llu cpu_sum_ns %llu cpu_max_ns "
+			"%llu hist",
+			i, i ? vkfd_cmd_name(i) : "UNKNOWN", (unsigned long long)k->count,
+			(unsigned long long)k->sum_ns, (unsigned long long)k->max_ns,
+			(unsigned long long)k->cpu_sum_ns, (unsigned long long)k->cpu_max_ns);
+		for (unsigned b = 0; b < VKFD_HOST_STATS_BUCKETS; b++)
+			if (k->hist[b])
+				fprintf(f, " %u:%u", b, k->hist[b]);
+		fputc('\n', f);
+	}
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
+}
+
 static void run_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t size)
 {
 	struct vkfd_shmem_hdr *sh = vkfd_shmem_hdr(ctx->shmem.map);
@@ -103,9 +258,19 @@ static void run_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t
 
 	vkfd_iter_init(&it, data, size, VKFD_RSP_AREA_SIZE);
 	while (vkfd_iter_next(&it, &v) == 1) {
+		bool cpu = ctx->stats && ctx->stats->cpu;
+		uint64_t t0, c0 = 0, c1 = 0;
+
 		if (__atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE))
 			return;
+		if (cpu)
+			c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		t0 = clock_ns(CLOCK_MONOTONIC);
 		run_one(ctx, &v);
+		t0 = clock_ns(CLOCK_MONOTONIC) - t0;
+		if (cpu)
+			c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		stats_add(ctx->stats, v.known ? v.hdr.cmd : 0, t0, c1);
 		vkfd_store_release_u32(&sh->seqno, v.hdr.seqno);
 	}
 }
@@ -157,8 +322,14 @@ int host_executor_start(struct vkfd_host_context *ctx)
 	int ret;
 
 	ctx->rsp_buf = calloc(1, HOST_RSP_BUF_SIZE);
-	if (!ctx->rsp_buf)
+	ctx->stats = calloc(1, sizeof(*ctx->stats));
+	if (!ctx->rsp_buf || !ctx->stats)
 		return -ENOMEM;
+	{
+		const char *e = getenv("VKFD_HOST_STATS_CPU");
+
+		ctx->stats->cpu = e && !strcmp(e, "1");
+	}
 	ret = -pthread_create(&ctx->exec_thread, NULL, executor_main, ctx);
 	if (ret)
 		return ret;
@@ -185,4 +356,7 @@ void host_executor_stop(struct vkfd_host_context *ctx)
 	ctx->q_tail = NULL;
 	free(ctx->rsp_buf);
 	ctx->rsp_buf = NULL;
+	stats_dump(ctx);
+	free(ctx->stats);
+	ctx->stats = NULL;
 }

@@ -32,6 +32,7 @@
 #include "wait_pool.h"
 
 struct kfdsim;
+struct host_stats;
 
 #define HOST_MAX_GPUS                 TOPO_MAX_GPUS
 #define HOST_DEFAULT_MAX_BOS          65536u
@@ -201,7 +202,8 @@ struct vkfd_host_context {
 	uint32_t proto_version;
 	int32_t xnack;
 
-	uint8_t *rsp_buf; /* private response buffer of the executor */
+	uint8_t *rsp_buf;         /* private response buffer of the executor */
+	struct host_stats *stats; /* handling times (host_executor.c) */
 };
 
 /* cmd handlers: run on the executor, write at most v->rsp_size bytes. */

@@ -20,7 +20,7 @@ enum bench_path {
 
 const char *bench_path_name(enum bench_path p);
 
-#define BENCH_MAX_METRICS 40
+#define BENCH_MAX_METRICS 64
 #define BENCH_REASON_LEN  200
 
 struct bench_metric {

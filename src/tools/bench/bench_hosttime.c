@@ -1,205 +1,284 @@
 // SPDX-License-Identifier: MIT
 /*
- * vkfd-bench: the host's per-command handling time during the storm, seen
- * from outside. The host publishes the sequence number of the last request
- * it finished in the shared memory (store-release after the response is
- * written). An extra, untimed replay puts a cheap asynchronous marker
- * (HDP_FLUSH, which on kfdsim the host answers without a device call) right
- * before each operation's first command, in the same batch, so the
- * executor runs the two back to back; a monitor thread spins on the
- * published sequence number and stamps every value it sees. For an
- * operation whose marker and command were both seen, handling time =
- * t(command published) - t(marker published): decoding, validation, the
- * device call and writing the response.
- *
- * The guest sleeps after each operation until the host has finished it,
- * so that mostly the executor and the monitor compete for the CPUs.
- *
- * Limits: the monitor misses a value that is overwritten before it looks
- * again (it is descheduled, or the next command is fast), so those samples
- * are dropped: host_samples of host_commands were timed, and host_max_us
- * is the largest observed, a lower bound of the true maximum. The spinning
- * monitor takes a CPU, so this replay is not the timed one. WAIT_EVENTS
- * counts until the host accepted the wait.
+ * vkfd-bench: collects the statistics files host contexts write at their
+ * destruction (VKFD_HOST_STATS_DIR, see include/vkfd/host.h) and turns the
+ * merged histograms into host_* metrics. Percentiles come from histogram
+ * buckets at most 1/8 of their lower bound wide, reported as the bucket's
+ * upper bound (the true value is at most 12.5 % lower); the maximum is
+ * exact.
  */
 #include "bench_hosttime.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-struct monitor {
-	const uint32_t *word;
-	uint32_t base; /* seqno published by the synchronous call before the replay */
-	uint64_t *t;   /* stamp by seqno - base; 0 = not seen */
-	size_t cap;
-	bool stop;
+#include <vkfd/host.h>
+
+#define COLLECT_TIMEOUT_NS 5000000000ull
+
+static char stats_dir[PATH_MAX];
+
+struct merged {
+	struct vkfd_host_cmd_stats cmd[VKFD_HOST_STATS_CMDS];
+	char name[VKFD_HOST_STATS_CMDS][40];
 };
 
-static void *monitor_main(void *arg)
+int bench_host_stats_init(void)
 {
-	struct monitor *m = arg;
-	uint32_t last = __atomic_load_n(m->word, __ATOMIC_ACQUIRE);
+	const char *tmp = getenv("TMPDIR");
+	int n;
 
-	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
-		uint32_t v = __atomic_load_n(m->word, __ATOMIC_ACQUIRE);
-		uint32_t idx;
-
-		if (v == last)
-			continue;
-		idx = v - m->base;
-		if (idx < m->cap)
-			m->t[idx] = bench_now_ns();
-		last = v;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n = snprintf(stats_dir, sizeof(stats_dir), "%s/vkfd-bench-stats-XXXXXX", tmp);
+	if (n < 0 || (size_t)n >= sizeof(stats_dir) || !mkdtemp(stats_dir)) {
+		stats_dir[0] = '\0';
+		return -errno ? -errno : -ENAMETOOLONG;
 	}
-	return NULL;
+	if (setenv("VKFD_HOST_STATS_DIR", stats_dir, 1)) {
+		rmdir(stats_dir);
+		stats_dir[0] = '\0';
+		return -ENOMEM;
+	}
+	return 0;
 }
 
-/* Until the host has published request index `want` (or 2 s passed). */
-static void wait_processed(const struct monitor *m, uint32_t want)
+/* Calls fn on every complete statistics file; returns how many there are. */
+static unsigned for_each_file(void (*fn)(const char *path, void *arg), void *arg)
 {
-	struct timespec nap = {0, 20000};
-	uint64_t t0 = bench_now_ns();
+	char path[PATH_MAX + 256];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
 
-	while ((int32_t)(__atomic_load_n(m->word, __ATOMIC_ACQUIRE) - m->base - want) < 0 &&
-	       bench_now_ns() - t0 < 2000000000ull)
-		nanosleep(&nap, NULL);
-}
-
-struct pair {
-	uint32_t marker; /* request index of the marker (seqno - base) */
-	uint8_t kind;
-};
-
-static const char *const host_max_names[OP_KIND_COUNT] = {
-    "host_alloc_max_us", "host_map_max_us",      "host_bind_blob_max_us", "host_submit_max_us",
-    "host_wait_max_us",  "host_cpuunmap_max_us", "host_unmap_max_us",     "host_free_max_us",
-};
-
-int bench_storm_host_timing(enum bench_path p, const struct trace *t, struct bench_cell *c)
-{
-	struct timespec settle = {0, 2000000};
-	struct bench_counts *cnt;
-	struct bench_bo *bos = NULL;
-	struct pair *pairs = NULL;
-	bool *live = NULL;
-	uint64_t *s = NULL, *kind_max = NULL, k0;
-	const volatile uint32_t *word;
-	struct monitor m;
-	struct bench_dev *d;
-	pthread_t th;
-	bool th_started = false;
-	size_t npairs = 0, ns = 0;
-	uint32_t event;
-	char why[BENCH_REASON_LEN];
-	int r = 0;
-
-	memset(&m, 0, sizeof(m));
-	d = bench_dev_open(p, why, sizeof(why));
+	if (!stats_dir[0])
+		return 0;
+	d = opendir(stats_dir);
 	if (!d)
-		return -ENODEV;
-	word = bench_dev_seqno_word(d);
-	if (!word) {
-		r = -EOPNOTSUPP;
-		goto out;
-	}
-	m.cap = t->n * 3 + 16; /* a marker and at most two requests per op */
-	m.t = calloc(m.cap, sizeof(*m.t));
-	pairs = calloc(t->n, sizeof(*pairs));
-	s = calloc(t->n, sizeof(*s));
-	kind_max = calloc(OP_KIND_COUNT, sizeof(*kind_max));
-	bos = calloc((size_t)t->max_id + 1, sizeof(*bos));
-	live = calloc((size_t)t->max_id + 1, sizeof(*live));
-	if (!m.t || !pairs || !s || !kind_max || !bos || !live) {
-		r = -ENOMEM;
-		goto out;
-	}
-	r = bench_dev_event_create(d, true, &event);
-	if (!r)
-		r = bench_dev_sync(d);
-	if (r)
-		goto out;
-	cnt = bench_dev_counts(d);
-	k0 = cnt->commands;
-	m.word = (const uint32_t *)word;
-	m.base = __atomic_load_n(m.word, __ATOMIC_ACQUIRE);
-	if (pthread_create(&th, NULL, monitor_main, &m)) {
-		r = -EAGAIN;
-		goto out;
-	}
-	th_started = true;
-	for (size_t i = 0; i < t->n && !r; i++) {
-		const struct trace_op *op = &t->ops[i];
-
-		if (op->kind == OP_CPUUNMAP) { /* no protocol request */
-			r = trace_replay_op(d, op, bos, live, event);
+		return 0;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "host-stats-", 11))
 			continue;
+		n++;
+		if (fn) {
+			snprintf(path, sizeof(path), "%s/%s", stats_dir, e->d_name);
+			fn(path, arg);
 		}
-		r = bench_dev_hdp_flush_async(d);
-		if (r)
-			break;
-		pairs[npairs].marker = (uint32_t)(cnt->commands - k0);
-		pairs[npairs].kind = op->kind;
-		npairs++;
-		r = trace_replay_op(d, op, bos, live, event);
-		/* send asynchronous ones now: marker and request share a batch */
-		if (!r)
-			r = bench_dev_flush(d);
-		/* sleep until the host is done, so that only the executor and the
-		 * monitor compete for the CPUs while it works */
-		if (!r)
-			wait_processed(&m, (uint32_t)(cnt->commands - k0));
 	}
-	if (!r)
-		r = bench_dev_sync(d);
-	nanosleep(&settle, NULL);
-	__atomic_store_n(&m.stop, true, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	th_started = false;
-	if (r)
-		goto out;
-	for (size_t i = 0; i < npairs; i++) {
-		uint32_t a = pairs[i].marker, b = a + 1;
-		uint64_t dt;
+	closedir(d);
+	return n;
+}
 
-		if (b >= m.cap || !m.t[a] || !m.t[b] || m.t[b] < m.t[a])
+static void remove_file(const char *path, void *arg)
+{
+	(void)arg;
+	unlink(path);
+}
+
+void bench_host_stats_reset(void)
+{
+	for_each_file(remove_file, NULL);
+}
+
+void bench_host_stats_fini(void)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *e;
+	DIR *d;
+
+	if (!stats_dir[0])
+		return;
+	d = opendir(stats_dir);
+	if (d) {
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.' &&
+			    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", stats_dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(stats_dir);
+	stats_dir[0] = '\0';
+	unsetenv("VKFD_HOST_STATS_DIR");
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* One line: "cmd N NAME count C sum_ns S max_ns M hist B:K ..." */
+static void merge_line(struct merged *m, char *line)
+{
+	unsigned cmd, b, k;
+	unsigned long long cnt, sum, max, csum, cmax;
+	char name[40];
+	int off = 0;
+	char *p;
+
+	if (sscanf(line,
+		   "cmd %u %39s count %llu sum_ns %llu max_ns %llu cpu_sum_ns %llu cpu_max_ns %llu "
+		   "hist%n",
+		   &cmd, name, &cnt, &sum, &max, &csum, &cmax, &off) != 7 ||
+	    !off || cmd >= VKFD_HOST_STATS_CMDS)
+		return;
+	struct vkfd_host_cmd_stats *s = &m->cmd[cmd];
+
+	snprintf(m->name[cmd], sizeof(m->name[cmd]), "%s", name);
+	s->count = sat_add(s->count, cnt);
+	s->sum_ns = sat_add(s->sum_ns, sum);
+	if (max > s->max_ns)
+		s->max_ns = max;
+	s->cpu_sum_ns = sat_add(s->cpu_sum_ns, csum);
+	if (cmax > s->cpu_max_ns)
+		s->cpu_max_ns = cmax;
+	p = line + off;
+	while (sscanf(p, " %u:%u%n", &b, &k, &off) == 2) {
+		if (b < VKFD_HOST_STATS_BUCKETS)
+			s->hist[b] = k > UINT32_MAX - s->hist[b] ? UINT32_MAX : s->hist[b] + k;
+		p += off;
+	}
+}
+
+static void merge_file(const char *path, void *arg)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0)
+		merge_line(arg, line);
+	free(line);
+	fclose(f);
+}
+
+/* Upper bound (µs) of the bucket holding the pct-th percentile. */
+static double hist_pct_us(const struct vkfd_host_cmd_stats *s, double pct)
+{
+	uint64_t want, seen = 0;
+
+	if (!s->count)
+		return 0;
+	want = (uint64_t)((double)s->count * pct / 100.0 + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (unsigned b = 0; b < VKFD_HOST_STATS_BUCKETS; b++) {
+		seen += s->hist[b];
+		if (seen >= want) {
+			uint64_t hi = vkfd_host_stats_bucket_max_ns(b);
+
+			/* never above the exact maximum */
+			return (double)(hi < s->max_ns ? hi : s->max_ns) / 1000.0;
+		}
+	}
+	return (double)s->max_ns / 1000.0;
+}
+
+/* Requests known to have taken more than 1 ms: those in buckets whose
+ * lower bound is above it (a lower bound of the true count). */
+static uint64_t over_1ms(const struct vkfd_host_cmd_stats *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned b = 0; b < VKFD_HOST_STATS_BUCKETS; b++)
+		if (vkfd_host_stats_bucket_min_ns(b) > 1000000)
+			n += s->hist[b];
+	return n;
+}
+
+/* Metric names must outlive the cell: one static table per process. */
+static char max_names[VKFD_HOST_STATS_CMDS][64];
+static char cpu_names[VKFD_HOST_STATS_CMDS][64];
+
+int bench_host_stats_collect(unsigned contexts, struct bench_cell *c)
+{
+	struct vkfd_host_cmd_stats all;
+	struct merged *m;
+	uint64_t t0 = 0;
+	unsigned worst = 0;
+	struct timespec nap = {0, 5000000};
+
+	if (!stats_dir[0])
+		return -ENOENT;
+	for (;;) {
+		struct timespec ts;
+		uint64_t now;
+
+		if (for_each_file(NULL, NULL) >= contexts)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		if (!t0)
+			t0 = now;
+		else if (now - t0 > COLLECT_TIMEOUT_NS)
+			return -ENODATA;
+		nanosleep(&nap, NULL);
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for_each_file(merge_file, m);
+	memset(&all, 0, sizeof(all));
+	for (unsigned i = 0; i < VKFD_HOST_STATS_CMDS; i++) {
+		const struct vkfd_host_cmd_stats *s = &m->cmd[i];
+
+		all.count = sat_add(all.count, s->count);
+		all.sum_ns = sat_add(all.sum_ns, s->sum_ns);
+		if (s->max_ns > all.max_ns) {
+			all.max_ns = s->max_ns;
+			worst = i;
+		}
+		all.cpu_sum_ns = sat_add(all.cpu_sum_ns, s->cpu_sum_ns);
+		if (s->cpu_max_ns > all.cpu_max_ns)
+			all.cpu_max_ns = s->cpu_max_ns;
+		for (unsigned b = 0; b < VKFD_HOST_STATS_BUCKETS; b++)
+			all.hist[b] = s->hist[b] > UINT32_MAX - all.hist[b]
+					  ? UINT32_MAX
+					  : all.hist[b] + s->hist[b];
+	}
+	if (!all.count) {
+		free(m);
+		return -ENODATA;
+	}
+	bench_cell_metric(c, "host_p50_us", hist_pct_us(&all, 50));
+	bench_cell_metric(c, "host_p99_us", hist_pct_us(&all, 99));
+	bench_cell_metric(c, "host_max_us", (double)all.max_ns / 1000.0);
+	bench_cell_metric(c, "host_mean_us", (double)all.sum_ns / (double)all.count / 1000.0);
+	bench_cell_metric(c, "host_requests", (double)all.count);
+	bench_cell_metric(c, "host_over_1ms", (double)over_1ms(&all));
+	if (all.cpu_max_ns) /* VKFD_HOST_STATS_CPU=1 */
+		bench_cell_metric(c, "host_cpu_max_us", (double)all.cpu_max_ns / 1000.0);
+	bench_cell_metric(c, "host_contexts", (double)contexts);
+	for (unsigned i = 0; i < VKFD_HOST_STATS_CMDS; i++) {
+		const struct vkfd_host_cmd_stats *s = &m->cmd[i];
+
+		if (!s->count)
 			continue;
-		dt = m.t[b] - m.t[a];
-		s[ns++] = dt;
-		if (dt > kind_max[pairs[i].kind])
-			kind_max[pairs[i].kind] = dt;
+		if (!max_names[i][0]) {
+			snprintf(max_names[i], sizeof(max_names[i]), "host_%s_max_us", m->name[i]);
+			snprintf(cpu_names[i], sizeof(cpu_names[i]), "host_%s_cpu_max_us",
+				 m->name[i]);
+		}
+		if (s->cpu_max_ns)
+			bench_cell_metric(c, cpu_names[i], (double)s->cpu_max_ns / 1000.0);
+		bench_cell_metric(c, max_names[i], (double)s->max_ns / 1000.0);
 	}
-	if (!ns) {
-		r = -ENODATA;
-		goto out;
+	{
+		size_t n = strlen(c->reason);
+
+		snprintf(c->reason + n, sizeof(c->reason) - n, "%sslowest host handler: %s",
+			 n ? "; " : "", m->name[worst]);
 	}
-	bench_sort_ns(s, ns);
-	bench_cell_metric(c, "host_p50_us", bench_percentile_ns(s, ns, 50) / 1000.0);
-	bench_cell_metric(c, "host_p99_us", bench_percentile_ns(s, ns, 99) / 1000.0);
-	bench_cell_metric(c, "host_max_us", (double)s[ns - 1] / 1000.0);
-	bench_cell_metric(c, "host_samples", (double)ns);
-	bench_cell_metric(c, "host_commands", (double)npairs);
-	for (unsigned k = 0; k < OP_KIND_COUNT; k++)
-		if (kind_max[k])
-			bench_cell_metric(c, host_max_names[k], (double)kind_max[k] / 1000.0);
-out:
-	if (th_started) {
-		__atomic_store_n(&m.stop, true, __ATOMIC_RELEASE);
-		pthread_join(th, NULL);
-	}
-	if (bos && live)
-		for (size_t i = 0; i <= t->max_id; i++)
-			if (bos[i].blob || bos[i].cpu_mapped)
-				bench_dev_cpu_unmap(d, &bos[i]);
-	free(bos);
-	free(live);
-	free(m.t);
-	free(pairs);
-	free(s);
-	free(kind_max);
-	bench_dev_close(d);
-	return r;
+	free(m);
+	return 0;
 }

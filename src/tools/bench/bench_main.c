@@ -7,6 +7,7 @@
  *              [--json] [--pin] [--trace FILE]
  */
 #include "bench.h"
+#include "bench_hosttime.h"
 #include "bench_server.h"
 
 #include <errno.h>
@@ -112,6 +113,7 @@ static void on_signal(int sig)
 {
 	/* the private server must not outlive us */
 	bench_server_stop();
+	bench_host_stats_fini();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -204,6 +206,9 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	bench_pin_set(o.pin);
 	bench_pin(0);
+	/* before any host context or server exists: they read it at teardown */
+	if (bench_host_stats_init())
+		fprintf(stderr, "vkfd-bench: no statistics directory: host times not reported\n");
 
 	for (unsigned s = 0; s < N_SCENARIOS; s++) {
 		if (!want[s])
@@ -216,6 +221,7 @@ int main(int argc, char **argv)
 		nres++;
 	}
 	bench_server_stop();
+	bench_host_stats_fini();
 	if (o.json)
 		bench_report_json(&o, results, nres);
 	else

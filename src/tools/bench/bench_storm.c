@@ -4,8 +4,8 @@
  * on each path (min(iterations, 3) times, each on a fresh context; the
  * median wall time is the figure) and reports wall time, commands per second, the blob and
  * CPU-mapping operations issued and per-operation latencies as the guest
- * sees them. The host does not report its own per-command handling time;
- * bench_hosttime.c observes it from outside in one extra, untimed replay.
+ * sees them, and the host's own handling times of these replays
+ * (bench_hosttime.c).
  */
 #include "bench.h"
 #include "bench_dev.h"
@@ -140,6 +140,7 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 		bench_cell_na(c, "out of memory");
 		goto out;
 	}
+	bench_host_stats_reset();
 	for (unsigned i = 0; i < runs; i++) {
 		walls[i] = storm_run(p, t, &acc, c);
 		if (!walls[i])
@@ -176,7 +177,7 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 		snprintf(c->reason, sizeof(c->reason), "slowest operation: %s",
 			 trace_op_names[acc.worst_kind]);
 	if (p != BENCH_NATIVE) {
-		int r = bench_storm_host_timing(p, t, c);
+		int r = bench_host_stats_collect(runs, c);
 
 		if (r) {
 			size_t n = strlen(c->reason);
