@@ -4,7 +4,8 @@
 #   build-san/   ASan + UBSan: every suite (UBSan findings are fatal)
 #   build-tsan/  TSan: the threaded suites (kfdsim engines, host fences/waits)
 #   build-fuzz/  clang + libFuzzer + ASan/UBSan: the host decoder fuzzed for
-#                VKFD_FUZZ_SECONDS (default 60) from the committed seed generator
+#                VKFD_FUZZ_SECONDS (default 60) and vkfd-server's vtest worker for
+#                half that, each from its committed seed generator
 # Usage: ci/run-tests.sh   (from anywhere; installs what is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,27 +70,34 @@ run_build build-tsan "kfdsim host" -Db_sanitize=thread -Dguest=false -Dtools=fal
 	-De2e=disabled || rc=1
 
 echo "== build: libFuzzer (clang, ASan + UBSan)"
-if command -v clang >/dev/null; then
-	if [ ! -f build-fuzz/build.ninja ]; then
-		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
-			-Db_lundef=false -Dguest=false -Dtools=false -De2e=disabled
-	fi
-	meson compile -C build-fuzz
+# run_fuzzer NAME SEED_DIR SECONDS: fuzz from a copy of the generated seeds.
+run_fuzzer() {
+	local name=$1 seeds=$2 secs=$3 corpus
 	corpus=$(mktemp -d)
-	cp build-fuzz/tests/fuzz/seeds/* "$corpus"/
-	secs="${VKFD_FUZZ_SECONDS:-60}"
-	if build-fuzz/tests/fuzz/fuzz-host-submit -max_total_time="$secs" -timeout=10 \
-		-rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/ "$corpus" >build-fuzz/fuzz.log 2>&1; then
-		echo "fuzz: host submit_cmd fuzzed for ${secs}s, no finding"
-		tail -n 12 build-fuzz/fuzz.log
+	cp "$seeds"/* "$corpus"/
+	if "build-fuzz/tests/fuzz/$name" -max_total_time="$secs" -timeout=10 \
+		-rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/$name-" \
+		"$corpus" >"build-fuzz/$name.log" 2>&1; then
+		echo "fuzz: $name ran for ${secs}s, no finding"
+		tail -n 12 "build-fuzz/$name.log"
 		passed=$((passed + 1))
 	else
-		echo "fuzz: FINDING (reproducer saved under build-fuzz/)"
-		tail -n 60 build-fuzz/fuzz.log
+		echo "fuzz: $name FINDING (reproducer saved under build-fuzz/)"
+		tail -n 60 "build-fuzz/$name.log"
 		failed=$((failed + 1))
 		rc=1
 	fi
 	rm -rf "$corpus"
+}
+if command -v clang >/dev/null; then
+	if [ ! -f build-fuzz/build.ninja ]; then
+		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
+			-Db_lundef=false -De2e=disabled
+	fi
+	meson compile -C build-fuzz
+	secs="${VKFD_FUZZ_SECONDS:-60}"
+	run_fuzzer fuzz-host-submit build-fuzz/tests/fuzz/seeds "$secs"
+	run_fuzzer fuzz-vtest-worker build-fuzz/tests/fuzz/vtest-seeds $(((secs + 1) / 2))
 else
 	echo "fuzz: clang missing, not run"
 fi
