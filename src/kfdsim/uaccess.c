@@ -7,6 +7,7 @@
  * the pointer directly.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +15,37 @@
 #include <unistd.h>
 
 #include "sim_priv.h"
+
+/*
+ * Our pid, cached: getpid() is a system call, and every copy needs it. A
+ * fork()ed child must not copy from its parent's address space, so the
+ * atfork handler forgets the cached value in the child (0 = look it up).
+ */
+static pid_t self_pid;
+static pthread_once_t self_pid_once = PTHREAD_ONCE_INIT;
+
+static void self_pid_forget(void)
+{
+	__atomic_store_n(&self_pid, 0, __ATOMIC_RELAXED);
+}
+
+static void self_pid_init(void)
+{
+	pthread_atfork(NULL, NULL, self_pid_forget);
+}
+
+static pid_t self(void)
+{
+	pid_t p;
+
+	pthread_once(&self_pid_once, self_pid_init);
+	p = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+	if (!p) {
+		p = getpid();
+		__atomic_store_n(&self_pid, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
 
 /* process_vm_* may be filtered by a seccomp profile; then trust the caller. */
 static int vm_copy(bool write, void *local, uint64_t remote, size_t len)
@@ -26,8 +58,8 @@ static int vm_copy(bool write, void *local, uint64_t remote, size_t len)
 		return 0;
 	if (remote == 0 || remote + len < remote)
 		return -EFAULT;
-	n = write ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
-		  : process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	n = write ? process_vm_writev(self(), &l, 1, &r, 1, 0)
+		  : process_vm_readv(self(), &l, 1, &r, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
