@@ -106,6 +106,7 @@ render_amdkfd_create_resource(struct virgl_context *ctx,
                               enum virgl_resource_fd_type *out_fd_type,
                               int *out_res_fd,
                               uint32_t *out_map_info,
+                              uint32_t *out_resource_flags,
                               struct virgl_resource_vulkan_info *out_vulkan_info)
 {
    struct virgl_context_blob blob;
@@ -119,8 +120,16 @@ render_amdkfd_create_resource(struct virgl_context *ctx,
    *out_fd_type = blob.type;
    *out_res_fd = blob.u.fd;
    *out_map_info = blob.map_info;
+   *out_resource_flags = blob.resource_flags;
    memset(out_vulkan_info, 0, sizeof(*out_vulkan_info));
    return true;
+}
+
+int
+render_amdkfd_get_doorbell_fd(struct virgl_context *ctx)
+{
+   /* a new descriptor, closed once it was sent to the proxy */
+   return ctx->get_doorbell_fd ? ctx->get_doorbell_fd(ctx) : -ENOTSUP;
 }
 
 bool

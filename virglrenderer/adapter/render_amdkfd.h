@@ -48,7 +48,11 @@ render_amdkfd_create_resource(struct virgl_context *ctx,
                               enum virgl_resource_fd_type *out_fd_type,
                               int *out_res_fd,
                               uint32_t *out_map_info,
+                              uint32_t *out_resource_flags,
                               struct virgl_resource_vulkan_info *out_vulkan_info);
+
+int
+render_amdkfd_get_doorbell_fd(struct virgl_context *ctx);
 
 bool
 render_amdkfd_import_resource(struct virgl_context *ctx,

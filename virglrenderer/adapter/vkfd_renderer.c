@@ -170,6 +170,9 @@ vkfd_renderer_context_get_blob(struct virgl_context *base,
    }
 
    blob->u.fd = out.fd;
+   blob->resource_flags = 0;
+   if (out.info & VKFD_BLOB_INFO_DOORBELL)
+      blob->resource_flags |= VIRGL_RENDERER_RESOURCE_FLAG_DOORBELL;
    memset(&blob->vulkan_info, 0, sizeof(blob->vulkan_info));
    return 0;
 }
@@ -343,6 +346,7 @@ vkfd_renderer_create(uint32_t ctx_id,
    ctx->base.get_fencing_fd = vkfd_renderer_context_get_fencing_fd;
    ctx->base.retire_fences = vkfd_renderer_context_retire_fences;
    ctx->base.submit_fence = vkfd_renderer_context_submit_fence;
+   ctx->base.get_doorbell_fd = vkfd_renderer_get_doorbell_fd;
    ctx->base.supports_fence_sharing = false;
 
    *out = &ctx->base;
