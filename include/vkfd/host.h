@@ -140,6 +140,15 @@ void vkfd_host_context_retire_fences(struct vkfd_host_context *ctx);
  * context's shadow doorbell page; writing it wakes the relay at once. */
 int vkfd_host_context_get_doorbell_fd(struct vkfd_host_context *ctx);
 
+/* Let the context's executor poll for the next batch for up to spin_ns
+ * (at most 1 ms; 0, the default, = off) before it sleeps, adapting the
+ * budget to the gaps it sees. It saves the submitter a thread wake-up per
+ * batch when the submitter is the guest's own thread (in-process guests),
+ * and costs a CPU while it spins: see docs/performance.md before enabling
+ * it for a VMM. VKFD_EXEC_SPIN_US in the environment overrides it.
+ * 0 or -EINVAL. */
+int vkfd_host_context_set_exec_spin(struct vkfd_host_context *ctx, uint32_t spin_ns);
+
 /* Handling-time statistics (docs/performance.md). The executor times every
  * request it runs (CLOCK_MONOTONIC, from the start of the handler until its
  * response is written or it is handed to a wait thread) and counts it under

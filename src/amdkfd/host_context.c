@@ -374,6 +374,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 	else
 		ctx->q_head = it;
 	ctx->q_tail = it;
+	__atomic_store_n(&ctx->submit_hint, it->seq, __ATOMIC_RELEASE);
 	pthread_cond_signal(&ctx->cond);
 	pthread_mutex_unlock(&ctx->lock);
 	return 0;

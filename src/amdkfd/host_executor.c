@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,18 +276,116 @@ static void run_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t
 	}
 }
 
+/*
+ * Adaptive spin before sleeping (docs/performance.md, "Round trips"): a
+ * guest making synchronous calls submits again a few microseconds after
+ * its previous answer; a sleeping executor then costs a futex wake-up and
+ * a trip through the scheduler per call. After a batch the executor polls
+ * the queue for at most spin_ns, but only while that has been paying off:
+ * a score counts spins that found work and sleeps a spin would have cut
+ * short, and spins that found nothing count double against it, so a
+ * context whose next batch rarely comes at once (the storm's mix of calls,
+ * mappings and waits) stops spinning after a few misses. The poll reads an atomic copy of
+ * the submit count (no lock traffic with the submitter) and yields the CPU
+ * between polls: with 2 CPUs the submitter may need this one. Off unless
+ * vkfd_host_context_set_exec_spin() or VKFD_EXEC_SPIN_US turns it on: on
+ * the 2-vCPU development machine it made direct synchronous calls faster
+ * and the direct storm slower, and vtest slower (docs/performance.md).
+ */
+#define EXEC_SPIN_LIMIT_NS 1000000u
+/* Spin while the score says it pays: a hit adds 1, a miss takes 2, a
+ * sleep that a spin would have shortened adds 1. */
+#define EXEC_SPIN_SCORE_ON  4u
+#define EXEC_SPIN_SCORE_MAX 8u
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+/* VKFD_EXEC_SPIN_US (experiments): -1 when unset or unparsable. */
+static long exec_spin_env_ns(void)
+{
+	const char *e = getenv("VKFD_EXEC_SPIN_US");
+	char *end;
+	unsigned long v;
+
+	if (!e || !*e)
+		return -1;
+	v = strtoul(e, &end, 10);
+	if (*end || v > EXEC_SPIN_LIMIT_NS / 1000u)
+		return -1;
+	return (long)v * 1000;
+}
+
+VKFD_EXPORT int vkfd_host_context_set_exec_spin(struct vkfd_host_context *ctx, uint32_t spin_ns)
+{
+	if (!ctx || spin_ns > EXEC_SPIN_LIMIT_NS)
+		return -EINVAL;
+	__atomic_store_n(&ctx->exec_spin_ns, spin_ns, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Called and returns without ctx->lock; true when a batch after `taken`
+ * was queued. Polls submit_hint only: no lock traffic with the submitter. */
+static bool exec_spin(struct vkfd_host_context *ctx, uint64_t taken, uint64_t budget_ns)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
+	do {
+		for (unsigned i = 0; i < 64; i++) {
+			if (__atomic_load_n(&ctx->submit_hint, __ATOMIC_ACQUIRE) != taken)
+				return true;
+			cpu_relax();
+		}
+		/* on a busy machine the submitter may need this CPU */
+		sched_yield();
+	} while (clock_ns(CLOCK_MONOTONIC) - t0 < budget_ns);
+	return false;
+}
+
 static void *executor_main(void *arg)
 {
 	struct vkfd_host_context *ctx = arg;
+	const long env_spin = exec_spin_env_ns();
+	uint64_t spin_max, taken = 0;
+	unsigned score = 0;
 
 	pthread_mutex_lock(&ctx->lock);
 	for (;;) {
 		struct exec_item *it;
 		uint64_t seq;
 		uint32_t i, j;
+		bool spun = false;
 
-		while (!ctx->q_head && !ctx->stopping)
+		spin_max = env_spin >= 0 ? (uint64_t)env_spin
+					 : __atomic_load_n(&ctx->exec_spin_ns, __ATOMIC_RELAXED);
+		while (!ctx->q_head && !ctx->stopping) {
+			uint64_t idle0;
+
+			if (!spun && spin_max && score >= EXEC_SPIN_SCORE_ON) {
+				spun = true;
+				pthread_mutex_unlock(&ctx->lock);
+				if (exec_spin(ctx, taken, spin_max)) {
+					if (score < EXEC_SPIN_SCORE_MAX)
+						score++;
+				} else {
+					score = score > 2 ? score - 2 : 0;
+				}
+				pthread_mutex_lock(&ctx->lock);
+				continue;
+			}
+			idle0 = clock_ns(CLOCK_MONOTONIC);
 			pthread_cond_wait(&ctx->cond, &ctx->lock);
+			/* a gap the spin would have covered: spinning pays */
+			if (!spun && spin_max && clock_ns(CLOCK_MONOTONIC) - idle0 <= spin_max &&
+			    score < EXEC_SPIN_SCORE_MAX)
+				score++;
+		}
 		if (ctx->stopping)
 			break;
 		it = ctx->q_head;
@@ -299,6 +398,7 @@ static void *executor_main(void *arg)
 		if (!__atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE))
 			run_batch(ctx, it->data, it->size);
 		seq = it->seq;
+		taken = seq;
 		free(it);
 
 		pthread_mutex_lock(&ctx->lock);

@@ -169,6 +169,8 @@ struct vkfd_host_context {
 	uint32_t lost; /* VKFD_ASYNC_ERR_* once lost */
 	struct exec_item *q_head, *q_tail;
 	uint64_t submitted, executed;
+	uint64_t submit_hint;  /* atomic copy of submitted: the executor's spin */
+	uint32_t exec_spin_ns; /* atomic; vkfd_host_context_set_exec_spin */
 	size_t queued_bytes;
 
 	struct shmem_region shmem;

@@ -145,6 +145,33 @@ static void test_cpu_time(void **state)
 	h_close(&h);
 }
 
+/* With the executor's poll turned on every batch is still run, in order. */
+static void test_exec_spin(void **state)
+{
+	struct vkfd_host_cmd_stats s;
+	struct harness h;
+
+	(void)state;
+	assert_int_equal(h_open(&h, 4), 0);
+	assert_int_equal(vkfd_host_context_set_exec_spin(NULL, 1000), -EINVAL);
+	assert_int_equal(vkfd_host_context_set_exec_spin(h.ctx, 1000001), -EINVAL);
+	assert_int_equal(vkfd_host_context_set_exec_spin(h.ctx, 30000), 0);
+	clock_calls(&h, 300);
+	for (unsigned i = 0; i < 50; i++) {
+		struct vkfd_req_gpu r = {.gpu_id = h.gpu_id};
+
+		assert_int_equal(h_async(&h, VKFD_CMD_HDP_FLUSH, &r, sizeof(r)), 0);
+	}
+	clock_calls(&h, 1);
+	assert_int_equal(vkfd_host_context_get_stats(h.ctx, VKFD_CMD_GET_CLOCK_COUNTERS, &s), 0);
+	assert_int_equal(s.count, 301);
+	assert_int_equal(vkfd_host_context_get_stats(h.ctx, VKFD_CMD_HDP_FLUSH, &s), 0);
+	assert_int_equal(s.count, 50);
+	assert_int_equal(vkfd_host_context_set_exec_spin(h.ctx, 0), 0);
+	clock_calls(&h, 5);
+	h_close(&h);
+}
+
 /* The file of the context destroyed last; NULL when there is none. */
 static char *find_file(const char *dir, char *path, size_t len)
 {
@@ -217,10 +244,9 @@ static void test_dump_at_destroy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_buckets),
-	    cmocka_unit_test(test_counts),
-	    cmocka_unit_test(test_cpu_time),
-	    cmocka_unit_test(test_dump_at_destroy),
+	    cmocka_unit_test(test_buckets),   cmocka_unit_test(test_counts),
+	    cmocka_unit_test(test_cpu_time),  cmocka_unit_test(test_dump_at_destroy),
+	    cmocka_unit_test(test_exec_spin),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
