@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,24 +190,66 @@ static int vg_blob_create(struct guest_transport *t, uint64_t blob_id, uint64_t 
 	return 0;
 }
 
+/*
+ * Linux's virtio-gpu maps a host-visible blob only whole and from its
+ * start (virtio_gpu_vram_mmap rejects a length other than the blob's and
+ * ignores the file offset, up to at least 6.12). A window [offset,
+ * offset+len) is therefore cut out of a whole mapping: the rest is
+ * unmapped, and a wanted address is reached with mremap, never with a
+ * MAP_FIXED that would cover the caller's neighbouring pages.
+ */
+static void *map_window(int fd, uint64_t fake_off, size_t whole, void *addr, size_t len,
+			uint64_t offset, int prot)
+{
+	uint8_t *p, *w;
+	void *r;
+	int err;
+
+	p = mmap(NULL, whole, prot, MAP_SHARED, fd, (off_t)fake_off);
+	if (p == MAP_FAILED)
+		return MAP_FAILED;
+	w = p + offset;
+	if (offset)
+		munmap(p, (size_t)offset);
+	if (offset + len < whole)
+		munmap(w + len, whole - (size_t)offset - len);
+	if (!addr)
+		return w;
+	r = mremap(w, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, addr);
+	if (r == MAP_FAILED) {
+		err = errno;
+		munmap(w, len);
+		errno = err;
+	}
+	return r;
+}
+
 static void *vg_blob_map(struct guest_transport *t, const struct vkfd_guest_blob *b, void *addr,
 			 size_t len, uint64_t offset, int prot)
 {
 	struct gt_virtgpu *g = to_vg(t);
 	struct vgu_map m = {.handle = b->handle};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t whole;
 	int r;
 
-	if (!b->handle || len == 0 || offset > b->size || len > b->size - offset) {
+	if (!b->handle || len == 0 || offset > b->size || len > b->size - offset ||
+	    (offset & (page - 1)) || ((uintptr_t)addr & (page - 1)) ||
+	    b->size > SIZE_MAX - page) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
+	whole = (b->size + page - 1) & ~(uint64_t)(page - 1);
+	len = (len + page - 1) & ~(page - 1);
 	r = xioctl(g->fd, VGU_IOCTL_MAP, &m);
 	if (r) {
 		errno = -r;
 		return MAP_FAILED;
 	}
-	return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0), g->fd,
-		    (off_t)(m.offset + offset));
+	if (offset == 0 && len == whole)
+		return mmap(addr, len, prot, MAP_SHARED | (addr ? MAP_FIXED : 0), g->fd,
+			    (off_t)m.offset);
+	return map_window(g->fd, m.offset, (size_t)whole, addr, len, offset, prot);
 }
 
 static void vg_blob_destroy(struct guest_transport *t, struct vkfd_guest_blob *b)
