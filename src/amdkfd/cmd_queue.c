@@ -266,19 +266,19 @@ int cmd_create_queue(struct cmd_ctx *c)
 	}
 
 	memset(&a, 0, sizeof(a));
-	a.ring_base_address = r.ring_base_address;
-	a.write_pointer_address = r.write_pointer_address;
-	a.read_pointer_address = r.read_pointer_address;
-	a.ring_size = r.ring_size;
-	a.gpu_id = r.gpu_id;
-	a.queue_type = r.queue_type;
-	a.queue_percentage = r.queue_percentage;
-	a.queue_priority = r.queue_priority;
-	a.eop_buffer_address = r.eop_buffer_address;
-	a.eop_buffer_size = r.eop_buffer_size;
-	a.ctx_save_restore_address = r.ctx_save_restore_address;
-	a.ctx_save_restore_size = r.ctx_save_restore_size;
-	a.ctl_stack_size = r.ctl_stack_size;
+	a.base.ring_base_address = r.ring_base_address;
+	a.base.write_pointer_address = r.write_pointer_address;
+	a.base.read_pointer_address = r.read_pointer_address;
+	a.base.ring_size = r.ring_size;
+	a.base.gpu_id = r.gpu_id;
+	a.base.queue_type = r.queue_type;
+	a.base.queue_percentage = r.queue_percentage;
+	a.base.queue_priority = r.queue_priority;
+	a.base.eop_buffer_address = r.eop_buffer_address;
+	a.base.eop_buffer_size = r.eop_buffer_size;
+	a.base.ctx_save_restore_address = r.ctx_save_restore_address;
+	a.base.ctx_save_restore_size = r.ctx_save_restore_size;
+	a.base.ctl_stack_size = r.ctl_stack_size;
 	a.sdma_engine_id = r.sdma_engine_id;
 	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_CREATE_QUEUE, &a);
 	if (ret)
@@ -287,8 +287,8 @@ int cmd_create_queue(struct cmd_ctx *c)
 	if (ret)
 		goto fail_destroy;
 	/* SOC15: the low bits are the byte offset inside the process slice */
-	slot = (uint32_t)((a.doorbell_offset & (VKFD_KFD_DOORBELL_SLICE - 1)) / 8);
-	q->queue_id = a.queue_id;
+	slot = (uint32_t)((a.base.doorbell_offset & (VKFD_KFD_DOORBELL_SLICE - 1)) / 8);
+	q->queue_id = a.base.queue_id;
 	q->gpu = (uint32_t)g;
 	q->slot = slot;
 	q->relay_slot = (uint32_t)g * VKFD_KFD_DOORBELL_SLICE_SLOTS + slot;
@@ -321,12 +321,12 @@ int cmd_create_queue(struct cmd_ctx *c)
 	ctx->gpu[g].n_queues++;
 	rsp->queue = handle;
 	rsp->doorbell_index = slot;
-	rsp->ring_size = a.ring_size;
+	rsp->ring_size = a.base.ring_size;
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 
 fail_destroy:
-	destroy_kfd_queue(ctx, a.queue_id);
+	destroy_kfd_queue(ctx, a.base.queue_id);
 fail_free:
 	free(q);
 fail_slot:

@@ -5,7 +5,7 @@
  */
 #include "host_internal.h"
 #include "host_log.h"
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 #include "vkfd_config.h"
 
 #ifdef VKFD_HOST_WITH_KFDSIM

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 #include "vkfd/device.h"
 #include "vkfd/host.h"
 #include "vkfd_codec.h"

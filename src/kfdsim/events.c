@@ -178,7 +178,7 @@ int sim_ioctl_create_event(struct sim_process *p, void *args)
 	if (ev->type == KFD_IOC_EVENT_SIGNAL || ev->type == KFD_IOC_EVENT_DEBUG_EVENT) {
 		r = create_signal_event(p, ev);
 		if (!r) {
-			a->event_page_offset = KFDSIM_MMAP_TYPE_EVENTS;
+			a->event_page_offset = VKFD_KFD_MMAP_TYPE_EVENTS;
 			a->event_slot_index = ev->id;
 		}
 	} else {

@@ -26,7 +26,7 @@ struct ioctl_desc {
 		.fn = sim_ioctl_dbg_deprecated,                                                    \
 		.min_minor = 0}
 
-#define AMDKFD_IOC_CREATE_QUEUE_V2 AMDKFD_IOWR(0x02, struct kfdsim_create_queue_args)
+#define AMDKFD_IOC_CREATE_QUEUE_V2 AMDKFD_IOWR(0x02, struct vkfd_kfd_create_queue_args)
 
 static const struct ioctl_desc table[256] = {
     DEF(AMDKFD_IOC_GET_VERSION, sim_ioctl_get_version, 0),
@@ -60,8 +60,8 @@ static const struct ioctl_desc table[256] = {
     DEF(AMDKFD_IOC_ALLOC_QUEUE_GWS, sim_ioctl_alloc_queue_gws, 0),
     DEF(AMDKFD_IOC_SET_XNACK_MODE, sim_ioctl_set_xnack_mode, 0),
     DEF(AMDKFD_IOC_AVAILABLE_MEMORY, sim_ioctl_available_memory, 9),
-    DEF(AMDKFD_IOC_EXPORT_DMABUF, sim_ioctl_export_dmabuf, 12),
-    DEF(AMDKFD_IOC_RUNTIME_ENABLE, sim_ioctl_runtime_enable, 13),
+    DEF(VKFD_KFD_IOC_EXPORT_DMABUF, sim_ioctl_export_dmabuf, 12),
+    DEF(VKFD_KFD_IOC_RUNTIME_ENABLE, sim_ioctl_runtime_enable, 13),
     [0x20] = {.cmd = _IOWR('K', 0x20, struct kfd_ioctl_svm_args),
 	      .fn = sim_ioctl_primary_only,
 	      .min_minor = 0},

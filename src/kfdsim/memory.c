@@ -231,7 +231,7 @@ static uint8_t *bo_host(struct sim_bo *bo)
 
 static int vm_map_bo(struct sim_pdd *peer, struct sim_bo *bo)
 {
-	bool wr = bo->flags & KFDSIM_FLAG_WRITABLE;
+	bool wr = bo->flags & VKFD_KFD_ALLOC_WRITABLE;
 	bool aql = bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM;
 	int r;
 
@@ -432,7 +432,7 @@ int sim_ioctl_alloc_memory(struct sim_process *p, void *args)
 		sim_backing_get(pdd->doorbells);
 		bo->backing = pdd->doorbells;
 		/* never a bus address: the kfd-fd offset of the slice */
-		offset = KFDSIM_MMAP_TYPE_DOORBELL | KFDSIM_MMAP_GPU_ID(pdd->gpu->gpu_id);
+		offset = VKFD_KFD_MMAP_TYPE_DOORBELL | VKFD_KFD_MMAP_GPU_ID(pdd->gpu->gpu_id);
 	} else {
 		if (a->size != SIM_PAGE_SIZE) {
 			r = -EINVAL;
@@ -443,7 +443,7 @@ int sim_ioctl_alloc_memory(struct sim_process *p, void *args)
 			goto out;
 		sim_backing_get(pdd->mmio);
 		bo->backing = pdd->mmio;
-		offset = KFDSIM_MMAP_TYPE_MMIO | KFDSIM_MMAP_GPU_ID(pdd->gpu->gpu_id);
+		offset = VKFD_KFD_MMAP_TYPE_MMIO | VKFD_KFD_MMAP_GPU_ID(pdd->gpu->gpu_id);
 	}
 	bo->mmap_offset = offset;
 	r = idr_alloc_bo(pdd, bo);
@@ -573,7 +573,7 @@ int sim_ioctl_unmap_memory(struct sim_process *p, void *args)
 
 int sim_ioctl_export_dmabuf(struct sim_process *p, void *args)
 {
-	struct kfdsim_export_dmabuf_args *a = args;
+	struct vkfd_kfd_export_dmabuf_args *a = args;
 	struct kfdsim *sim = p->sim;
 	struct sim_pdd *pdd;
 	struct sim_bo *bo;

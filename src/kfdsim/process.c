@@ -378,7 +378,7 @@ int sim_ioctl_get_tile_config(struct sim_process *p, void *args)
 
 int sim_ioctl_runtime_enable(struct sim_process *p, void *args)
 {
-	struct kfdsim_runtime_enable_args *a = args;
+	struct vkfd_kfd_runtime_enable_args *a = args;
 	int ret = 0;
 
 	pthread_mutex_lock(&p->lock);

@@ -208,7 +208,7 @@ static void queue_free(struct sim_process *p, struct sim_queue *q)
 
 int sim_ioctl_create_queue(struct sim_process *p, void *args)
 {
-	struct kfdsim_create_queue_args *ca = args;
+	struct vkfd_kfd_create_queue_args *ca = args;
 	struct kfd_ioctl_create_queue_args *a = &ca->base;
 	struct kfdsim *sim = p->sim;
 	struct sim_pdd *pdd;
@@ -240,7 +240,7 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA &&
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
-		return -KFDSIM_ENOTSUPP;
+		return -VKFD_KFD_ENOTSUPP;
 
 	pthread_mutex_lock(&p->lock);
 	pdd = sim_pdd_by_id(p, a->gpu_id);
@@ -317,7 +317,7 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	pthread_mutex_unlock(&p->q_lock);
 	a->queue_id = qid;
 	a->doorbell_offset =
-	    KFDSIM_MMAP_TYPE_DOORBELL | KFDSIM_MMAP_GPU_ID(a->gpu_id) | (uint64_t)db * 8u;
+	    VKFD_KFD_MMAP_TYPE_DOORBELL | VKFD_KFD_MMAP_GPU_ID(a->gpu_id) | (uint64_t)db * 8u;
 	q = NULL;
 	db = -1;
 	sdma_counted = false;

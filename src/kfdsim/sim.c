@@ -410,18 +410,18 @@ static void *map_backing(struct sim_backing *b, void *addr, size_t len, int prot
 static void *mmap_kfd(struct sim_process *p, void *addr, size_t len, int prot, int flags,
 		      uint64_t off)
 {
-	uint64_t type = off & KFDSIM_MMAP_TYPE_MASK;
+	uint64_t type = off & VKFD_KFD_MMAP_TYPE_MASK;
 	struct sim_pdd *pdd = NULL;
 	void *res = MAP_FAILED;
 	int err = EINVAL;
 
 	pthread_mutex_lock(&p->lock);
-	if (type != KFDSIM_MMAP_TYPE_EVENTS) {
-		pdd = sim_pdd_by_id(p, KFDSIM_MMAP_GET_GPU_ID(off));
+	if (type != VKFD_KFD_MMAP_TYPE_EVENTS) {
+		pdd = sim_pdd_by_id(p, VKFD_KFD_MMAP_GET_GPU_ID(off));
 		if (!pdd)
 			goto out;
 	}
-	if (type == KFDSIM_MMAP_TYPE_DOORBELL) {
+	if (type == VKFD_KFD_MMAP_TYPE_DOORBELL) {
 		/* kfd_doorbell_mmap: exactly the process doorbell slice */
 		if (len != SIM_DOORBELL_SLICE)
 			goto out;
@@ -429,7 +429,7 @@ static void *mmap_kfd(struct sim_process *p, void *addr, size_t len, int prot, i
 		if (err)
 			goto out;
 		res = map_backing(pdd->doorbells, addr, len, prot, flags, 0);
-	} else if (type == KFDSIM_MMAP_TYPE_MMIO) {
+	} else if (type == VKFD_KFD_MMAP_TYPE_MMIO) {
 		/* kfd_mmio_mmap: one page */
 		if (len != SIM_PAGE_SIZE)
 			goto out;
@@ -437,7 +437,7 @@ static void *mmap_kfd(struct sim_process *p, void *addr, size_t len, int prot, i
 		if (err)
 			goto out;
 		res = map_backing(pdd->mmio, addr, len, prot, flags, 0);
-	} else if (type == KFDSIM_MMAP_TYPE_EVENTS) {
+	} else if (type == VKFD_KFD_MMAP_TYPE_EVENTS) {
 		/* kfd_event_mmap: at most the 32 KiB signal page */
 		pthread_mutex_lock(&p->ev_lock);
 		if (len > KFD_SIGNAL_EVENT_LIMIT * 8 || !p->signal_own) {

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "vkfd/kfdsim.h"
-#include "kfd_compat.h"
+#include "sim_kfd_internal.h"
 #include "engine/sim_engine.h"
 
 #define SIM_PAGE_SIZE         4096ULL

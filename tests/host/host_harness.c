@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "host_harness.h"
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -20,7 +20,7 @@
 #include <amdgpu_drm.h>
 
 #include "host_harness.h"
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 #include "vkfd/kfdsim.h"
 
 #define VRAM_QUOTA (512ull << 20)

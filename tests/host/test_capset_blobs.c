@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "host_harness.h"
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 
 static void test_capset_before_init(void **state)
 {

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "host_harness.h"
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 
 #define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 

@@ -24,7 +24,7 @@
 
 #include "host_harness.h"
 #include "host_internal.h"
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 #include "vkfd/device.h"
 
 #include <linux/kfd_ioctl.h>

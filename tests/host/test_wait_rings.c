@@ -21,7 +21,7 @@
 
 #include "host_harness.h"
 #include "host_internal.h"
-#include "kfd_compat.h"
+#include "kfd_uapi_ext.h"
 #include "wait_pool.h"
 
 #define GTT        (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)

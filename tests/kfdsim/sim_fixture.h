@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "vkfd/kfdsim.h"
-#include "kfd_compat.h"
+#include "sim_kfd_internal.h"
 
 #define FX_VA_SIZE  (256ULL << 20)
 #define FX_MAX_GPUS 4

@@ -152,8 +152,8 @@ static void test_version_and_gates(void **state)
 {
 	struct kfdsim_config cfg;
 	struct kfd_ioctl_get_version_args v = {0};
-	struct kfdsim_export_dmabuf_args ex = {0};
-	struct kfdsim_runtime_enable_args re = {0};
+	struct vkfd_kfd_export_dmabuf_args ex = {0};
+	struct vkfd_kfd_runtime_enable_args re = {0};
 	struct fx *f;
 
 	(void)state;
@@ -164,16 +164,16 @@ static void test_version_and_gates(void **state)
 	assert_int_equal(v.major_version, 1);
 	assert_int_equal(v.minor_version, 11);
 	/* EXPORT_DMABUF is KFD 1.12, RUNTIME_ENABLE 1.13 */
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_EXPORT_DMABUF, &ex), -ENOTTY);
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_RUNTIME_ENABLE, &re), -ENOTTY);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_EXPORT_DMABUF, &ex), -ENOTTY);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_RUNTIME_ENABLE, &re), -ENOTTY);
 	fx_free(f);
 
 	f = fx_new(NULL, true);
 	re.mode_mask = KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK;
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_RUNTIME_ENABLE, &re), 0);
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_RUNTIME_ENABLE, &re), -EBUSY);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_RUNTIME_ENABLE, &re), 0);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_RUNTIME_ENABLE, &re), -EBUSY);
 	re.mode_mask = 0;
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_RUNTIME_ENABLE, &re), 0);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_RUNTIME_ENABLE, &re), 0);
 	fx_free(f);
 }
 

@@ -117,15 +117,15 @@ static void test_user_event_page(void **state)
 	uint64_t va = fx_va(f, 32768);
 
 	(void)state;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFDSIM_FLAG_WRITABLE,
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE,
 				  fx_va(f, 32768), 32768, &hv, NULL),
 			 0);
 	/* the page must be a GTT BO of this process */
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, hv, &a), -EINVAL);
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, hv + 99, &a), -EINVAL);
-	assert_int_equal(
-	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE, va, 32768, &h, &off),
-	    0);
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, va,
+				  32768, &h, &off),
+			 0);
 	slots = f->ops->mmap(f->sim, NULL, 32768, PROT_READ | PROT_WRITE, MAP_SHARED, f->rfd[0],
 			     (off_t)off);
 	assert_true(slots != MAP_FAILED);
@@ -389,9 +389,9 @@ static void test_vm_fault_and_translate(void **state)
 	uint8_t *cpu, *gpu;
 
 	(void)state;
-	assert_int_equal(
-	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE, va, 8192, &h, &off),
-	    0);
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, va,
+				  8192, &h, &off),
+			 0);
 	assert_null(env->translate(env->ctx, va, 8, false)); /* not mapped yet */
 	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
 	cpu = f->ops->mmap(f->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, f->rfd[0],
@@ -411,7 +411,7 @@ static void test_vm_fault_and_translate(void **state)
 	assert_null(env->translate(env->ctx, va + 65536, 8, true));
 	/* AQL memory: the second half aliases the first */
 	assert_int_equal(fx_alloc(f, 0,
-				  KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE |
+				  KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |
 				      KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
 				  va + 131072, 65536, &haql, NULL),
 			 0);

@@ -5,8 +5,8 @@
 
 #include "sim_fixture.h"
 
-#define VRAM_W (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFDSIM_FLAG_WRITABLE)
-#define GTT_W  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE)
+#define VRAM_W (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE)
+#define GTT_W  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 
 static void test_alloc_args(void **state)
 {
@@ -19,7 +19,7 @@ static void test_alloc_args(void **state)
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a), -EINVAL);
 	a.size = 4096;
 	/* no domain */
-	a.flags = KFDSIM_FLAG_WRITABLE;
+	a.flags = VKFD_KFD_ALLOC_WRITABLE;
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a), -EINVAL);
 	a.flags = VRAM_W;
 	/* beyond any memory limit: the reservation fails */
@@ -135,7 +135,7 @@ static void test_doorbell_and_mmio(void **state)
 	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL, fx_va(f, 8192), 4096, &h, &off),
 	    -EINVAL);
 	off = 0;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | KFDSIM_FLAG_WRITABLE,
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | VKFD_KFD_ALLOC_WRITABLE,
 				  fx_va(f, 8192), 8192, &h, &off),
 			 0);
 	expect = (3ULL << 62) | ((uint64_t)f->gpu_id[0] << 46);
@@ -153,7 +153,8 @@ static void test_doorbell_and_mmio(void **state)
 	assert_int_equal(
 	    fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP, fx_va(f, 8192), 8192, &h, &off),
 	    -EINVAL);
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KFDSIM_FLAG_WRITABLE,
+	assert_int_equal(fx_alloc(f, 0,
+				  KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | VKFD_KFD_ALLOC_WRITABLE,
 				  fx_va(f, 4096), 4096, &h, &off),
 			 0);
 	assert_int_equal(off, (uint64_t)f->gpu_id[0] << 46);
@@ -180,7 +181,7 @@ static void test_userptr(void **state)
 	size_t len = 3 * 4096;
 	uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t h, off = 0;
-	struct kfdsim_export_dmabuf_args ex = {0};
+	struct vkfd_kfd_export_dmabuf_args ex = {0};
 	uint32_t ids[1] = {f->gpu_id[0]};
 
 	(void)state;
@@ -198,13 +199,13 @@ static void test_userptr(void **state)
 	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, 0x10000, 4096, &h, &off),
 			 -EFAULT);
 	off = (uintptr_t)mem;
-	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFDSIM_FLAG_WRITABLE,
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | VKFD_KFD_ALLOC_WRITABLE,
 				  (uintptr_t)mem, len, &h, &off),
 			 0);
 	assert_int_equal(off, (uintptr_t)mem);
 	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
 	ex.handle = h;
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_EXPORT_DMABUF, &ex), -EPERM);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_EXPORT_DMABUF, &ex), -EPERM);
 	assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, h, ids, 1, NULL), 0);
 	assert_int_equal(fx_free_bo(f, h), 0);
 	munmap(mem, len);
@@ -329,7 +330,7 @@ static void test_dmabuf(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
 	uint64_t va = fx_va(f, 65536), h, off = 0, ih;
-	struct kfdsim_export_dmabuf_args ex = {0};
+	struct vkfd_kfd_export_dmabuf_args ex = {0};
 	struct kfd_ioctl_get_dmabuf_info_args info = {0};
 	struct kfd_ioctl_import_dmabuf_args im = {0};
 	int kfd2, rfd2[FX_MAX_GPUS], tmp;
@@ -344,10 +345,10 @@ static void test_dmabuf(void **state)
 	assert_true(m1 != MAP_FAILED);
 	strcpy((char *)m1, "shared");
 	ex.handle = h + 77;
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_EXPORT_DMABUF, &ex), -EINVAL);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_EXPORT_DMABUF, &ex), -EINVAL);
 	ex.handle = h;
 	ex.flags = O_CLOEXEC;
-	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_EXPORT_DMABUF, &ex), 0);
+	assert_int_equal(fx_ioctl(f, VKFD_KFD_IOC_EXPORT_DMABUF, &ex), 0);
 	assert_true((int)ex.dmabuf_fd >= 0);
 	assert_true(fcntl((int)ex.dmabuf_fd, F_GETFD) & FD_CLOEXEC);
 	info.dmabuf_fd = ex.dmabuf_fd;

@@ -6,7 +6,7 @@
 
 #include "sim_fixture.h"
 
-#define GTT_W (KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE)
+#define GTT_W (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 
 struct qbufs {
 	uint64_t ring, rptr, wptr;
@@ -41,7 +41,7 @@ static void make_bufs(struct fx *f, struct qbufs *b)
 	b->wptr = va + 65536 + 0x38;
 }
 
-static void qargs(struct fx *f, const struct qbufs *b, struct kfdsim_create_queue_args *q,
+static void qargs(struct fx *f, const struct qbufs *b, struct vkfd_kfd_create_queue_args *q,
 		  uint32_t type)
 {
 	memset(q, 0, sizeof(*q));
@@ -55,7 +55,7 @@ static void qargs(struct fx *f, const struct qbufs *b, struct kfdsim_create_queu
 	q->base.queue_priority = 7;
 }
 
-static int create_q(struct fx *f, struct kfdsim_create_queue_args *q)
+static int create_q(struct fx *f, struct vkfd_kfd_create_queue_args *q)
 {
 	return fx_ioctl(f, AMDKFD_IOC_CREATE_QUEUE, &q->base);
 }
@@ -70,7 +70,7 @@ static int destroy_q(struct fx *f, uint32_t id)
 static void test_create_queue_checks(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct qbufs b;
 
 	(void)state;
@@ -87,7 +87,7 @@ static void test_create_queue_checks(void **state)
 	assert_int_equal(create_q(f, &q), -EINVAL);
 	q.base.ring_size = 65536;
 	q.base.queue_type = 7;
-	assert_int_equal(create_q(f, &q), -KFDSIM_ENOTSUPP);
+	assert_int_equal(create_q(f, &q), -VKFD_KFD_ENOTSUPP);
 	q.base.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
 	q.base.read_pointer_address = 0x7ffffffffffeULL;
 	assert_int_equal(create_q(f, &q), -EFAULT);
@@ -147,7 +147,7 @@ static void test_create_queue_checks(void **state)
 /* 6.12's exact mapping sizes (default) and VKFDSIM_QUEUE_BUFFERS=contain. */
 static void test_exact_queue_buffers(void **state)
 {
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct qbufs b;
 	struct fx *f;
 
@@ -193,7 +193,7 @@ static void test_exact_queue_buffers(void **state)
 static void test_ring_size_clamp(void **state)
 {
 	struct kfdsim_config cfg;
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct qbufs b;
 	struct fx *f;
 
@@ -216,7 +216,7 @@ static void test_ring_size_clamp(void **state)
 static void test_queue_before_acquire(void **state)
 {
 	struct fx *f = fx_new(NULL, false);
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct qbufs b = {.ring = 0x100000, .rptr = 0x200000, .wptr = 0x200008};
 
 	(void)state;
@@ -228,7 +228,7 @@ static void test_queue_before_acquire(void **state)
 static void test_destroy_update(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct kfd_ioctl_update_queue_args u;
 	struct qbufs b;
 
@@ -288,7 +288,7 @@ static void test_destroy_update(void **state)
 static void test_sdma_queues(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct qbufs b;
 	unsigned n = 0;
 
@@ -314,7 +314,7 @@ static void test_cu_mask_and_gws(void **state)
 {
 	struct kfdsim_config cfg;
 	struct fx *f = fx_new(NULL, true);
-	struct kfdsim_create_queue_args q, q2;
+	struct vkfd_kfd_create_queue_args q, q2;
 	struct kfd_ioctl_set_cu_mask_args cm;
 	struct kfd_ioctl_alloc_queue_gws_args g;
 	uint32_t mask[40];
@@ -372,7 +372,7 @@ static void test_cu_mask_and_gws(void **state)
 static void test_xnack_busy_with_queue(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct kfd_ioctl_set_xnack_mode_args x = {.xnack_enabled = 1};
 	struct qbufs b;
 
@@ -398,7 +398,7 @@ static void put_barrier(uint8_t *slot)
 static void test_engine_serves_doorbell(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct qbufs b;
 	uint64_t *db, *rptr, *wptr, t0;
 
@@ -468,7 +468,7 @@ static void test_latch(void **state)
 static void test_close_with_queues(void **state)
 {
 	struct fx *f = fx_new(NULL, true);
-	struct kfdsim_create_queue_args q;
+	struct vkfd_kfd_create_queue_args q;
 	struct qbufs b;
 
 	(void)state;

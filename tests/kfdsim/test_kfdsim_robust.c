@@ -49,7 +49,7 @@ static void test_random_arguments(void **state)
 	for (unsigned i = 0; i < 8; i++) {
 		uint64_t h;
 
-		if (fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFDSIM_FLAG_WRITABLE,
+		if (fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE,
 			     fx_va(f, 65536), 65536, &h, NULL) == 0)
 			handles[nh++] = h;
 	}
@@ -126,8 +126,8 @@ static void *mem_worker(void *arg)
 	for (unsigned i = 0; i < 300; i++) {
 		uint64_t h, va = base + (i % 16) * 65536;
 
-		if (fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFDSIM_FLAG_WRITABLE, va, 65536,
-			     &h, NULL)) {
+		if (fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE, va,
+			     65536, &h, NULL)) {
 			w->failures++;
 			continue;
 		}
