@@ -6,7 +6,8 @@
 #include "vtest_wire.h"
 
 #include <errno.h>
-#include <poll.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,10 @@ struct worker {
 	char name[MAX_NAME + 1];
 	bool host_up;
 	struct vkfd_host_context *ctx;
-	int fence_fd;
+	/* Fences retire on the host library's threads (executor, wait
+	 * threads), which then signal the syncs themselves: the socket thread
+	 * is not woken per fence. `lock` guards syncs, q and npending. */
+	pthread_mutex_t lock;
 	struct vsync_table *syncs;
 	uint64_t ring_seq[NUM_RINGS];
 	struct {
@@ -82,6 +86,8 @@ static int read_payload(struct worker *w, size_t bytes)
 
 /* ---- fences ---- */
 
+/* Host library thread (or the socket thread, for a fence that was already
+ * reached or could not be queued); never called with w->lock held. */
 static void retire_cb(void *cookie, uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id)
 {
 	struct worker *w = cookie;
@@ -89,6 +95,7 @@ static void retire_cb(void *cookie, uint32_t ctx_id, uint32_t ring_idx, uint64_t
 	(void)ctx_id;
 	if (!w || ring_idx >= NUM_RINGS)
 		return;
+	pthread_mutex_lock(&w->lock);
 	while (w->q[ring_idx].head && w->q[ring_idx].head->fence <= fence_id) {
 		struct pending *p = w->q[ring_idx].head;
 
@@ -100,6 +107,7 @@ static void retire_cb(void *cookie, uint32_t ctx_id, uint32_t ring_idx, uint64_t
 		free(p);
 		w->npending--;
 	}
+	pthread_mutex_unlock(&w->lock);
 }
 
 static void free_pending(struct worker *w)
@@ -243,6 +251,7 @@ static int cmd_context_init(struct worker *w)
 
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.api_version = VKFD_HOST_API_VERSION;
+		cfg.flags = VKFD_HOST_FLAG_ASYNC_FENCES;
 		cfg.device = w->opts->device;
 		cfg.retire_fence = retire_cb;
 		r = vkfd_host_init(&cfg);
@@ -257,11 +266,6 @@ static int cmd_context_init(struct worker *w)
 		srv_err("context create failed: %s", strerror(-r));
 		w->ctx = NULL;
 		return r;
-	}
-	w->fence_fd = vkfd_host_context_get_fencing_fd(w->ctx);
-	if (w->fence_fd < 0) {
-		srv_err("no fencing fd: %s", strerror(-w->fence_fd));
-		return w->fence_fd;
 	}
 	return 0;
 }
@@ -338,7 +342,11 @@ static int cmd_resource_unref(struct worker *w)
 static int cmd_sync_create(struct worker *w)
 {
 	uint32_t id = 0;
-	int r = vsync_create(w->syncs, w->buf[0] | (uint64_t)w->buf[1] << 32, &id);
+	int r;
+
+	pthread_mutex_lock(&w->lock);
+	r = vsync_create(w->syncs, w->buf[0] | (uint64_t)w->buf[1] << 32, &id);
+	pthread_mutex_unlock(&w->lock);
 
 	if (r) {
 		srv_warn("sync create: %s", strerror(-r));
@@ -350,7 +358,11 @@ static int cmd_sync_create(struct worker *w)
 static int cmd_sync_read(struct worker *w)
 {
 	uint64_t v;
-	int r = vsync_read(w->syncs, w->buf[0], &v);
+	int r;
+
+	pthread_mutex_lock(&w->lock);
+	r = vsync_read(w->syncs, w->buf[0], &v);
+	pthread_mutex_unlock(&w->lock);
 
 	if (r) {
 		srv_warn("sync read of unknown id %u", w->buf[0]);
@@ -372,7 +384,16 @@ static int cmd_sync_wait(struct worker *w, uint32_t len)
 		return -EBADMSG;
 	}
 	n = (len - 2) / 3;
+	pthread_mutex_lock(&w->lock);
 	fd = vsync_wait(w->syncs, w->buf[0], (int32_t)w->buf[1], w->buf + 2, n, &keep);
+	/* a kept fd may be signalled and closed by a retiring thread as soon
+	 * as the lock is released: send a duplicate */
+	if (fd >= 0 && keep) {
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			fd = -errno;
+	}
+	pthread_mutex_unlock(&w->lock);
 	if (fd < 0) {
 		srv_warn("SYNC_WAIT: %s", strerror(-fd));
 		return fd;
@@ -380,8 +401,7 @@ static int cmd_sync_wait(struct worker *w, uint32_t len)
 	r = reply(w, VTW_CMD_SYNC_WAIT, NULL, 0);
 	if (!r)
 		r = vtio_send_fd(w->sock, fd);
-	if (!keep)
-		close(fd);
+	close(fd);
 	return r;
 }
 
@@ -397,11 +417,14 @@ static int check_batch(struct worker *w, const uint32_t *b, uint32_t len)
 	    b[VTW_BATCH_NUM_IN_SYNCOBJ] || b[VTW_BATCH_NUM_OUT_SYNCOBJ])
 		return -EBADMSG;
 	const uint32_t *syncs = w->buf + b[VTW_BATCH_SYNC_OFFSET];
+	int r = 0;
 
-	for (uint32_t i = 0; i < b[VTW_BATCH_SYNC_COUNT]; i++)
+	pthread_mutex_lock(&w->lock);
+	for (uint32_t i = 0; i < b[VTW_BATCH_SYNC_COUNT] && !r; i++)
 		if (!vsync_exists(w->syncs, syncs[3 * i]))
-			return -ENOENT;
-	return 0;
+			r = -ENOENT;
+	pthread_mutex_unlock(&w->lock);
+	return r;
 }
 
 static int run_batch(struct worker *w, const uint32_t *b)
@@ -421,19 +444,23 @@ static int run_batch(struct worker *w, const uint32_t *b)
 	}
 	if (!nsync)
 		return 0;
-	if (w->npending >= VTEST_MAX_PENDING) {
-		srv_warn("too many pending fenced batches");
-		return -ENOSPC;
-	}
 	struct pending *p = calloc(1, sizeof(*p) + nsync * sizeof(p->s[0]));
+	uint64_t fence;
 
 	if (!p)
 		return -ENOMEM;
-	p->fence = ++w->ring_seq[ring];
+	fence = p->fence = ++w->ring_seq[ring];
 	p->n = nsync;
 	for (uint32_t i = 0; i < nsync; i++) {
 		p->s[i].id = syncs[3 * i];
 		p->s[i].value = syncs[3 * i + 1] | (uint64_t)syncs[3 * i + 2] << 32;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->npending >= VTEST_MAX_PENDING) {
+		pthread_mutex_unlock(&w->lock);
+		free(p);
+		srv_warn("too many pending fenced batches");
+		return -ENOSPC;
 	}
 	if (w->q[ring].tail)
 		w->q[ring].tail->next = p;
@@ -441,11 +468,13 @@ static int run_batch(struct worker *w, const uint32_t *b)
 		w->q[ring].head = p;
 	w->q[ring].tail = p;
 	w->npending++;
-	r = vkfd_host_context_submit_fence(w->ctx, 0, ring, p->fence);
+	pthread_mutex_unlock(&w->lock);
+	/* p may be retired (and freed) from here on: use the copy */
+	r = vkfd_host_context_submit_fence(w->ctx, 0, ring, fence);
 	if (r) {
 		/* Unreachable fence: signal now rather than never. */
 		srv_warn("fence on ring %u: %s", ring, strerror(-r));
-		retire_cb(w, CTX_ID, ring, p->fence);
+		retire_cb(w, CTX_ID, ring, fence);
 	}
 	return 0;
 }
@@ -568,14 +597,18 @@ static int dispatch(struct worker *w, uint32_t len, uint32_t cmd)
 	case VTW_CMD_SYNC_CREATE:
 		return cmd_sync_create(w);
 	case VTW_CMD_SYNC_UNREF:
+		pthread_mutex_lock(&w->lock);
 		r = vsync_unref(w->syncs, w->buf[0]);
+		pthread_mutex_unlock(&w->lock);
 		if (r)
 			srv_warn("unref of unknown sync %u", w->buf[0]);
 		return r;
 	case VTW_CMD_SYNC_READ:
 		return cmd_sync_read(w);
 	case VTW_CMD_SYNC_WRITE:
+		pthread_mutex_lock(&w->lock);
 		r = vsync_write(w->syncs, w->buf[0], w->buf[1] | (uint64_t)w->buf[2] << 32);
+		pthread_mutex_unlock(&w->lock);
 		if (r)
 			srv_warn("write of unknown sync %u", w->buf[0]);
 		return r;
@@ -597,23 +630,9 @@ static int dispatch(struct worker *w, uint32_t len, uint32_t cmd)
 
 static int serve(struct worker *w)
 {
+	/* Only the socket to wait for (fences retire on the host library's
+	 * threads): a blocking read, no poll per message. */
 	for (;;) {
-		struct pollfd p[2] = {
-		    {.fd = w->sock, .events = POLLIN},
-		    {.fd = w->ctx ? w->fence_fd : -1, .events = POLLIN},
-		};
-		int n = poll(p, 2, -1);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (p[1].revents & POLLIN)
-			vkfd_host_context_retire_fences(w->ctx);
-		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-
 		uint32_t hdr[VTW_HDR_DWORDS];
 		unsigned stray = 0;
 		int r = vtio_read_full(w->sock, hdr, sizeof(hdr), -1, &stray);
@@ -638,7 +657,7 @@ int vtest_worker_run(int sock, const struct vtest_worker_opts *opts)
 	memset(&w, 0, sizeof(w));
 	w.sock = sock;
 	w.opts = opts;
-	w.fence_fd = -1;
+	pthread_mutex_init(&w.lock, NULL);
 	w.syncs = vsync_table_create();
 	w.res_used = calloc(VTEST_MAX_RESOURCES / 8, 1);
 	if (!w.syncs || !w.res_used) {
@@ -659,6 +678,7 @@ out:
 		vkfd_host_fini();
 	free_pending(&w);
 	vsync_table_destroy(w.syncs);
+	pthread_mutex_destroy(&w.lock);
 	free(w.res_used);
 	free(w.buf);
 	close(sock);
