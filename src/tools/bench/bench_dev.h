@@ -35,7 +35,9 @@ struct bench_bo {
 };
 
 struct bench_counts {
-	uint64_t commands;     /* protocol commands or KFD ioctls issued */
+	/* protocol commands or KFD ioctls issued; added to atomically (the
+	 * fence scenario's waiter thread issues commands too) */
+	uint64_t commands;
 	uint64_t blob_creates; /* protocol blobs created */
 	uint64_t cpu_maps;     /* blob maps / render-fd mmaps */
 	uint64_t cpu_unmaps;

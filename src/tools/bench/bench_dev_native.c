@@ -18,7 +18,7 @@
 
 static int kio(struct bench_dev *d, unsigned long req, void *arg)
 {
-	d->counts.commands++;
+	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
 	return d->kops->ioctl(d->sim, d->kfd, req, arg);
 }
 
@@ -157,7 +157,7 @@ static int n_cpu_map(struct bench_dev *d, struct bench_bo *bo)
 	int fd = bo->doorbell ? d->kfd : d->rfd;
 	void *p;
 
-	d->counts.commands++;
+	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
 	p = d->kops->mmap(d->sim, (void *)(uintptr_t)bo->va, bo->size, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_FIXED, fd, (off_t)bo->mmap_offset);
 	if (p == MAP_FAILED)
@@ -169,7 +169,7 @@ static int n_cpu_unmap(struct bench_dev *d, struct bench_bo *bo)
 {
 	int r;
 
-	d->counts.commands++;
+	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
 	r = d->kops->munmap(d->sim, (void *)(uintptr_t)bo->va, bo->size);
 	if (r < 0)
 		r = -errno;

@@ -28,7 +28,7 @@ static int pcall(struct bench_dev *d, uint32_t cmd, void *req, uint32_t len, voi
 
 	h->cmd = cmd;
 	h->len = len;
-	d->counts.commands++;
+	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
 	r = vkfd_guest_call(d->g, req, len, rsp, rsp_len);
 	if (r)
 		return r;
@@ -41,7 +41,7 @@ static int pasync(struct bench_dev *d, uint32_t cmd, void *req, uint32_t len)
 
 	h->cmd = cmd;
 	h->len = len;
-	d->counts.commands++;
+	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
 	return vkfd_guest_call_async(d->g, req, len);
 }
 
@@ -285,7 +285,7 @@ static int p_event_wait(struct bench_dev *d, uint32_t id, uint32_t timeout_ms, u
 	req.events[0].event_id = id;
 	h->cmd = VKFD_CMD_WAIT_EVENTS;
 	h->len = len;
-	d->counts.commands++;
+	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
 	r = vkfd_guest_call_wait(d->g, &req, len, &rsp, VKFD_RSP_WAIT_EVENTS_LEN(1));
 	if (r)
 		return r;
