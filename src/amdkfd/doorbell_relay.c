@@ -246,9 +246,13 @@ int doorbell_relay_efd(struct doorbell_relay *r)
 
 void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_stats *st)
 {
+	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&r->lock);
-	*st = r->stats;
+	st->copies = r->stats.copies;
+	st->scans = r->stats.scans;
 	pthread_mutex_unlock(&r->lock);
+	/* counted by the relay thread outside the lock */
+	st->efd_wakeups = __atomic_load_n(&r->stats.efd_wakeups, __ATOMIC_RELAXED);
 }
 
 void doorbell_relay_stop(struct doorbell_relay *r)

@@ -208,6 +208,19 @@ static void create_queue(struct harness *h, uint32_t type, uint64_t ring, uint64
 	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), rsp, sizeof(*rsp)), 0);
 }
 
+/* The host's real doorbell for a queue. The shared memory is mapped at two
+ * addresses, so TSan cannot pair the seqno's release/acquire; the relay's
+ * lock, taken when the queue was added (after its doorbell page was
+ * mapped), orders the executor's writes before this read. */
+static volatile uint64_t *real_doorbell(struct harness *h, uint32_t index)
+{
+	struct doorbell_relay_stats st;
+
+	doorbell_relay_get_stats(h->ctx->relay, &st);
+	assert_non_null(h->ctx->gpu[0].real_db);
+	return h->ctx->gpu[0].real_db + index;
+}
+
 static void notify(struct harness *h, uint64_t queue)
 {
 	struct vkfd_req_handle n;
@@ -244,8 +257,7 @@ static void test_context_aql_queue(void **state)
 	assert_true(rsp.doorbell_index < VKFD_KFD_DOORBELL_SLICE_SLOTS);
 	wptr = (volatile uint64_t *)ctl.cpu;
 	shadow = (volatile uint64_t *)db.cpu + rsp.doorbell_index;
-	real = h->ctx->gpu[0].real_db + rsp.doorbell_index;
-	assert_non_null(h->ctx->gpu[0].real_db);
+	real = real_doorbell(h, rsp.doorbell_index);
 
 	/* the guest moves write_dispatch_id and stores nothing into the
 	 * shadow page (a VMM dropped the store): the relay still rings */
@@ -287,7 +299,7 @@ static void test_context_sdma_queue(void **state)
 	bo_make(h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
 	create_queue(h, KFD_IOC_QUEUE_TYPE_SDMA, ring.va, ctl.va, &rsp);
 	wptr = (volatile uint64_t *)ctl.cpu;
-	real = h->ctx->gpu[0].real_db + rsp.doorbell_index;
+	real = real_doorbell(h, rsp.doorbell_index);
 	/* SDMA rings with the write pointer in bytes; a NOP-free advance of
 	 * 0 bytes is no ring, and the ring is all zeros (NOPs) */
 	__atomic_store_n(wptr, 32, __ATOMIC_RELEASE);
@@ -314,7 +326,7 @@ static void test_context_wptr_bo_freed(void **state)
 	for (unsigned i = 0; i < 4096 / AQL_SLOT; i++)
 		*(uint16_t *)((uint8_t *)ring.cpu + i * AQL_SLOT) = 1;
 	create_queue(h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring.va, ctl.va, &rsp);
-	real = h->ctx->gpu[0].real_db + rsp.doorbell_index;
+	real = real_doorbell(h, rsp.doorbell_index);
 	/* 6.12 (and kfdsim) refuse to unmap a BO a queue uses; older kernels
 	 * let it go: either way nothing below may fault */
 	ret = h_unmap(h, ctl.handle);
