@@ -234,8 +234,7 @@ static void *vg_blob_map(struct guest_transport *t, const struct vkfd_guest_blob
 	int r;
 
 	if (!b->handle || len == 0 || offset > b->size || len > b->size - offset ||
-	    (offset & (page - 1)) || ((uintptr_t)addr & (page - 1)) ||
-	    b->size > SIZE_MAX - page) {
+	    (offset & (page - 1)) || ((uintptr_t)addr & (page - 1)) || b->size > SIZE_MAX - page) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}

@@ -42,5 +42,7 @@ rm -f "$image"
 truncate -s 4G "$image"
 mkfs.ext4 -q -F -L vkfd-vm -d "$rootfs" "$image"
 echo "image: $image"
-echo "kernel: $(ls "$rootfs"/boot/vmlinuz-* | tail -n 1)"
-echo "initrd: $(ls "$rootfs"/boot/initrd.img-* | tail -n 1)"
+for kernel in "$rootfs"/boot/vmlinuz-*; do :; done
+for initrd in "$rootfs"/boot/initrd.img-*; do :; done
+echo "kernel: $kernel"
+echo "initrd: $initrd"

@@ -8,7 +8,8 @@
 # Kernel command-line words of the form NAME=value reach this script as
 # environment variables: VKFD_DEBUG=1 (guest library and shim log),
 # VKFD_VM_STRACE=1 (run each program under strace -f), VKFD_VM_CASES="..."
-# (subset of: info rocminfo hsa hsa-illegal hsa-fault).
+# (a list of: info rocminfo hsa hsa-illegal hsa-fault; repeats allowed),
+# VKFD_VM_TIMEOUT=seconds per program (default 300).
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
@@ -53,8 +54,25 @@ preload=/usr/local/lib/x86_64-linux-gnu/libvkfd-preload.so
 hsa_e2e=/usr/local/libexec/vkfd/hsa_e2e
 cases=${VKFD_VM_CASES:-info rocminfo hsa hsa-illegal}
 
+# Where each thread of process $1 (and of its children) sleeps.
+dump_threads() {
+	for p in $1 $(pgrep -P "$1"); do
+		for t in "/proc/$p/task/"*; do
+			echo "pid $p tid ${t##*/} $(cat "$t/comm") $(grep State "$t/status")" \
+				"wchan $(cat "$t/wchan") syscall $(cat "$t/syscall")"
+			cat "$t/stack"
+		done
+	done
+}
+
+# A finished child stays a zombie until `wait`: that is not running.
+alive() {
+	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+}
+
 # run PRELOAD PROGRAM [ARGS]: PRELOAD 1 puts the shim into PROGRAM only
-# (never into strace).
+# (never into strace). A program still running after VKFD_VM_TIMEOUT
+# seconds (default 300) has its threads dumped and is killed.
 run() {
 	pre=$1
 	shift
@@ -62,10 +80,21 @@ run() {
 		set -- env LD_PRELOAD="$preload" "$@"
 	fi
 	if [ "${VKFD_VM_STRACE:-0}" = 1 ]; then
-		strace -f -o "$trace" "$@"
-	else
-		"$@"
+		set -- strace -f -o "$trace" "$@"
 	fi
+	"$@" &
+	pid=$!
+	t=0
+	while alive $pid && [ $t -lt "${VKFD_VM_TIMEOUT:-300}" ]; do
+		sleep 1
+		t=$((t + 1))
+	done
+	if alive $pid; then
+		say "TIMEOUT after ${t}s: threads of $pid"
+		dump_threads $pid
+		kill -9 $pid $(pgrep -P $pid) 2>/dev/null
+	fi
+	wait $pid
 }
 
 fails=0

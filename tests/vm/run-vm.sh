@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Boot the vkfd test VM (docs/integration.md, "Real-VM run") under TCG and
+# print its serial console on stdout; vkfd-vm-test.sh (the guest's init)
+# powers it off when done. Not used by CI.
+#
+#   run-vm.sh QEMU ROOTFS [IMAGE] [EXTRA_KERNEL_ARGS]
+#
+# QEMU: a qemu-system-x86_64 built with the patched virglrenderer (whose
+# library directory must be on LD_LIBRARY_PATH). ROOTFS: the directory
+# the image was built from (for its kernel and initrd). DISPLAY must name
+# an X server with GLX (e.g. Xvfb): virtio-gpu-gl needs a GL display.
+# QEMU_ACCEL overrides the accelerator (default tcg), QEMU_DISPLAY the
+# display (default gtk,gl=on: sdl,gl=on failed on Xvfb with "Unable to
+# create OpenGL context >= 3.0"), QEMU_BIOS_DIRS the firmware directories.
+set -eu
+qemu=$1
+rootfs=$2
+image=${3:-$rootfs.img}
+extra=${4:-}
+# the newest by name, as the glob sorts
+for kernel in "$rootfs"/boot/vmlinuz-*; do :; done
+for initrd in "$rootfs"/boot/initrd.img-*; do :; done
+bios_args=
+for d in ${QEMU_BIOS_DIRS:-/usr/share/qemu /usr/share/seabios}; do
+	bios_args="$bios_args -L $d"
+done
+
+# shellcheck disable=SC2086 # bios_args is a list of words
+exec "$qemu" -machine q35 -accel "${QEMU_ACCEL:-tcg}" -cpu max -m 4G -smp 2 \
+	$bios_args -nic none -no-reboot \
+	-display "${QEMU_DISPLAY:-gtk,gl=on}" \
+	-device virtio-gpu-gl-pci,blob=on,hostmem=4G,amdkfd=on \
+	-drive file="$image",format=raw,if=virtio \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "root=/dev/vda rw console=ttyS0 panic=-1 init=/vkfd-vm-test.sh $extra" \
+	-serial stdio -monitor none
