@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # ci/install-deps.sh), a kernel with virtio-gpu context init and blobs,
 # and debugging aids.
 pkgs=linux-image-amd64,initramfs-tools,rocminfo,libhsa-runtime64-1,libhsakmt1
-pkgs=$pkgs,libdrm2,libdrm-amdgpu1,strace,kmod,udev,procps,pciutils
+pkgs=$pkgs,libdrm2,libdrm-amdgpu1,strace,gdb,kmod,udev,procps,pciutils
 
 if [ ! -x "$rootfs/usr/bin/rocminfo" ]; then
 	debootstrap --variant=minbase --include="$pkgs" bookworm "$rootfs" "$mirror"

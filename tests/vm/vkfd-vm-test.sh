@@ -92,6 +92,12 @@ run() {
 	if alive $pid; then
 		say "TIMEOUT after ${t}s: threads of $pid"
 		dump_threads $pid
+		if command -v gdb >/dev/null; then
+			for p in $pid $(pgrep -P $pid); do
+				gdb -p "$p" -batch -ex "thread apply all bt 25" 2>&1 |
+					grep -v '^\[New LWP'
+			done
+		fi
 		kill -9 $pid $(pgrep -P $pid) 2>/dev/null
 	fi
 	wait $pid
