@@ -62,6 +62,7 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	}
 	sim->cfg = cfg;
 	sim->ngpus = cfg.gpu_count;
+	sim->root_lock_fd = -1;
 	{
 		const char *qb = getenv("VKFDSIM_QUEUE_BUFFERS");
 
@@ -77,23 +78,16 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	if (cfg.sysfs_dir[0]) {
 		snprintf(sim->root, sizeof(sim->root), "%s", cfg.sysfs_dir);
 	} else {
-		const char *tmp = getenv("TMPDIR");
-
-		snprintf(sim->root, sizeof(sim->root), "%s/kfdsim-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(sim->root)) {
-			r = -errno;
-			sim->root[0] = 0;
+		r = sim_root_create(sim);
+		if (r)
 			goto fail;
-		}
-		sim->root_private = true;
 	}
 	r = sim_topology_write(sim);
 	if (r)
 		goto fail;
 	return sim;
 fail:
-	sim_topology_remove(sim);
+	sim_root_release(sim);
 	pthread_cond_destroy(&sim->latch_cv);
 	pthread_mutex_destroy(&sim->lock);
 	free(sim);
@@ -135,7 +129,7 @@ void kfdsim_destroy(struct kfdsim *sim)
 		close(f->fd);
 		free(f);
 	}
-	sim_topology_remove(sim);
+	sim_root_release(sim);
 	free(sim->files);
 	free(sim->exports);
 	pthread_cond_destroy(&sim->latch_cv);

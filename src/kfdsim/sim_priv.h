@@ -115,6 +115,7 @@ struct kfdsim {
 	struct sim_gpu gpus[KFDSIM_MAX_GPUS];
 	char root[PATH_MAX];
 	bool root_private;
+	int root_lock_fd; /* flock held on the private tree's owner file */
 	/* 6.12's exact queue buffer sizes; VKFDSIM_QUEUE_BUFFERS=contain: off */
 	bool exact_queue_buffers;
 
@@ -286,7 +287,9 @@ void sim_render_put_locked(struct kfdsim *sim, struct sim_render *r);
 /* topology.c */
 int sim_topology_init(struct kfdsim *sim);
 int sim_topology_write(struct kfdsim *sim);
-void sim_topology_remove(struct kfdsim *sim);
+/* sim_root.c: the private sysfs tree in $TMPDIR and its owner lock. */
+int sim_root_create(struct kfdsim *sim);
+void sim_root_release(struct kfdsim *sim);
 
 /* process.c */
 struct sim_process *sim_process_create(struct kfdsim *sim);

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,19 +451,4 @@ int sim_topology_write(struct kfdsim *sim)
 		}
 	}
 	return r;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-void sim_topology_remove(struct kfdsim *sim)
-{
-	if (sim->root_private && sim->root[0])
-		nftw(sim->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
