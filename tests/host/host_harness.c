@@ -95,6 +95,7 @@ int h_open_bare(struct harness *h, uint32_t ctx_id)
 	h->ctx_id = ctx_id;
 	h->seqno = 1000;
 	h->next_fence = 1;
+	h->next_blob = 100;
 	h->batch = calloc(1, VKFD_MAX_BATCH_SIZE);
 	if (!h->batch)
 		return -ENOMEM;
@@ -336,6 +337,44 @@ void h_bind(struct harness *h, uint64_t handle, uint64_t blob_id)
 	r.blob_id = blob_id;
 	h_add(h, VKFD_CMD_BIND_BLOB, &r, sizeof(r), NULL);
 	h_flush(h);
+}
+
+int h_bo_make(struct harness *h, struct h_bo *b, uint64_t size, uint32_t flags)
+{
+	struct vkfd_rsp_alloc_memory ar;
+	struct vkfd_blob blob;
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+	b->size = size;
+	b->va = h_va(h, size);
+	r = h_alloc(h, b->va, size, flags, &b->handle, &ar);
+	if (!r && !(flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL))
+		r = h_map(h, b->handle);
+	if (r)
+		return r;
+	h_bind(h, b->handle, h->next_blob);
+	r = vkfd_host_context_get_blob(h->ctx, 1, h->next_blob, ar.blob_size, 1, &blob);
+	h->next_blob++;
+	if (r)
+		return r;
+	b->fd = blob.fd;
+	b->blob_info = blob.info;
+	b->cpu = mmap(NULL, blob.size, PROT_READ | PROT_WRITE, MAP_SHARED, blob.fd, 0);
+	if (b->cpu == MAP_FAILED) {
+		b->cpu = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+void h_bo_drop(struct h_bo *b)
+{
+	if (b->cpu)
+		munmap(b->cpu, b->size);
+	if (b->fd >= 0)
+		close(b->fd);
 }
 
 int h_create_event(struct harness *h, uint64_t page, uint32_t type, uint32_t auto_reset,

@@ -29,6 +29,7 @@ struct harness {
 	struct vkfd_builder b;
 	uint64_t next_va;
 	uint64_t next_fence;
+	uint64_t next_blob; /* blob id h_bo_make binds next */
 };
 
 /* VKFD_TEST_DEVICE=real: the host runs on VKFD_DEVICE_REAL. */
@@ -91,6 +92,18 @@ uint64_t h_va(struct harness *h, uint64_t size);
 /* Alloc + map GTT memory; returns the handle (test fails on error). */
 uint64_t h_gtt(struct harness *h, uint64_t size, uint64_t *va);
 void h_bind(struct harness *h, uint64_t handle, uint64_t blob_id);
+
+/* A BO as a guest makes one: allocated at a fresh VA, mapped on the GPU
+ * (not a DOORBELL BO), bound to a fresh blob id, exported and CPU-mapped. */
+struct h_bo {
+	uint64_t handle, va, size;
+	void *cpu;          /* the blob, mapped */
+	int fd;             /* the blob's fd */
+	uint32_t blob_info; /* struct vkfd_blob's info (VKFD_BLOB_INFO_*) */
+};
+/* 0, or the failing step's negative errno (-EIO for a failed mmap). */
+int h_bo_make(struct harness *h, struct h_bo *b, uint64_t size, uint32_t flags);
+void h_bo_drop(struct h_bo *b);
 int h_create_event(struct harness *h, uint64_t page, uint32_t type, uint32_t auto_reset,
 		   uint32_t *id);
 

@@ -137,41 +137,13 @@ static void test_relay_raw_wptr_and_shadow(void **state)
 
 /* --- through the host context --- */
 
-struct bo {
-	uint64_t handle, va, size;
-	void *cpu;
-	int fd;
-};
-
-static uint64_t next_blob = 500;
-
-static void bo_make(struct harness *h, struct bo *b, uint64_t size, uint32_t flags)
+/* A BO as the guest makes it; only the shadow doorbell page is marked as
+ * one. */
+static void bo_make(struct harness *h, struct h_bo *b, uint64_t size, uint32_t flags)
 {
-	struct vkfd_rsp_alloc_memory ar;
-	struct vkfd_blob blob;
-
-	memset(b, 0, sizeof(*b));
-	b->size = size;
-	b->va = h_va(h, size);
-	assert_int_equal(h_alloc(h, b->va, size, flags, &b->handle, &ar), 0);
-	if (!(flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL))
-		assert_int_equal(h_map(h, b->handle), 0);
-	h_bind(h, b->handle, next_blob);
-	assert_int_equal(vkfd_host_context_get_blob(h->ctx, 1, next_blob, ar.blob_size, 1, &blob),
-			 0);
-	next_blob++;
-	/* only the shadow doorbell page is marked as one */
-	assert_int_equal(blob.info,
+	assert_int_equal(h_bo_make(h, b, size, flags), 0);
+	assert_int_equal(b->blob_info,
 			 (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) ? VKFD_BLOB_INFO_DOORBELL : 0);
-	b->fd = blob.fd;
-	b->cpu = mmap(NULL, blob.size, PROT_READ | PROT_WRITE, MAP_SHARED, blob.fd, 0);
-	assert_true(b->cpu != MAP_FAILED);
-}
-
-static void bo_drop(struct bo *b)
-{
-	munmap(b->cpu, b->size);
-	close(b->fd);
 }
 
 static int setup(void **state)
@@ -243,7 +215,7 @@ static void test_context_aql_queue(void **state)
 {
 	struct harness *h = *state;
 	struct vkfd_rsp_create_queue rsp;
-	struct bo ring, ctl, db;
+	struct h_bo ring, ctl, db;
 	volatile uint64_t *wptr, *shadow, *real;
 	struct doorbell_relay_stats st0, st1;
 
@@ -282,16 +254,16 @@ static void test_context_aql_queue(void **state)
 	assert_int_equal(wait_value(real, 8), 8);
 
 	destroy_queue(h, rsp.queue);
-	bo_drop(&ring);
-	bo_drop(&ctl);
-	bo_drop(&db);
+	h_bo_drop(&ring);
+	h_bo_drop(&ctl);
+	h_bo_drop(&db);
 }
 
 static void test_context_sdma_queue(void **state)
 {
 	struct harness *h = *state;
 	struct vkfd_rsp_create_queue rsp;
-	struct bo ring, ctl, db;
+	struct h_bo ring, ctl, db;
 	volatile uint64_t *wptr, *real;
 
 	bo_make(h, &ring, 4096, GTT);
@@ -305,9 +277,9 @@ static void test_context_sdma_queue(void **state)
 	__atomic_store_n(wptr, 32, __ATOMIC_RELEASE);
 	assert_int_equal(wait_value(real, 32), 32);
 	destroy_queue(h, rsp.queue);
-	bo_drop(&ring);
-	bo_drop(&ctl);
-	bo_drop(&db);
+	h_bo_drop(&ring);
+	h_bo_drop(&ctl);
+	h_bo_drop(&db);
 }
 
 /* The guest frees the BO holding the write pointer while the queue lives
@@ -316,7 +288,7 @@ static void test_context_wptr_bo_freed(void **state)
 {
 	struct harness *h = *state;
 	struct vkfd_rsp_create_queue rsp;
-	struct bo ring, ctl, db;
+	struct h_bo ring, ctl, db;
 	volatile uint64_t *real;
 	int ret;
 
@@ -338,9 +310,9 @@ static void test_context_wptr_bo_freed(void **state)
 	notify(h, rsp.queue);
 	assert_int_equal(wait_value(real, 1), 1);
 	destroy_queue(h, rsp.queue);
-	bo_drop(&ring);
-	bo_drop(&ctl);
-	bo_drop(&db);
+	h_bo_drop(&ring);
+	h_bo_drop(&ctl);
+	h_bo_drop(&db);
 }
 
 int main(void)

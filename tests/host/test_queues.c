@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,41 +18,6 @@
 #include "kfd_uapi_ext.h"
 
 #define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
-
-struct bo {
-	uint64_t handle, va, size;
-	void *cpu; /* guest view: the blob mapped */
-	int fd;
-};
-
-static uint64_t next_blob = 100;
-
-/* Alloc, map on the GPU, bind, export and CPU-map a BO, as a guest does. */
-static void bo_make(struct harness *h, struct bo *b, uint64_t size, uint32_t flags)
-{
-	struct vkfd_rsp_alloc_memory ar;
-	struct vkfd_blob blob;
-
-	memset(b, 0, sizeof(*b));
-	b->size = size;
-	b->va = h_va(h, size);
-	assert_int_equal(h_alloc(h, b->va, size, flags, &b->handle, &ar), 0);
-	if (!(flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL))
-		assert_int_equal(h_map(h, b->handle), 0);
-	h_bind(h, b->handle, next_blob);
-	assert_int_equal(vkfd_host_context_get_blob(h->ctx, 1, next_blob, ar.blob_size, 1, &blob),
-			 0);
-	next_blob++;
-	b->fd = blob.fd;
-	b->cpu = mmap(NULL, blob.size, PROT_READ | PROT_WRITE, MAP_SHARED, blob.fd, 0);
-	assert_true(b->cpu != MAP_FAILED);
-}
-
-static void bo_drop(struct bo *b)
-{
-	munmap(b->cpu, b->size);
-	close(b->fd);
-}
 
 static int setup(void **state)
 {
@@ -336,18 +300,18 @@ static void test_dispatch_through_relay(void **state)
 	struct harness *h = *state;
 	struct vkfd_req_create_queue r;
 	struct vkfd_rsp_create_queue rsp;
-	struct bo ring, ctl, code, dst, db;
+	struct h_bo ring, ctl, code, dst, db;
 	struct dispatch_pkt pkt;
 	volatile uint64_t *wptr, *rptr, *bell;
 	uint32_t *out;
 	struct timespec t0, t1;
 	int i;
 
-	bo_make(h, &ring, 4096, GTT);
-	bo_make(h, &ctl, 4096, GTT);
-	bo_make(h, &code, 4096, GTT);
-	bo_make(h, &dst, 4096, GTT);
-	bo_make(h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
+	assert_int_equal(h_bo_make(h, &ring, 4096, GTT), 0);
+	assert_int_equal(h_bo_make(h, &ctl, 4096, GTT), 0);
+	assert_int_equal(h_bo_make(h, &code, 4096, GTT), 0);
+	assert_int_equal(h_bo_make(h, &dst, 4096, GTT), 0);
+	assert_int_equal(h_bo_make(h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL), 0);
 
 	fill_queue_req(h, &r, ring.va, ctl.va);
 	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
@@ -397,11 +361,11 @@ static void test_dispatch_through_relay(void **state)
 		d.handle = rsp.queue;
 		assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), 0);
 	}
-	bo_drop(&ring);
-	bo_drop(&ctl);
-	bo_drop(&code);
-	bo_drop(&dst);
-	bo_drop(&db);
+	h_bo_drop(&ring);
+	h_bo_drop(&ctl);
+	h_bo_drop(&code);
+	h_bo_drop(&dst);
+	h_bo_drop(&db);
 }
 
 int main(void)
