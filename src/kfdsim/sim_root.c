@@ -10,6 +10,8 @@
  * drops a lock when its last holder exits, whatever pid namespace it ran
  * in, so a live tree is never taken for a stale one. The owner file gets
  * its name only once locked: a tree being created is never swept either.
+ * (The preload shim's trees live inside arbitrary programs, which may close
+ * any fd, so shim_tmpdir.c judges them by pid and age instead.)
  */
 #include <dirent.h>
 #include <errno.h>
