@@ -126,27 +126,6 @@ static int map_real_doorbells(struct vkfd_host_context *ctx, uint32_t g)
 	return 0;
 }
 
-/* A host fd of the memory of bo (dmabuf, or kfdsim's memfd); -errno. */
-static int bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo)
-{
-	struct vkfd_kfd_export_dmabuf_args a;
-	int ret;
-
-	if (bo->kind != BO_MEMORY && bo->kind != BO_IMPORT)
-		return -EINVAL;
-	if (bo->dmabuf_fd >= 0) {
-		ret = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
-		return ret < 0 ? -errno : ret;
-	}
-	if (!host_g.is_sim && host_g.kfd_minor < 12)
-		return -EOPNOTSUPP;
-	memset(&a, 0, sizeof(a));
-	a.handle = bo->kfd_handle;
-	a.flags = O_CLOEXEC | O_RDWR;
-	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_EXPORT_DMABUF, &a);
-	return ret ? ret : (int)a.dmabuf_fd;
-}
-
 /*
  * Let the relay read the queue's write pointer: map, read-only, the page of
  * the BO that holds it (create_queue checked that the 8 bytes lie inside a
@@ -171,7 +150,7 @@ static int map_write_pointer(struct vkfd_host_context *ctx, uint64_t wptr_va,
 	/* AQL_QUEUE_MEM: the second half of the VA shows the first again */
 	if (bo->blob_size && bo->blob_size < bo->size)
 		off %= bo->blob_size;
-	fd = bo_memory_fd(ctx, bo);
+	fd = host_bo_memory_fd(ctx, bo);
 	if (fd < 0)
 		return fd;
 	p = mmap(NULL, QUEUE_PAGE, PROT_READ, MAP_SHARED, fd, (off_t)(off & ~(QUEUE_PAGE - 1)));

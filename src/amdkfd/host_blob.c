@@ -139,12 +139,32 @@ static int get_shmem(struct vkfd_host_context *ctx, uint64_t size, uint32_t flag
 	return 0;
 }
 
+int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo)
+{
+	struct vkfd_kfd_export_dmabuf_args a;
+	int ret;
+
+	if (bo->kind != BO_MEMORY && bo->kind != BO_IMPORT)
+		return -EINVAL;
+	if (bo->dmabuf_fd >= 0) {
+		/* allocated through the render node (KFD < 1.12) */
+		ret = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
+		return ret < 0 ? -errno : ret;
+	}
+	if (!host_g.is_sim && host_g.kfd_minor < 12)
+		return -EOPNOTSUPP; /* AQL memory or imports on KFD < 1.12 */
+	memset(&a, 0, sizeof(a));
+	a.handle = bo->kfd_handle;
+	a.flags = O_CLOEXEC | O_RDWR;
+	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_EXPORT_DMABUF, &a);
+	return ret ? ret : (int)a.dmabuf_fd;
+}
+
 /* Export a bound BO; ctx->lock held (FREE cannot run concurrently). */
 static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct vkfd_blob *out)
 {
-	struct vkfd_kfd_export_dmabuf_args a;
 	struct shmem_region *shadow = NULL;
-	int fd, ret;
+	int fd;
 
 	if (bo->kind == BO_DOORBELL)
 		shadow = &ctx->gpu[bo->gpu].shadow_db;
@@ -164,27 +184,12 @@ static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct v
 			out->info = VKFD_BLOB_INFO_DOORBELL;
 		return 0;
 	}
-	if (bo->dmabuf_fd >= 0) {
-		/* allocated through the render node (KFD < 1.12) */
-		fd = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
-		if (fd < 0)
-			return -errno;
-		out->fd = fd;
-		out->fd_type = VKFD_BLOB_FD_DMABUF;
-		out->map_info = bo->map_info;
-		out->size = bo->blob_size;
-		return 0;
-	}
-	if (!host_g.is_sim && host_g.kfd_minor < 12)
-		return -EOPNOTSUPP; /* AQL memory or imports on KFD < 1.12 */
-	memset(&a, 0, sizeof(a));
-	a.handle = bo->kfd_handle;
-	a.flags = O_CLOEXEC | O_RDWR;
-	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_EXPORT_DMABUF, &a);
-	if (ret)
-		return ret;
-	out->fd = (int)a.dmabuf_fd;
-	out->fd_type = host_g.is_sim ? VKFD_BLOB_FD_SHM : VKFD_BLOB_FD_DMABUF;
+	fd = host_bo_memory_fd(ctx, bo);
+	if (fd < 0)
+		return fd;
+	out->fd = fd;
+	/* kfdsim's export is its memfd; render-node allocations are dmabufs */
+	out->fd_type = host_g.is_sim && bo->dmabuf_fd < 0 ? VKFD_BLOB_FD_SHM : VKFD_BLOB_FD_DMABUF;
 	out->map_info = bo->map_info;
 	out->size = bo->blob_size;
 	return 0;

@@ -273,6 +273,9 @@ struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
 int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo);
 /* drop every blob id bound to bo */
 void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo);
+/* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node
+ * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd). -errno otherwise. */
+int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo);
 /* executor (host_executor.c) */
 int host_executor_start(struct vkfd_host_context *ctx);
 void host_executor_stop(struct vkfd_host_context *ctx);
