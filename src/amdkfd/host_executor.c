@@ -442,7 +442,8 @@ void host_executor_stop(struct vkfd_host_context *ctx)
 	struct exec_item *it;
 
 	pthread_mutex_lock(&ctx->lock);
-	ctx->stopping = true;
+	/* atomic: wait threads read it without the lock (cmd_event.c) */
+	__atomic_store_n(&ctx->stopping, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ctx->cond);
 	pthread_cond_broadcast(&ctx->done_cond);
 	pthread_mutex_unlock(&ctx->lock);

@@ -165,6 +165,8 @@ struct vkfd_host_context {
 	pthread_cond_t done_cond; /* executed advanced / blob bound */
 	pthread_t exec_thread;
 	bool exec_started;
+	/* Set once, under `lock`, with an atomic store; read under `lock` or
+	 * with an atomic load (wait threads read it without the lock). */
 	bool stopping;
 	uint32_t lost; /* VKFD_ASYNC_ERR_* once lost */
 	struct exec_item *q_head, *q_tail;

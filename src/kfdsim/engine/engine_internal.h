@@ -40,9 +40,8 @@ struct sim_engine_queue {
 	/* Engine thread holds no host pointer into GPU memory and will not
 	 * take one before it sees the queue active again (under `lock`). */
 	bool parked;
-	bool exited;       /* engine thread has returned */
-	bool self_stopped; /* stop() came from a callback: the
-			    * thread frees the queue itself */
+	bool exited; /* engine thread has returned (the queue stays
+		      * allocated until its owner calls stop()) */
 
 	/* Engine-private read index: packets for AQL, bytes for SDMA. */
 	uint64_t rptr;

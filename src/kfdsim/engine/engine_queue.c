@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -188,7 +189,6 @@ static void *engine_thread(void *arg)
 {
 	struct sim_engine_queue *q = arg;
 	struct engine_backoff backoff;
-	bool self_free;
 
 	engine_backoff_reset(&backoff);
 	while (!atomic_load(&q->stop)) {
@@ -221,16 +221,12 @@ static void *engine_thread(void *arg)
 		else if (st == ENGINE_RETRY)
 			engine_backoff_wait(q, &backoff);
 	}
+	/* The thread never frees the queue: its owner does, in stop(), after
+	 * joining it (see sim_engine.h). */
 	pthread_mutex_lock(&q->lock);
 	q->exited = true;
-	self_free = q->self_stopped;
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
-	if (self_free) {
-		pthread_cond_destroy(&q->cond);
-		pthread_mutex_destroy(&q->lock);
-		free(q);
-	}
 	return NULL;
 }
 
@@ -336,22 +332,32 @@ void sim_engine_queue_set_active(struct sim_engine_queue *q, bool active)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void sim_engine_queue_halt(struct sim_engine_queue *q)
+{
+	if (!q)
+		return;
+	/* Under the lock, so that a waiter that checked `stop` is already
+	 * waiting when the broadcast comes. */
+	pthread_mutex_lock(&q->lock);
+	atomic_store(&q->stop, true);
+	atomic_fetch_add(&q->wake_gen, 1);
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
 void sim_engine_queue_stop(struct sim_engine_queue *q)
 {
 	if (!q)
 		return;
 	if (pthread_equal(pthread_self(), q->thread)) {
-		/* From one of this queue's callbacks: joining would deadlock.
-		 * The thread unwinds and frees the queue itself. */
-		pthread_mutex_lock(&q->lock);
-		atomic_store(&q->stop, true);
-		q->self_stopped = true;
-		pthread_mutex_unlock(&q->lock);
-		pthread_detach(q->thread);
-		return;
+		/* A callback freeing its own queue would leave every other
+		 * holder of the pointer (a kick in flight, the owner) with a
+		 * freed queue: callbacks use halt(); the owner stops. */
+		fprintf(stderr, "kfdsim: sim_engine_queue_stop() from the queue's own engine "
+				"thread; callbacks must use sim_engine_queue_halt()\n");
+		abort();
 	}
-	atomic_store(&q->stop, true);
-	wake(q);
+	sim_engine_queue_halt(q);
 	pthread_join(q->thread, NULL);
 	pthread_cond_destroy(&q->cond);
 	pthread_mutex_destroy(&q->lock);

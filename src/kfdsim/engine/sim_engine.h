@@ -77,10 +77,24 @@ struct sim_engine_queue *sim_engine_queue_start(const struct sim_queue_desc *des
 void sim_engine_queue_kick(struct sim_engine_queue *q);
 /* Make the queue inactive (UPDATE_QUEUE to 0 % / size 0) or active again. */
 void sim_engine_queue_set_active(struct sim_engine_queue *q, bool active);
-/* Stop and join the engine thread; waits for the packet in flight. */
+/* Ask the engine to stop; returns at once, from any thread, callbacks of
+ * the queue itself included. The queue stays allocated: kick, set_active
+ * and halt remain valid (and do nothing useful) until its owner calls
+ * stop(). */
+void sim_engine_queue_halt(struct sim_engine_queue *q);
+/* The owner's last call: halt, join the engine thread (it abandons the
+ * packet in flight) and free the queue. Not from the queue's own engine
+ * thread (that aborts: callbacks use halt()). */
 void sim_engine_queue_stop(struct sim_engine_queue *q);
 
 /*
+ * Lifetime: the caller of start() owns the queue and is the only one who
+ * frees it, with stop(). The engine thread never frees it, so a pointer
+ * the owner has handed out (a kick in flight, a callback's context) stays
+ * valid until the owner's stop(); the owner must make sure no other
+ * thread still uses the pointer when it calls stop() (kfdsim: the queue is
+ * out of the process's table and no eviction holds it).
+ *
  * Threading rules (engine side, see docs/kfdsim-engines.md):
  * - All env callbacks run on the queue's engine thread. While interrupt,
  *   vm_fault or queue_error runs, the engine holds no pointer into GPU
@@ -90,10 +104,9 @@ void sim_engine_queue_stop(struct sim_engine_queue *q);
  *   is active again (an interrupted packet resumes where it was). So the
  *   caller must not hold a lock that translate() takes while calling it.
  * - stop() must not be called while holding a lock that the callbacks or
- *   translate() take. Called from one of the queue's own callbacks it
- *   returns at once and the engine thread frees the queue when it unwinds.
- *   A long packet (SLEEP, a barrier wait, a large copy) is abandoned
- *   promptly, not completed.
+ *   translate() take, nor from the queue's own callbacks (they call
+ *   halt(), which any thread may). A long packet (SLEEP, a barrier wait, a
+ *   large copy) is abandoned promptly, not completed.
  * - Pointers returned by translate() are used only until the engine's next
  *   preemption point (at most 64 KiB of copying later).
  */

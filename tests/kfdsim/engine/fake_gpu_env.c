@@ -44,6 +44,10 @@ static void fake_interrupt(void *ctx, uint32_t event_id)
 	    __atomic_load_n(&g->deactivate_on_interrupt, __ATOMIC_ACQUIRE);
 	if (dq)
 		sim_engine_queue_set_active(dq, false);
+	struct sim_engine_queue *hq = __atomic_load_n(&g->halt_on_interrupt, __ATOMIC_ACQUIRE);
+
+	if (hq)
+		sim_engine_queue_halt(hq);
 }
 
 static void fake_vm_fault(void *ctx, uint64_t va, bool write)
@@ -55,8 +59,10 @@ static void fake_vm_fault(void *ctx, uint64_t va, bool write)
 	g->fault_va = va;
 	g->fault_write = write;
 	pthread_mutex_unlock(&g->lock);
-	if (g->stop_on_fault)
-		sim_engine_queue_stop(g->stop_on_fault);
+	struct sim_engine_queue *hq = __atomic_load_n(&g->halt_on_fault, __ATOMIC_ACQUIRE);
+
+	if (hq)
+		sim_engine_queue_halt(hq);
 }
 
 static void fake_queue_error(void *ctx, uint32_t queue_id, int reason)

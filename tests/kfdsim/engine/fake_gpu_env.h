@@ -44,8 +44,11 @@ struct fake_gpu {
 	/* If set, the interrupt callback deactivates this queue (as a core
 	 * evicting queues from a callback would). */
 	struct sim_engine_queue *deactivate_on_interrupt;
-	/* If set, the vm_fault callback stops (and so frees) this queue. */
-	struct sim_engine_queue *stop_on_fault;
+	/* If set, the vm_fault callback halts this queue (its owner, the
+	 * test, still stops it). Atomic: armed while the engine runs. */
+	struct sim_engine_queue *halt_on_fault;
+	/* If set, the interrupt callback halts this queue. Atomic. */
+	struct sim_engine_queue *halt_on_interrupt;
 };
 
 void fake_gpu_init(struct fake_gpu *g);
