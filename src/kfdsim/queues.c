@@ -130,7 +130,9 @@ static bool queue_active(const struct sim_queue *q)
 #ifdef KFDSIM_HAVE_ENGINES
 static int engine_start(struct sim_queue *q)
 {
+	struct sim_engine_queue *eng;
 	struct sim_queue_desc d;
+	bool active;
 
 	if (q->type == KFD_IOC_QUEUE_TYPE_COMPUTE)
 		return 0; /* PM4 queues have no engine */
@@ -143,19 +145,34 @@ static int engine_start(struct sim_queue *q)
 	d.wptr_va = q->wptr;
 	d.doorbell = (volatile uint64_t *)(q->pdd->doorbells->host + q->doorbell_id * 8u);
 	d.doorbell_index = q->doorbell_id;
-	q->eng = sim_engine_queue_start(&d, &q->pdd->env);
-	if (!q->eng)
+	eng = sim_engine_queue_start(&d, &q->pdd->env);
+	if (!eng)
 		return -ENOMEM;
-	if (!queue_active(q))
-		sim_engine_queue_set_active(q->eng, false);
+	/* q->eng and q->evicted under q_lock: an eviction reads both */
+	pthread_mutex_lock(&q->pdd->proc->q_lock);
+	q->eng = eng;
+	active = queue_active(q);
+	pthread_mutex_unlock(&q->pdd->proc->q_lock);
+	if (!active)
+		sim_engine_queue_set_active(eng, false);
 	return 0;
 }
 
+/* Evictions in flight use q->eng (they hold evict_refs): wait for them,
+ * take the engine out of the queue, then stop it. */
 static void engine_stop(struct sim_queue *q)
 {
-	if (q->eng)
-		sim_engine_queue_stop(q->eng);
+	struct sim_process *p = q->pdd->proc;
+	struct sim_engine_queue *eng;
+
+	pthread_mutex_lock(&p->q_lock);
+	while (q->evict_refs)
+		pthread_cond_wait(&p->q_cv, &p->q_lock);
+	eng = q->eng;
 	q->eng = NULL;
+	pthread_mutex_unlock(&p->q_lock);
+	if (eng)
+		sim_engine_queue_stop(eng);
 }
 
 static void engine_set_active(struct sim_queue *q, bool on)
@@ -413,9 +430,12 @@ int sim_ioctl_update_queue(struct sim_process *p, void *args)
 	pthread_mutex_lock(&p->q_lock);
 	q->percent = a->queue_percentage & 0xff;
 	q->priority = a->queue_priority;
-	pthread_mutex_unlock(&p->q_lock);
-	/* proc->lock keeps the queue alive; deactivation may wait */
+	/* Decided and applied under q_lock, where an eviction marks the
+	 * queue before deactivating it: an activation never lands after an
+	 * eviction. Safe to wait here: engine threads take q_lock only in
+	 * callbacks, where they count as parked. */
 	engine_set_active(q, queue_active(q));
+	pthread_mutex_unlock(&p->q_lock);
 out:
 	pthread_mutex_unlock(&p->lock);
 	return r;
@@ -521,7 +541,8 @@ void sim_queues_evict(struct sim_process *p, struct sim_pdd *pdd)
 		if (!q || q->pdd != pdd || q->evicted)
 			continue;
 		q->evicted = true;
-		if (list) {
+		if (list && q->eng) {
+			/* keeps q->eng: engine_stop() waits for the ref */
 			q->evict_refs++;
 			list[n++] = q;
 		}

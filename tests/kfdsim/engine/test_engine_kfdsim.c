@@ -7,12 +7,15 @@
  * (sim_engine.h), complementing the fake-environment tests.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -404,12 +407,193 @@ static void test_sdma_copy_signals_event(void **state)
 	assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
 }
 
+/* ---- an eviction racing an engine restart and a destroy ---- */
+
+/* The race test's queues: a faulting queue F and a queue B whose ring
+ * UPDATE_QUEUE keeps moving between two rings. Each page its own USERPTR
+ * BO of exactly its size (6.12's queue buffer rule). */
+enum { PG_F_RING, PG_F_PTRS, PG_B_RING1, PG_B_RING2, PG_B_PTRS, RACE_PAGES };
+#define RACE_ROUNDS    150
+#define RACE_BUDGET_NS 3000000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t hva(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static void ring_invalidate(uint8_t *ring)
+{
+	for (uint64_t i = 0; i < RING_SIZE; i += 64) {
+		uint16_t h = AQL_TYPE_INVALID;
+
+		memcpy(ring + i, &h, 2);
+	}
+}
+
+static uint32_t make_queue(struct world *w, uint8_t *ring, uint8_t *ptrs)
+{
+	struct kfd_ioctl_create_queue_args cq;
+
+	ring_invalidate(ring);
+	memset(ptrs, 0, 16);
+	memset(&cq, 0, sizeof(cq));
+	cq.ring_base_address = hva(ring);
+	cq.ring_size = RING_SIZE;
+	cq.write_pointer_address = hva(ptrs);
+	cq.read_pointer_address = hva(ptrs + 8);
+	cq.gpu_id = w->gpu_id;
+	cq.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	cq.queue_percentage = 100;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
+	return cq.queue_id;
+}
+
+struct restarter {
+	struct world *w;
+	uint8_t *rings[2];
+	uint32_t queue_id;
+	unsigned restarts;
+	int last; /* the UPDATE_QUEUE result that ended the loop */
+};
+
+/* UPDATE_QUEUE with a new ring, over and over (each one stops and starts
+ * the queue's engine), until the queue is gone. */
+static void *restart_loop(void *arg)
+{
+	struct restarter *r = arg;
+	int ret;
+
+	do {
+		struct kfd_ioctl_update_queue_args u;
+
+		memset(&u, 0, sizeof(u));
+		u.queue_id = r->queue_id;
+		u.ring_base_address = hva(r->rings[r->restarts % 2]);
+		u.ring_size = RING_SIZE;
+		u.queue_percentage = 100;
+		ret = kio(r->w, AMDKFD_IOC_UPDATE_QUEUE, &u);
+		r->restarts++;
+	} while (ret == 0);
+	r->last = ret;
+	return NULL;
+}
+
+/* A VM fault on F evicts every queue of the process, B included, from F's
+ * engine thread, while another thread restarts B's engine and the test
+ * then destroys B under it. The eviction must never use an engine that
+ * the restart has stopped (TSan/ASan), the fault must be reported once
+ * per round, and a destroyed queue answers like amdkfd: UPDATE_QUEUE
+ * -EFAULT, DESTROY_QUEUE -EINVAL. */
+static void test_eviction_races_restart_and_destroy(void **state)
+{
+	struct world *w = *state;
+	uint8_t *pg = aligned_alloc(4096, RACE_PAGES * 4096);
+	uint64_t handles[RACE_PAGES];
+	uint64_t t0 = mono_ns();
+	unsigned round;
+
+	assert_non_null(pg);
+	memset(pg, 0, RACE_PAGES * 4096);
+	for (unsigned i = 0; i < RACE_PAGES; i++) {
+		struct kfd_ioctl_alloc_memory_of_gpu_args al;
+
+		memset(&al, 0, sizeof(al));
+		al.va_addr = hva(pg + 4096 * i);
+		al.size = 4096;
+		al.gpu_id = w->gpu_id;
+		al.mmap_offset = al.va_addr;
+		al.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | FLAG_WRITABLE;
+		assert_int_equal(kio(w, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &al), 0);
+		map_to_gpu(w, al.handle);
+		handles[i] = al.handle;
+	}
+	ring_invalidate(pg + 4096 * PG_B_RING1);
+	ring_invalidate(pg + 4096 * PG_B_RING2);
+	for (round = 0; round < RACE_ROUNDS && mono_ns() - t0 < RACE_BUDGET_NS; round++) {
+		/* a fresh address per round tells this fault from the last */
+		uint64_t bad = w->ev_page_va + (1u << 20) + 4096ull * (round % 200);
+		struct restarter r = {.w = w,
+				      .rings = {pg + 4096 * PG_B_RING1, pg + 4096 * PG_B_RING2}};
+		uint8_t *f_ring = pg + 4096 * PG_F_RING, *f_ptrs = pg + 4096 * PG_F_PTRS;
+		struct kfd_ioctl_destroy_queue_args dq;
+		struct kfd_ioctl_update_queue_args u;
+		struct aql_dispatch_packet p;
+		struct kfd_event_data d;
+		uint32_t fq;
+		pthread_t th;
+		bool seen = false;
+
+		fq = make_queue(w, f_ring, f_ptrs);
+		r.queue_id = make_queue(w, r.rings[0], pg + 4096 * PG_B_PTRS);
+		assert_int_equal(pthread_create(&th, NULL, restart_loop, &r), 0);
+
+		memcpy(w->buf + OFF_KARG + 0x100, &bad, 8);
+		memset(&p, 0, sizeof(p));
+		p.header = AQL_TYPE_KERNEL_DISPATCH | AQL_HEADER_BARRIER;
+		p.setup = 1;
+		p.workgroup_size[0] = p.workgroup_size[1] = p.workgroup_size[2] = 1;
+		p.grid_size[0] = p.grid_size[1] = p.grid_size[2] = 1;
+		p.kernel_object = va(w, OFF_KOBJ + 64 * KFDSIM_BUILTIN_FAULT);
+		p.kernarg_address = va(w, OFF_KARG + 0x100);
+		memcpy(f_ring + 2, (const uint8_t *)&p + 2, 62);
+		__atomic_store_n((uint16_t *)f_ring, p.header, __ATOMIC_RELEASE);
+		__atomic_store_n((uint64_t *)f_ptrs, 1, __ATOMIC_RELEASE);
+
+		/* the event may still hold the last round's fault: poll */
+		for (int ms = 0; ms < 10000 && !seen; ms++) {
+			assert_int_equal(wait_event(w, w->mem_event_id, 5000, &d),
+					 KFD_IOC_WAIT_RESULT_COMPLETE);
+			seen = d.memory_exception_data.va == (bad & ~4095ull);
+			if (!seen)
+				usleep(1000);
+		}
+		assert_true(seen);
+
+		/* destroy B while it is being restarted, then F */
+		dq = (struct kfd_ioctl_destroy_queue_args){.queue_id = r.queue_id};
+		assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
+		assert_int_equal(pthread_join(th, NULL), 0);
+		assert_int_equal(r.last, -EFAULT);
+		assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), -EINVAL);
+		memset(&u, 0, sizeof(u));
+		u.queue_id = r.queue_id;
+		u.queue_percentage = 100;
+		assert_int_equal(kio(w, AMDKFD_IOC_UPDATE_QUEUE, &u), -EFAULT);
+		dq = (struct kfd_ioctl_destroy_queue_args){.queue_id = fq};
+		assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
+	}
+	for (unsigned i = 0; i < RACE_PAGES; i++) {
+		struct kfd_ioctl_unmap_memory_from_gpu_args um = {
+		    .handle = handles[i],
+		    .device_ids_array_ptr = (uintptr_t)&w->gpu_id,
+		    .n_devices = 1,
+		};
+		struct kfd_ioctl_free_memory_of_gpu_args fr = {.handle = handles[i]};
+
+		assert_int_equal(kio(w, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &um), 0);
+		assert_int_equal(kio(w, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &fr), 0);
+	}
+	free(pg);
+	printf("# %u rounds\n", round);
+	assert_true(round > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_dispatch_signals_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_raises_memory_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sdma_copy_signals_event, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_eviction_races_restart_and_destroy, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
