@@ -199,17 +199,17 @@ static bool find_file(const char *env, const char *build_rel, const char *instal
 static int set_preload(const char *shim)
 {
 	const char *old = getenv("LD_PRELOAD");
-	const char *asan = "";
+	const char *runtime = "";
 	char *val;
 	int ret;
 
-#ifdef VKFD_ASAN_RUNTIME
-	asan = VKFD_ASAN_RUNTIME ":";
+#ifdef VKFD_SANITIZER_RUNTIME
+	runtime = VKFD_SANITIZER_RUNTIME ":";
 #endif
 	if (old && *old)
-		ret = asprintf(&val, "%s%s:%s", asan, shim, old);
+		ret = asprintf(&val, "%s%s:%s", runtime, shim, old);
 	else
-		ret = asprintf(&val, "%s%s", asan, shim);
+		ret = asprintf(&val, "%s%s", runtime, shim);
 	if (ret < 0)
 		return -1;
 	ret = setenv("LD_PRELOAD", val, 1);

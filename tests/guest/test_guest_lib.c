@@ -497,6 +497,38 @@ static void test_concurrent_threads(void **state)
 	assert_int_equal(shm_seqno(), s0 + T * 250 + 1);
 }
 
+/* TSan cannot follow a fork() of a multi-threaded process that then starts
+ * threads (it reports the child's new library thread as a duplicate). */
+#if defined(__SANITIZE_THREAD__)
+#define T_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define T_UNDER_TSAN 1
+#endif
+#endif
+
+/* One guest's session on its own connection: 0, or what failed. */
+static int client_session(void)
+{
+	struct vkfd_guest *c = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, srv.sock);
+
+	if (!c)
+		return 2;
+	for (int k = 0; k < 100; k++) {
+		struct vkfd_req_get_version req;
+		struct vkfd_rsp_get_version rsp;
+
+		memset(&req, 0, sizeof(req));
+		req.hdr.cmd = VKFD_CMD_GET_VERSION;
+		if (vkfd_guest_call(c, &req, sizeof(req), &rsp, sizeof(rsp)) || rsp.hdr.ret) {
+			vkfd_guest_disconnect(c);
+			return 3;
+		}
+	}
+	vkfd_guest_disconnect(c);
+	return 0;
+}
+
 /* Several guests at once, each served by its own worker (own KFD process). */
 static void test_concurrent_clients(void **state)
 {
@@ -504,27 +536,17 @@ static void test_concurrent_clients(void **state)
 	pid_t pids[C];
 
 	(void)state;
+#ifdef T_UNDER_TSAN
+	print_message("skipped under TSan: fork() of a multi-threaded process "
+		      "(test_concurrent_client_threads covers concurrent guests)\n");
+	skip();
+#endif
 	for (int i = 0; i < C; i++) {
 		pids[i] = fork();
 		assert_true(pids[i] >= 0);
-		if (pids[i] == 0) {
-			/* the parent's connection is not usable here: connect again */
-			g = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, srv.sock);
-			if (!g)
-				_exit(2);
-			for (int k = 0; k < 100; k++) {
-				struct vkfd_req_get_version req;
-				struct vkfd_rsp_get_version rsp;
-
-				memset(&req, 0, sizeof(req));
-				req.hdr.cmd = VKFD_CMD_GET_VERSION;
-				if (vkfd_guest_call(g, &req, sizeof(req), &rsp, sizeof(rsp)) ||
-				    rsp.hdr.ret)
-					_exit(3);
-			}
-			vkfd_guest_disconnect(g);
-			_exit(0);
-		}
+		/* the parent's connection is not usable here: connect again */
+		if (pids[i] == 0)
+			_exit(client_session());
 	}
 	for (int i = 0; i < C; i++) {
 		int st;
@@ -532,6 +554,30 @@ static void test_concurrent_clients(void **state)
 		assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
 		assert_true(WIFEXITED(st));
 		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	get_version();
+}
+
+static void *client_thread(void *arg)
+{
+	*(int *)arg = client_session();
+	return NULL;
+}
+
+/* The same from threads of one process: connections, their library
+ * threads and their workers live side by side. */
+static void test_concurrent_client_threads(void **state)
+{
+	enum { C = 4 };
+	pthread_t th[C];
+	int rc[C];
+
+	(void)state;
+	for (int i = 0; i < C; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, client_thread, &rc[i]), 0);
+	for (int i = 0; i < C; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(rc[i], 0);
 	}
 	get_version();
 }
@@ -619,6 +665,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_library_thread_blocks_signals),
 	    cmocka_unit_test(test_concurrent_threads),
 	    cmocka_unit_test(test_concurrent_clients),
+	    cmocka_unit_test(test_concurrent_client_threads),
 	    cmocka_unit_test(test_server_gone),
 	};
 	const struct CMUnitTest direct_tests[] = {
