@@ -68,7 +68,8 @@ static int flush_locked(struct vkfd_guest *g, uint32_t ring, uint64_t *fence)
 	if (r) {
 		/* Queued requests are lost: the connection cannot be trusted. */
 		guest_log(GUEST_LOG_ERROR, "submit failed: %s", strerror(-r));
-		g->err = r == -EPIPE ? -EPIPE : -EIO;
+		/* atomic: waiters read it under ring_lock, not g->lock */
+		__atomic_store_n(&g->err, r == -EPIPE ? -EPIPE : -EIO, __ATOMIC_RELEASE);
 		return g->err;
 	}
 	return 0;
@@ -263,10 +264,9 @@ int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len, 
 
 	pthread_mutex_lock(&g->ring_lock);
 	for (;;) {
-		if (g->err) {
-			r = g->err;
+		r = __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
+		if (r)
 			break;
-		}
 		chunk = find_chunks(g->chunk_busy, nchunks);
 		if (~g->ring_busy && chunk >= 0)
 			break;

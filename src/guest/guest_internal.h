@@ -45,7 +45,8 @@ struct vkfd_guest {
 	struct vkfd_builder b;
 	uint8_t *batch;
 	uint64_t first_pending_ns; /* 0: nothing queued */
-	int err;                   /* sticky: connection unusable */
+	int err; /* sticky: connection unusable; written under lock (atomic store), read under lock
+		    or atomically */
 	pthread_t flusher;
 	bool flusher_running;
 	bool stop;
