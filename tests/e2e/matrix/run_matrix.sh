@@ -145,7 +145,7 @@ for lib in $(ldd "$shim" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
 	[ -e "$root/usr/lib/x86_64-linux-gnu/$(basename "$lib")" ] && continue
 	cp -L "$lib" "$opt/lib/" || die "cannot copy $lib"
 	case $(basename "$lib") in
-	libasan.so.*) preload=/opt/$run/lib/$(basename "$lib"):$preload ;;
+	libasan.so.* | libtsan.so.*) preload=/opt/$run/lib/$(basename "$lib"):$preload ;;
 	esac
 done
 case $sanitize in
