@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, in four builds:
 #   build/       gcc, -Werror: every suite
-#   build-san/   ASan + UBSan: every suite (UBSan findings are fatal)
-#   build-tsan/  TSan: the threaded suites (kfdsim engines, host fences/waits)
+#   build-san/   ASan + UBSan: every suite (UBSan findings are fatal), then
+#                the threaded suites (kfdsim, host, guest) twice more
+#   build-tsan/  TSan: the threaded suites (kfdsim, host, guest) three times,
+#                then the e2e suite (ROCm programs, vkfd-server) once
 #   build-fuzz/  clang + libFuzzer + ASan/UBSan: the host decoder fuzzed for
 #                VKFD_FUZZ_SECONDS (default 60) and vkfd-server's vtest worker for
 #                half that, each from its committed seed generator
@@ -20,7 +22,9 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 passed=0
 failed=0
 summary() {
-	# meson's testlog.json has one JSON object per test
+	# meson's testlog.json has one JSON object per test run: a suite run
+	# with --repeat N counts N times (meson stops repeating after a
+	# repetition with a failure, so a failure is counted once)
 	local log="$1/meson-logs/testlog.json"
 	[ -f "$log" ] || return 0
 	local p f
@@ -62,12 +66,31 @@ fi
 echo "== build: default (gcc, -Werror)"
 run_build build "" || rc=1
 
+# retest DIR REPEAT "SUITES": run the suites of a built tree REPEAT more
+# times (races that show one run in N; docs/testing.md).
+THREADED_SUITES="kfdsim host guest"
+retest() {
+	local dir="$1" repeat="$2" suites="$3" s args=() rc=0
+	for s in $suites; do args+=(--suite "$s"); done
+	meson test -C "$dir" --print-errorlogs --num-processes 2 --repeat "$repeat" \
+		"${args[@]}" || rc=$?
+	summary "$dir"
+	return $rc
+}
+
 echo "== build: ASan + UBSan"
 run_build build-san "" -Db_sanitize=address,undefined -Db_lundef=false || rc=1
+echo "== ASan + UBSan: the threaded suites twice more"
+retest build-san 2 "$THREADED_SUITES" || rc=1
 
-echo "== build: TSan (threaded suites)"
-run_build build-tsan "kfdsim host" -Db_sanitize=thread -Dguest=false -Dtools=false \
-	-De2e=disabled || rc=1
+echo "== build: TSan (threaded suites three times, e2e once)"
+run_build build-tsan "$THREADED_SUITES" -Db_sanitize=thread || rc=1
+retest build-tsan 2 "$THREADED_SUITES" || rc=1
+# ROCm programs on kfdsim and vkfd-server under TSan: GPU-memory accesses
+# are suppressed (ordered by uninstrumented ROCm code, ci/tsan-rocm.supp),
+# and ROCm processes that fork start threads in the child.
+TSAN_OPTIONS="$TSAN_OPTIONS:die_after_fork=0:suppressions=$PWD/ci/tsan-rocm.supp" \
+	retest build-tsan 1 "e2e" || rc=1
 
 echo "== build: libFuzzer (clang, ASan + UBSan)"
 # run_fuzzer NAME SEED_DIR SECONDS: fuzz from a copy of the generated seeds.
