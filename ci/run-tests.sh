@@ -84,13 +84,14 @@ echo "== ASan + UBSan: the threaded suites twice more"
 retest build-san 2 "$THREADED_SUITES" || rc=1
 
 echo "== build: TSan (threaded suites three times, e2e once)"
-run_build build-tsan "$THREADED_SUITES" -Db_sanitize=thread || rc=1
-retest build-tsan 2 "$THREADED_SUITES" || rc=1
+# Guests that fork (fork_reopen, ROCm's fork tests) start threads in the
+# child of a multi-threaded process: TSan must let them.
+tsan_fork="$TSAN_OPTIONS:die_after_fork=0"
+TSAN_OPTIONS="$tsan_fork" run_build build-tsan "$THREADED_SUITES" -Db_sanitize=thread || rc=1
+TSAN_OPTIONS="$tsan_fork" retest build-tsan 2 "$THREADED_SUITES" || rc=1
 # ROCm programs on kfdsim and vkfd-server under TSan: GPU-memory accesses
-# are suppressed (ordered by uninstrumented ROCm code, ci/tsan-rocm.supp),
-# and ROCm processes that fork start threads in the child.
-TSAN_OPTIONS="$TSAN_OPTIONS:die_after_fork=0:suppressions=$PWD/ci/tsan-rocm.supp" \
-	retest build-tsan 1 "e2e" || rc=1
+# are suppressed (ordered by uninstrumented ROCm code, ci/tsan-rocm.supp).
+TSAN_OPTIONS="$tsan_fork:suppressions=$PWD/ci/tsan-rocm.supp" retest build-tsan 1 "e2e" || rc=1
 
 echo "== build: libFuzzer (clang, ASan + UBSan)"
 # run_fuzzer NAME SEED_DIR SECONDS: fuzz from a copy of the generated seeds.
