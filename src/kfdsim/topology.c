@@ -83,8 +83,8 @@ static const struct sim_target targets[] = {
 	.max_slots_scratch_cu = 32,
 	.num_sdma = 4,
 	.num_sdma_xgmi = 0,
-	.sdma_queues_per_engine = 2,
-	.sdma_ip_major = 5, /* SDMA 5.2.0 */
+	.sdma_queues_per_engine = 8, /* kfd_device.c: SDMA 5.2.0 */
+	.sdma_ip_major = 5,          /* SDMA 5.2.0 */
 	.sdma_ip_minor = 2,
 	.num_cp_queues = 24,
 	.max_clk_mhz = 2250,
@@ -338,7 +338,17 @@ static int write_cache(const char *node_dir, unsigned idx, uint32_t proc_id, uin
 	return write_sb(dir, "properties", &b);
 }
 
-static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint32_t to)
+/* kfd_set_recommended_sdma_engines outside 8-socket MI300 hives: a
+ * GPU <-> CPU link recommends every ordinary SDMA engine of the GPU (ids
+ * 0 .. num_sdma - 1), on the GPU's link and on the CPU's link back. */
+static uint32_t rec_sdma_mask(const struct sim_target *t)
+{
+	return t->num_sdma >= 32 ? ~0u : (1u << t->num_sdma) - 1;
+}
+
+/* The property exists from KFD 1.17 on (it came with SDMA_BY_ENG_ID). */
+static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint32_t to,
+			 const struct sim_gpu *gpu, uint32_t kfd_minor)
 {
 	char dir[PATH_MAX];
 	struct sbuf b = {.len = 0};
@@ -359,7 +369,8 @@ static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint
 	u32p(&b, "min_bandwidth", 312);
 	u32p(&b, "max_bandwidth", 31508);
 	u32p(&b, "recommended_transfer_size", 0);
-	u32p(&b, "recommended_sdma_engine_id_mask", 0);
+	if (kfd_minor >= 17)
+		u32p(&b, "recommended_sdma_engine_id_mask", rec_sdma_mask(gpu->t));
 	u32p(&b, "flags", 1);
 	return write_sb(dir, "properties", &b);
 }
@@ -444,14 +455,15 @@ int sim_topology_write(struct kfdsim *sim)
 						HSA_CACHE_TYPE_DATA | HSA_CACHE_TYPE_HSACU,
 						g->t->cu_count < 32 ? g->t->cu_count : 32);
 			if (!r)
-				r = write_io_link(node, 0, n, 0);
+				r = write_io_link(node, 0, n, 0, g, sim->cfg.kfd_minor);
 		} else {
 			r = write_mem_bank(node, HSA_MEM_HEAP_TYPE_SYSTEM,
 					   (uint64_t)(pages > 0 ? pages : 0) *
 					       (uint64_t)(psize > 0 ? psize : 4096),
 					   64, 0);
 			for (unsigned k = 0; k < sim->ngpus && !r; k++)
-				r = write_io_link(node, k, 0, k + 1);
+				r = write_io_link(node, k, 0, k + 1, &sim->gpus[k],
+						  sim->cfg.kfd_minor);
 		}
 	}
 	return r;
