@@ -65,6 +65,8 @@ struct sim_target {
 	uint32_t l2_kb;
 	uint64_t debug_prop;
 	uint32_t capability;
+	uint32_t vram_width;   /* bits, mem_banks "width" */
+	uint32_t vram_clk_mhz; /* mem_banks "mem_clk_max" */
 	uint32_t gb_addr_config;
 	bool xnack_capable;
 };

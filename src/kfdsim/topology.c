@@ -60,7 +60,13 @@ static const struct sim_target targets[] = {
 	.l1_kb = 16,
 	.l2_kb = 8192,
 	.debug_prop = DBG_WATCH_LO_GFX9 | DBG_WATCH_HI,
-	.capability = GPU_CAPS,
+	/* RAS on GFX and UMC, as the board ships: kfd_topology.c reports
+	 * SRAM and memory EDC and RAS event notification (ROCr then names
+	 * the ISA gfx90a:sramecc+, clinfo shows ECC) */
+	.capability = GPU_CAPS | HSA_CAP_SRAM_EDCSUPPORTED | HSA_CAP_MEM_EDCSUPPORTED |
+		      HSA_CAP_RASEVENTNOTIFY,
+	.vram_width = 4096, /* HBM2e, 1.6 GHz */
+	.vram_clk_mhz = 1600,
 	.gb_addr_config = 0x2a114042,
 	.xnack_capable = true,
     },
@@ -93,7 +99,9 @@ static const struct sim_target targets[] = {
 	.l1_kb = 16,
 	.l2_kb = 4096,
 	.debug_prop = DBG_WATCH_LO_GFX10 | DBG_WATCH_HI,
-	.capability = GPU_CAPS,
+	.capability = GPU_CAPS, /* consumer board: no RAS */
+	.vram_width = 256,      /* GDDR6 */
+	.vram_clk_mhz = 1000,
 	.gb_addr_config = 0x00000444,
 	.xnack_capable = false,
     },
@@ -247,7 +255,18 @@ struct node_props {
 	uint32_t render_minor;
 };
 
-static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t ccompute)
+/* KFD 1.4 moved SRAM EDC to bit 26; older kernels set bit 19. */
+static uint32_t capability(const struct sim_target *t, uint32_t kfd_minor)
+{
+	uint32_t c = t->capability;
+
+	if (kfd_minor < 4 && (c & HSA_CAP_SRAM_EDCSUPPORTED))
+		c = (c & ~(uint32_t)HSA_CAP_SRAM_EDCSUPPORTED) | 0x00080000u;
+	return c;
+}
+
+static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t ccompute,
+			    uint32_t kfd_minor)
 {
 	const struct sim_target *t = n->t;
 	bool gpu = n->g != NULL;
@@ -285,7 +304,7 @@ static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t
 		u32p(b, "max_engine_clk_fcompute", t->max_clk_mhz);
 		u64p(b, "local_mem_size", 0);
 		u32p(b, "fw_version", t->fw_version);
-		u32p(b, "capability", t->capability);
+		u32p(b, "capability", capability(t, kfd_minor));
 		u64p(b, "debug_prop", t->debug_prop);
 		u32p(b, "sdma_fw_version", t->sdma_fw_version);
 		u64p(b, "unique_id", n->g->unique_id);
@@ -440,13 +459,13 @@ int sim_topology_write(struct kfdsim *sim)
 			np.io_links = sim->ngpus;
 		}
 		b.len = 0;
-		node_properties(&b, &np, mhz);
+		node_properties(&b, &np, mhz, sim->cfg.kfd_minor);
 		r = write_sb(node, "properties", &b);
 		if (r)
 			break;
 		if (g) {
 			r = write_mem_bank(node, HSA_MEM_HEAP_TYPE_FB_PUBLIC, sim->cfg.vram_size,
-					   4096, 1600);
+					   g->t->vram_width, g->t->vram_clk_mhz);
 			if (!r)
 				r = write_cache(node, 0, np.simd_id_base, 1, g->t->l1_kb,
 						HSA_CACHE_TYPE_DATA | HSA_CACHE_TYPE_HSACU, 1);
