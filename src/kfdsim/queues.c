@@ -548,3 +548,18 @@ void sim_queues_release(struct sim_process *p)
 			queue_free(p, q);
 	}
 }
+
+/* kfd_ioctl_get_queue_wave_state -> pqm_get_wave_state: an unknown queue
+ * is -EFAULT; otherwise the device queue manager's get_wave_state, which
+ * answers -EINVAL when CWSR is disabled (kfdsim models the kernel with
+ * cwsr_enable=0: it never saves wave state). */
+int sim_ioctl_get_queue_wave_state(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_get_queue_wave_state_args *a = args;
+	int r;
+
+	pthread_mutex_lock(&p->lock);
+	r = queue_get(p, a->queue_id) ? -EINVAL : -EFAULT;
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}

@@ -366,6 +366,9 @@ int sim_ioctl_get_tile_config(struct sim_process *p, void *args);
 int sim_ioctl_runtime_enable(struct sim_process *p, void *args);
 int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args);
 int sim_ioctl_primary_only(struct sim_process *p, void *args);
+int sim_ioctl_svm(struct sim_process *p, void *args);
+int sim_ioctl_criu(struct sim_process *p, void *args);
+int sim_ioctl_get_queue_wave_state(struct sim_process *p, void *args);
 
 int sim_ioctl_alloc_memory(struct sim_process *p, void *args);
 int sim_ioctl_free_memory(struct sim_process *p, void *args);

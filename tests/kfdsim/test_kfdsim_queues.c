@@ -450,6 +450,27 @@ static void test_sdma_topology(void **state)
 	check_sdma_props("gfx90a", 16, 2, 3);
 }
 
+/* GET_QUEUE_WAVE_STATE: an existing queue answers -EINVAL (kfdsim models
+ * cwsr_enable=0), an unknown one -EFAULT (pqm_get_wave_state). */
+static void test_wave_state(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct vkfd_kfd_create_queue_args q;
+	struct kfd_ioctl_get_queue_wave_state_args ws;
+	struct qbufs b;
+
+	(void)state;
+	make_bufs(f, &b);
+	qargs(f, &b, &q, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+	assert_int_equal(create_q(f, &q), 0);
+	memset(&ws, 0, sizeof(ws));
+	ws.queue_id = q.base.queue_id;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_GET_QUEUE_WAVE_STATE, &ws), -EINVAL);
+	ws.queue_id = q.base.queue_id + 1;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_GET_QUEUE_WAVE_STATE, &ws), -EFAULT);
+	fx_free(f);
+}
+
 static void test_cu_mask_and_gws(void **state)
 {
 	struct kfdsim_config cfg;
@@ -635,6 +656,7 @@ int main(void)
 	    cmocka_unit_test(test_sdma_by_engine_id),
 	    cmocka_unit_test(test_sdma_by_engine_id_limits),
 	    cmocka_unit_test(test_sdma_topology),
+	    cmocka_unit_test(test_wave_state),
 	    cmocka_unit_test(test_cu_mask_and_gws),
 	    cmocka_unit_test(test_xnack_busy_with_queue),
 	    cmocka_unit_test(test_engine_serves_doorbell),

@@ -204,12 +204,13 @@ static void test_version_and_unknown(void **state)
 	assert_int_equal(kio(kfd, RW, 0x80, 16, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, 0x85, 16, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, 0x60, 16, junk), -ENOTTY);
-	assert_int_equal(kio(kfd, RW, BK_NR_CRIU_OP, 56, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, BK_NR_CRIU_OP, 56, junk), -EACCES);
+	assert_int_equal(kio(kfd, RW, BK_NR_GET_QUEUE_WAVE_STATE, 24, junk), -EFAULT);
 	assert_int_equal(kio(kfd, RW, BK_NR_DBG_TRAP, 32, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, 8, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, 0x0d, 8, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_PROCESS, 8, junk), -ENOTTY);
-	assert_int_equal(kio(kfd, RW, BK_NR_SVM, 24, junk), -EINVAL);
+	assert_int_equal(kio(kfd, RW, BK_NR_SVM, 24, junk), -EPERM);
 	assert_int_equal(kio(kfd, RW, BK_NR_IMPORT_DMABUF, 24, junk), -EINVAL);
 	assert_int_equal(B.ioctl(kfd, _IOC(RW, 'd', 1, 8), junk), -ENOTTY);
 	/* a bad argument pointer is EFAULT, not a crash */
