@@ -1196,7 +1196,10 @@ static int h_get_version(struct bk_conn *c, void *arg, uint32_t usize)
 	if (r)
 		return r;
 	a->major = rsp.major;
-	a->minor = rsp.minor;
+	/* never a version whose additions the guest does not serve: 1.18's
+	 * misc_process_flag and 1.19's CREATE_PROCESS are not carried
+	 * (docs/kfd-uapi.md) */
+	a->minor = rsp.minor < BK_KFD_MINOR_MAX ? rsp.minor : BK_KFD_MINOR_MAX;
 	return 0;
 }
 

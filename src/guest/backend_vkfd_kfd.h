@@ -239,6 +239,9 @@ _Static_assert(sizeof(struct bk_get_version) == 8, "abi");
 _Static_assert(sizeof(struct bk_create_queue) == 96, "abi");
 _Static_assert(offsetof(struct bk_create_queue, sdma_engine_id) == 88, "abi");
 
+/* The newest KFD minor version the guest serves completely. */
+#define BK_KFD_MINOR_MAX 17u
+
 /* GET_QUEUE_WAVE_STATE (0x1b) */
 struct bk_queue_wave_state {
 	uint64_t ctl_stack_address;
