@@ -1196,7 +1196,10 @@ static int h_get_version(struct bk_conn *c, void *arg, uint32_t usize)
 	if (r)
 		return r;
 	a->major = rsp.major;
-	a->minor = rsp.minor;
+	/* never a version whose additions the guest does not serve: 1.18's
+	 * misc_process_flag and 1.19's CREATE_PROCESS are not carried
+	 * (docs/kfd-uapi.md) */
+	a->minor = rsp.minor < BK_KFD_MINOR_MAX ? rsp.minor : BK_KFD_MINOR_MAX;
 	return 0;
 }
 
@@ -2123,6 +2126,39 @@ static int h_einval(struct bk_conn *c, void *arg, uint32_t usize)
 	return -EINVAL;
 }
 
+/* SVM in a kernel built without CONFIG_HSA_AMD_SVM */
+static int h_svm(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	(void)c;
+	(void)arg;
+	(void)usize;
+	return -EPERM;
+}
+
+/* CRIU_OP for a caller without CAP_CHECKPOINT_RESTORE: a guest process
+ * never checkpoints through vkfd */
+static int h_criu(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	(void)c;
+	(void)arg;
+	(void)usize;
+	return -EACCES;
+}
+
+/* GET_QUEUE_WAVE_STATE as a kernel with CWSR disabled answers it: an
+ * unknown queue -EFAULT, a known one -EINVAL (no wave state is saved). */
+static int h_wave_state(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	const struct bk_queue_wave_state *a = arg;
+	bool known;
+
+	(void)usize;
+	pthread_mutex_lock(&bk_lock);
+	known = bk_queue_get(c, a->queue_id) != NULL;
+	pthread_mutex_unlock(&bk_lock);
+	return known ? -EINVAL : -EFAULT;
+}
+
 #define BK_IN  1u
 #define BK_OUT 2u
 
@@ -2160,16 +2196,16 @@ static const struct bk_ioctl_desc bk_ioctls[] = {
     [BK_NR_MAP_MEMORY_TO_GPU] = {24, BK_IN | BK_OUT, h_map_memory},
     [BK_NR_UNMAP_MEMORY_FROM_GPU] = {24, BK_IN | BK_OUT, h_unmap_memory},
     [BK_NR_SET_CU_MASK] = {16, BK_IN, h_set_cu_mask},
-    [BK_NR_GET_QUEUE_WAVE_STATE] = {24, BK_IN | BK_OUT, h_enotty},
+    [BK_NR_GET_QUEUE_WAVE_STATE] = {24, BK_IN | BK_OUT, h_wave_state},
     /* only virtio-gpu resources could be imported; a guest fd is not one */
     [BK_NR_GET_DMABUF_INFO] = {32, BK_IN | BK_OUT, h_einval},
     [BK_NR_IMPORT_DMABUF] = {24, BK_IN | BK_OUT, h_einval},
     [BK_NR_ALLOC_QUEUE_GWS] = {16, BK_IN | BK_OUT, h_alloc_gws},
     [BK_NR_SMI_EVENTS] = {8, BK_IN | BK_OUT, h_enotty},
     /* like a kernel built without SVM support */
-    [BK_NR_SVM] = {24, BK_IN | BK_OUT, h_einval},
+    [BK_NR_SVM] = {24, BK_IN | BK_OUT, h_svm},
     [BK_NR_SET_XNACK_MODE] = {4, BK_IN | BK_OUT, h_set_xnack},
-    [BK_NR_CRIU_OP] = {56, BK_IN | BK_OUT, h_enotty},
+    [BK_NR_CRIU_OP] = {56, BK_IN | BK_OUT, h_criu},
     [BK_NR_AVAILABLE_MEMORY] = {16, BK_IN | BK_OUT, h_available_memory},
     [BK_NR_EXPORT_DMABUF] = {16, BK_IN | BK_OUT, h_einval},
     [BK_NR_RUNTIME_ENABLE] = {16, BK_IN | BK_OUT, h_runtime_enable},

@@ -238,6 +238,19 @@ struct bk_runtime_enable {
 _Static_assert(sizeof(struct bk_get_version) == 8, "abi");
 _Static_assert(sizeof(struct bk_create_queue) == 96, "abi");
 _Static_assert(offsetof(struct bk_create_queue, sdma_engine_id) == 88, "abi");
+
+/* The newest KFD minor version the guest serves completely. */
+#define BK_KFD_MINOR_MAX 17u
+
+/* GET_QUEUE_WAVE_STATE (0x1b) */
+struct bk_queue_wave_state {
+	uint64_t ctl_stack_address;
+	uint32_t ctl_stack_used_size;
+	uint32_t save_area_used_size;
+	uint32_t queue_id;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct bk_queue_wave_state) == 24, "abi");
 _Static_assert(sizeof(struct bk_destroy_queue) == 8, "abi");
 _Static_assert(sizeof(struct bk_update_queue) == 24, "abi");
 _Static_assert(sizeof(struct bk_set_cu_mask) == 16, "abi");

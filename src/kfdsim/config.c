@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* kfdsim configuration: defaults and the VKFDSIM_* environment variables. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,8 +60,15 @@ int kfdsim_config_from_env(struct kfdsim_config *cfg)
 	}
 	s = getenv("VKFDSIM_KFD_MINOR");
 	if (s) {
-		if (parse_u64(s, 1, SIM_MAX_KFD_MINOR, &v))
+		if (parse_u64(s, 1, SIM_MAX_KFD_MINOR, &v)) {
+			/* a version kfdsim does not implement is refused, not
+			 * reported (docs/kfd-uapi.md lists what each adds) */
+			fprintf(stderr,
+				"kfdsim: VKFDSIM_KFD_MINOR=%s refused: kfdsim implements KFD "
+				"interface 1.1 to 1.%u (see docs/kfd-uapi.md)\n",
+				s, SIM_MAX_KFD_MINOR);
 			return -EINVAL;
+		}
 		cfg->kfd_minor = (uint32_t)v;
 	}
 	return 0;

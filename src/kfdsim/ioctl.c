@@ -62,9 +62,13 @@ static const struct ioctl_desc table[256] = {
     DEF(AMDKFD_IOC_AVAILABLE_MEMORY, sim_ioctl_available_memory, 9),
     DEF(VKFD_KFD_IOC_EXPORT_DMABUF, sim_ioctl_export_dmabuf, 12),
     DEF(VKFD_KFD_IOC_RUNTIME_ENABLE, sim_ioctl_runtime_enable, 13),
+    DEF(AMDKFD_IOC_GET_QUEUE_WAVE_STATE, sim_ioctl_get_queue_wave_state, 0),
     [0x20] = {.cmd = _IOWR('K', 0x20, struct kfd_ioctl_svm_args),
-	      .fn = sim_ioctl_primary_only,
-	      .min_minor = 0},
+	      .fn = sim_ioctl_svm,
+	      .min_minor = 5},
+    [0x22] = {.cmd = _IOWR('K', 0x22, struct kfd_ioctl_criu_args),
+	      .fn = sim_ioctl_criu,
+	      .min_minor = 7},
     [0x26] = {.cmd = _IOWR('K', 0x26, uint8_t[32]), .fn = sim_ioctl_primary_only, .min_minor = 0},
 };
 

@@ -402,6 +402,26 @@ int sim_ioctl_primary_only(struct sim_process *p, void *args)
 	return p->secondary ? -EOPNOTSUPP : -ENOTTY;
 }
 
+/* SVM (KFD 1.5) in a kernel built without CONFIG_HSA_AMD_SVM: -EPERM
+ * (the topology does not advertise HSA_CAP_SVMAPI_SUPPORTED either). A
+ * secondary process is refused first (-EOPNOTSUPP). */
+int sim_ioctl_svm(struct sim_process *p, void *args)
+{
+	(void)args;
+	return p->secondary ? -EOPNOTSUPP : -EPERM;
+}
+
+/* CRIU_OP (KFD 1.7) is flagged KFD_IOC_FLAG_CHECKPOINT_RESTORE: kfd_ioctl
+ * refuses callers without CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN with
+ * -EACCES before the handler runs. kfdsim serves every caller as such an
+ * unprivileged process (checkpointing a kfdsim process is not modelled). */
+int sim_ioctl_criu(struct sim_process *p, void *args)
+{
+	(void)p;
+	(void)args;
+	return -EACCES;
+}
+
 /* Removed debugger ioctls 0x0D-0x10 answer -EPERM (kfd_chardev.c 6.x). */
 int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args)
 {

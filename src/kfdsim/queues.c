@@ -145,6 +145,10 @@ static int engine_start(struct sim_queue *q)
 	d.wptr_va = q->wptr;
 	d.doorbell = (volatile uint64_t *)(q->pdd->doorbells->host + q->doorbell_id * 8u);
 	d.doorbell_index = q->doorbell_id;
+	if (d.type == SIM_QUEUE_SDMA &&
+	    !sim_sdma_format_for_ip(q->pdd->gpu->t->sdma_ip_major, q->pdd->gpu->t->sdma_ip_minor,
+				    &d.sdma))
+		return -EINVAL; /* a target without a modelled SDMA version */
 	eng = sim_engine_queue_start(&d, &q->pdd->env);
 	if (!eng)
 		return -ENOMEM;
@@ -212,12 +216,8 @@ static void queue_free(struct sim_process *p, struct sim_queue *q)
 	engine_stop(q);
 	buffers_put(q);
 	doorbell_free(q->pdd, q->doorbell_id);
-	pthread_mutex_lock(&sim->lock);
-	if (q->type == KFD_IOC_QUEUE_TYPE_SDMA)
-		q->pdd->gpu->sdma_used--;
-	else if (q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
-		q->pdd->gpu->xgmi_used--;
-	pthread_mutex_unlock(&sim->lock);
+	if (q->has_sdma_slot)
+		sim_sdma_slot_put(sim, q->pdd->gpu, &q->sdma_slot);
 	if (q->gws)
 		q->pdd->gws_assigned = false;
 	free(q);
@@ -230,6 +230,7 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	struct kfdsim *sim = p->sim;
 	struct sim_pdd *pdd;
 	struct sim_queue *q = NULL;
+	struct sim_sdma_slot slot = {0};
 	bool sdma_counted = false;
 	unsigned qid;
 	int r, db = -1;
@@ -256,7 +257,8 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	if (a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE &&
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA &&
-	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
+	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI &&
+	    !(a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID && sim->cfg.kfd_minor >= 17))
 		return -VKFD_KFD_ENOTSUPP;
 
 	pthread_mutex_lock(&p->lock);
@@ -267,6 +269,13 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	}
 	if (sim_pdd_bind(pdd)) {
 		r = -ESRCH;
+		goto out;
+	}
+	/* kfd_ioctl_create_queue: the engine id names an ordinary or an xGMI
+	 * SDMA engine of this GPU */
+	if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID &&
+	    ca->sdma_engine_id >= pdd->gpu->t->num_sdma + pdd->gpu->t->num_sdma_xgmi) {
+		r = -EINVAL;
 		goto out;
 	}
 	r = sim_doorbells_get(pdd);
@@ -280,24 +289,12 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 		goto out;
 	}
 	if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA ||
-	    a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI) {
-		const struct sim_target *t = pdd->gpu->t;
-		bool xgmi = a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI;
-
-		pthread_mutex_lock(&sim->lock);
-		if (xgmi ? pdd->gpu->xgmi_used >= t->num_sdma_xgmi * t->sdma_queues_per_engine
-			 : pdd->gpu->sdma_used >= t->num_sdma * t->sdma_queues_per_engine) {
-			r = -ENOMEM;
-		} else {
-			if (xgmi)
-				pdd->gpu->xgmi_used++;
-			else
-				pdd->gpu->sdma_used++;
-			sdma_counted = true;
-		}
-		pthread_mutex_unlock(&sim->lock);
+	    a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI ||
+	    a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID) {
+		r = sim_sdma_slot_get(sim, pdd->gpu, a->queue_type, ca->sdma_engine_id, &slot);
 		if (r)
 			goto out;
+		sdma_counted = true;
 	}
 	db = doorbell_alloc(pdd, sdma_counted);
 	if (db < 0) {
@@ -317,7 +314,12 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	}
 	q->id = qid;
 	q->pdd = pdd;
-	q->type = a->queue_type;
+	/* a queue by engine id becomes a queue of its engine's class */
+	q->type = !sdma_counted ? a->queue_type
+		  : slot.xgmi   ? KFD_IOC_QUEUE_TYPE_SDMA_XGMI
+				: KFD_IOC_QUEUE_TYPE_SDMA;
+	q->has_sdma_slot = sdma_counted;
+	q->sdma_slot = slot;
 	q->ring = a->ring_base_address;
 	q->ring_size = a->ring_size;
 	q->rptr = a->read_pointer_address;
@@ -345,14 +347,8 @@ out:
 	}
 	if (db >= 0)
 		doorbell_free(pdd, (unsigned)db);
-	if (sdma_counted) {
-		pthread_mutex_lock(&sim->lock);
-		if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
-			pdd->gpu->xgmi_used--;
-		else
-			pdd->gpu->sdma_used--;
-		pthread_mutex_unlock(&sim->lock);
-	}
+	if (sdma_counted)
+		sim_sdma_slot_put(sim, pdd->gpu, &slot);
 	pthread_mutex_unlock(&p->lock);
 	return r;
 }
@@ -572,4 +568,19 @@ void sim_queues_release(struct sim_process *p)
 		if (q)
 			queue_free(p, q);
 	}
+}
+
+/* kfd_ioctl_get_queue_wave_state -> pqm_get_wave_state: an unknown queue
+ * is -EFAULT; otherwise the device queue manager's get_wave_state, which
+ * answers -EINVAL when CWSR is disabled (kfdsim models the kernel with
+ * cwsr_enable=0: it never saves wave state). */
+int sim_ioctl_get_queue_wave_state(struct sim_process *p, void *args)
+{
+	struct kfd_ioctl_get_queue_wave_state_args *a = args;
+	int r;
+
+	pthread_mutex_lock(&p->lock);
+	r = queue_get(p, a->queue_id) ? -EINVAL : -EFAULT;
+	pthread_mutex_unlock(&p->lock);
+	return r;
 }

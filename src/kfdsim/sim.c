@@ -368,7 +368,10 @@ static int sim_ioctl(void *dev, int fd, unsigned long request, void *arg)
 
 	if (!sim)
 		return -EINVAL;
-	if (_IOC_NR(request) == SIM_NR_CREATE_PROCESS && sim->cfg.secondary_processes)
+	/* CREATE_PROCESS is part of KFD 1.19; cfg.secondary_processes offers
+	 * it below that too */
+	if (_IOC_NR(request) == SIM_NR_CREATE_PROCESS &&
+	    (sim->cfg.secondary_processes || sim->cfg.kfd_minor >= 19))
 		return create_secondary(sim, fd);
 	pthread_mutex_lock(&sim->lock);
 	f = file_lookup_locked(sim, fd);

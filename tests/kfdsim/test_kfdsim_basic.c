@@ -183,12 +183,16 @@ static void test_unknown_nr(void **state)
 	uint8_t buf[64] = {0};
 
 	(void)state;
-	/* libhsakmt 5.2.3's DKMS debug ioctl, SMI, SVM, CRIU, DBG_TRAP */
+	/* libhsakmt 5.2.3's DKMS debug ioctl, SMI, DBG_TRAP */
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x82, uint8_t[32]), buf), -ENOTTY);
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x1f, uint8_t[8]), buf), -ENOTTY);
-	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -ENOTTY);
-	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x22, uint8_t[56]), buf), -ENOTTY);
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x26, uint8_t[32]), buf), -ENOTTY);
+	/* SVM as a kernel without CONFIG_HSA_AMD_SVM; CRIU for a caller
+	 * without CAP_CHECKPOINT_RESTORE */
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -EPERM);
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x22, uint8_t[56]), buf), -EACCES);
+	/* wave state: no such queue, then CWSR disabled (cwsr_enable=0) */
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x1b, uint8_t[24]), buf), -EFAULT);
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x00, uint8_t[8]), buf), -ENOTTY);
 	/* removed debugger ioctls */
 	assert_int_equal(fx_ioctl(f, _IOW('K', 0x0d, uint8_t[8]), buf), -EPERM);
@@ -493,6 +497,12 @@ static void test_secondary_process(void **state)
 	/* not configured: the number does not exist */
 	assert_int_equal(fx_ioctl(f, _IO('K', 0x27), NULL), -ENOTTY);
 	fx_free(f);
+	/* KFD 1.19 has it whatever cfg.secondary_processes says */
+	kfdsim_config_default(&cfg);
+	cfg.kfd_minor = 19;
+	f = fx_new(&cfg, true);
+	assert_int_equal(fx_ioctl(f, _IO('K', 0x27), NULL), 0);
+	fx_free(f);
 
 	kfdsim_config_default(&cfg);
 	cfg.secondary_processes = true;
@@ -500,8 +510,8 @@ static void test_secondary_process(void **state)
 	f = fx_new(&cfg, true);
 	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_GET_VERSION, &v), 0);
 	assert_int_equal(v.minor_version, 19);
-	/* a primary: SVM and the debugger are simply not modelled */
-	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -ENOTTY);
+	/* a primary: SVM answers as a kernel built without it */
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -EPERM);
 	assert_int_equal(fx_ioctl(f, _IO('K', 0x27), NULL), 0);
 	/* the fd now holds a fresh secondary process: no VM yet */
 	assert_int_equal(
