@@ -97,8 +97,11 @@ int cmd_create_event(struct cmd_ctx *c)
 	signal = r.event_type == KFD_IOC_EVENT_SIGNAL || r.event_type == KFD_IOC_EVENT_DEBUG_EVENT;
 	if (r.event_page) {
 		page = obj_table_get(&ctx->bos, r.event_page);
-		if (!page || !(page->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) ||
-		    page->size < EVENT_PAGE_BYTES)
+		/* the kernel writes the whole page through its own mapping of the
+		 * BO's memory: the memory, not the VA span, must hold it */
+		if (!page || page->kind != BO_MEMORY ||
+		    !(page->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) ||
+		    host_bo_backing_bytes(page) < EVENT_PAGE_BYTES)
 			return -EINVAL;
 		if (ctx->have_event_page) {
 			if (!page->event_page)

@@ -79,7 +79,7 @@ struct host_bo {
 	uint64_t handle;     /* opaque, guest visible */
 	uint64_t kfd_handle; /* never leaves the host */
 	uint64_t va, size;   /* guest request */
-	uint64_t blob_size;  /* what get_blob must ask for */
+	uint64_t blob_size;  /* bytes of memory behind it (host_bo_backing_bytes) */
 	uint64_t quota_bytes;
 	uint32_t flags; /* KFD_IOC_ALLOC_MEM_FLAGS_* */
 	uint32_t gpu;   /* exported GPU index */
@@ -263,6 +263,14 @@ int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id);
 /* same, and the VM must have been acquired */
 int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id);
 struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id);
+/* Bytes of memory behind a BO, which is what anything that reaches it by
+ * size (the kernel's event page, a host mapping, a blob export) may touch.
+ * Not its VA span: an AQL_QUEUE_MEM BO is half as much memory mapped twice;
+ * DOORBELL and MMIO_REMAP BOs are the host's shadow page(s). */
+static inline uint64_t host_bo_backing_bytes(const struct host_bo *bo)
+{
+	return bo->blob_size;
+}
 /* does [va, va+size) lie inside one BO mapped on GPU g? */
 bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g);
 void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);

@@ -93,12 +93,19 @@ static void test_create_event_page_rules(void **state)
 {
 	struct ev_state *s = *state;
 	struct harness *h = &s->h;
-	uint64_t small, other;
+	uint64_t small, other, aql;
 	uint32_t id;
 
 	/* the first signal event must carry the guest's page */
 	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_SIGNAL, 1, &id), -EINVAL);
 	small = h_gtt(h, 4096, NULL);
+	assert_int_equal(h_create_event(h, small, KFD_IOC_EVENT_SIGNAL, 1, &id), -EINVAL);
+	/* an AQL_QUEUE_MEM BO spanning a page's worth of VA is half a page of
+	 * memory: the kernel would write past it */
+	aql = h_va(h, PAGE_BYTES);
+	assert_int_equal(
+	    h_alloc(h, aql, PAGE_BYTES, GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, &small, NULL),
+	    0);
 	assert_int_equal(h_create_event(h, small, KFD_IOC_EVENT_SIGNAL, 1, &id), -EINVAL);
 	assert_int_equal(h_create_event(h, s->page, 9, 1, &id), -EINVAL);
 	assert_int_equal(h_create_event(h, s->page, KFD_IOC_EVENT_SIGNAL, 2, &id), -EINVAL);
