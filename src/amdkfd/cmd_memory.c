@@ -276,7 +276,9 @@ static int map_common(struct cmd_ctx *c, bool map)
 	c->rsp_len = sizeof(*rsp);
 	rsp->n_success = r.n_success;
 	bo = obj_table_get(&ctx->bos, r.handle);
-	if (!bo)
+	/* a BO without a GPU VA (ALLOC at va 0) passed no VA check and holds
+	 * no range in the VA map: it must never get a GPU mapping */
+	if (!bo || !bo->in_va_map)
 		return -EINVAL;
 	if (r.n_devices < 1 || r.n_devices > VKFD_MAX_MAP_DEVICES || r.n_success > r.n_devices ||
 	    32u + 4u * r.n_devices > c->v->hdr.len)
