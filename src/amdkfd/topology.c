@@ -129,7 +129,13 @@ static char *sanitize(const char *in, uint32_t *out_len, rewrite_fn fn, void *ar
 struct node_rw {
 	uint32_t index;
 	uint64_t vram_cap;
+	uint64_t heap_type; /* of the bank being read (listed before its size) */
+	uint64_t fb_bytes;  /* frame-buffer banks as exported */
 };
+
+/* HSA_MEM_HEAP_TYPE_FB_PUBLIC / FB_PRIVATE: the GPU's local memory */
+#define TOPO_HEAP_FB_PUBLIC  1
+#define TOPO_HEAP_FB_PRIVATE 2
 
 static bool node_rewrite(void *arg, const char *key, size_t klen, uint64_t old, uint64_t *val,
 			 bool *drop)
@@ -155,10 +161,18 @@ static bool bank_rewrite(void *arg, const char *key, size_t klen, uint64_t old, 
 	struct node_rw *rw = arg;
 
 	(void)drop;
-	if (klen == 13 && !strncmp(key, "size_in_bytes", klen) && rw->vram_cap &&
-	    old > rw->vram_cap) {
-		*val = rw->vram_cap;
-		return true;
+	if (klen == 9 && !strncmp(key, "heap_type", klen)) {
+		rw->heap_type = old;
+		return false;
+	}
+	if (klen == 13 && !strncmp(key, "size_in_bytes", klen)) {
+		bool capped = rw->vram_cap && old > rw->vram_cap;
+		uint64_t size = capped ? rw->vram_cap : old;
+
+		if (rw->heap_type == TOPO_HEAP_FB_PUBLIC || rw->heap_type == TOPO_HEAP_FB_PRIVATE)
+			rw->fb_bytes += size;
+		*val = size;
+		return capped;
 	}
 	return false;
 }
@@ -331,6 +345,12 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 			goto fail;
 		}
 		ret = export_subdir(t, ndir, g, "mem_banks", bank_rewrite, &rw, false);
+		/* recent kernels show local_mem_size 0: the banks say it */
+		if (!t->gpus[g].vram_size) {
+			t->gpus[g].vram_size = rw.fb_bytes;
+			if (vram_cap && t->gpus[g].vram_size > vram_cap)
+				t->gpus[g].vram_size = vram_cap;
+		}
 		if (!ret)
 			ret = export_subdir(t, ndir, g, "caches", NULL, NULL, false);
 		if (!ret)
