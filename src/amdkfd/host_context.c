@@ -337,6 +337,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 	}
 	memcpy(it->data, buf, size);
 	it->size = size;
+	it->cost = host_batch_cost(size);
 	it->next = NULL;
 	if (vkfd_batch_check(it->data, size, VKFD_RSP_AREA_SIZE, &ferr, &eoff) < 0) {
 		vkfd_err("ctx %u: framing error at offset %zu: %s", ctx->ctx_id, eoff,
@@ -351,7 +352,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		free(it);
 		return -ESHUTDOWN;
 	}
-	if (ctx->queued_bytes + size > HOST_MAX_QUEUED_BYTES) {
+	if (ctx->queued_bytes + it->cost > HOST_MAX_QUEUED_BYTES) {
 		pthread_mutex_unlock(&ctx->lock);
 		free(it);
 		vkfd_err("ctx %u: more than %u bytes of batches waiting for the executor",
@@ -368,7 +369,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		return ret;
 	}
 	ctx->submitted = it->seq;
-	ctx->queued_bytes += size;
+	ctx->queued_bytes += it->cost;
 	if (ctx->q_tail)
 		ctx->q_tail->next = it;
 	else

@@ -392,7 +392,7 @@ static void *executor_main(void *arg)
 		ctx->q_head = it->next;
 		if (!ctx->q_head)
 			ctx->q_tail = NULL;
-		ctx->queued_bytes -= it->size;
+		ctx->queued_bytes -= it->cost;
 		pthread_mutex_unlock(&ctx->lock);
 
 		if (!__atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE))

@@ -40,10 +40,14 @@ struct host_stats;
 #define HOST_DEFAULT_MAX_EVENTS       4096u
 #define HOST_DEFAULT_MAX_WAITS        (VKFD_NUM_RINGS - 1)
 #define HOST_DEFAULT_CONTEXTS_PER_GPU 8u
-/* Bytes of batches queued but not yet executed, per context: a guest that
- * submits faster than its executor runs cannot grow host memory without
- * bound (512 maximum-size batches). */
-#define HOST_MAX_QUEUED_BYTES         (64u << 20)
+/* Bytes the host spends on batches queued but not yet executed, per
+ * context: a guest that submits faster than its executor runs cannot grow
+ * host memory without bound (512 maximum-size batches, or fewer tiny ones:
+ * each batch is charged its whole allocation, see host_batch_cost()). */
+#define HOST_MAX_QUEUED_BYTES (64u << 20)
+/* What malloc spends per chunk beyond the bytes asked for (size header,
+ * rounding to 16): charged so that tiny batches cost what they take. */
+#define HOST_MALLOC_OVERHEAD          32u
 #define HOST_QUEUE_SLOTS              (VKFD_KFD_DOORBELL_SLICE_SLOTS * HOST_MAX_GPUS)
 #define VKFD_KFD_DOORBELL_SLICE_SLOTS 1024u /* 8 KiB of u64 doorbells */
 
@@ -128,8 +132,15 @@ struct exec_item {
 	struct exec_item *next;
 	uint64_t seq; /* 1-based submit number */
 	size_t size;
+	size_t cost; /* host bytes charged to queued_bytes */
 	uint8_t data[];
 };
+
+/* Host bytes a queued batch of `size` payload bytes occupies. */
+static inline size_t host_batch_cost(size_t size)
+{
+	return ((sizeof(struct exec_item) + size + 15u) & ~(size_t)15u) + HOST_MALLOC_OVERHEAD;
+}
 
 struct blob_entry {
 	uint64_t blob_id;
@@ -171,7 +182,7 @@ struct vkfd_host_context {
 	uint64_t submitted, executed;
 	uint64_t submit_hint;  /* atomic copy of submitted: the executor's spin */
 	uint32_t exec_spin_ns; /* atomic; vkfd_host_context_set_exec_spin */
-	size_t queued_bytes;
+	size_t queued_bytes;   /* host_batch_cost() of each queued batch */
 
 	struct shmem_region shmem;
 	bool shmem_created;

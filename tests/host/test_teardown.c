@@ -351,6 +351,47 @@ static void test_queue_flood_is_bounded(void **state)
 	free(batch);
 }
 
+/* Millions of tiny batches: every queued byte the host spends is charged,
+ * not only the payload, so the flood stops within the same budget. */
+static void test_tiny_batch_flood_is_bounded(void **state)
+{
+	struct vkfd_req_map_memory m;
+	struct vkfd_req_get_version gv;
+	struct vkfd_builder b;
+	uint8_t batch[64];
+	struct harness h;
+	uint64_t victim;
+	size_t i, limit;
+	int ret = 0;
+
+	(void)state;
+	H_SIM_ONLY("needs kfdsim_latch_ioctl");
+	assert_int_equal(h_open(&h, 8), 0);
+	assert_int_equal(h_alloc(&h, h_va(&h, 4096), 4096, GTT, &victim, NULL), 0);
+	kfdsim_latch_ioctl(host_g.sim, 0x18);
+	memset(&m, 0, sizeof(m));
+	m.handle = victim;
+	m.n_devices = 1;
+	m.device_ids[0] = h.gpu_id;
+	h_add(&h, VKFD_CMD_MAP_MEMORY, &m, VKFD_REQ_MAP_MEMORY_LEN(1), NULL);
+	assert_int_equal(h_flush(&h), 0);
+	memset(&gv, 0, sizeof(gv));
+	vkfd_builder_init(&b, batch, sizeof(batch), 1);
+	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), 0, NULL), 0);
+	/* each queued batch holds at least its payload and its queue entry */
+	limit = HOST_MAX_QUEUED_BYTES / (b.len + sizeof(struct exec_item));
+	for (i = 0; i <= limit; i++) {
+		ret = vkfd_host_context_submit_cmd(h.ctx, batch, b.len);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, -ENOMEM);
+	assert_true(i <= limit);
+	assert_int_equal(((struct vkfd_shmem_hdr *)h.shmem)->async_error, VKFD_ASYNC_ERR_NO_MEMORY);
+	kfdsim_latch_release(host_g.sim, 0x18);
+	h_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +403,7 @@ int main(void)
 	    cmocka_unit_test(test_get_blob_waits_for_its_submit),
 	    cmocka_unit_test(test_reset_destroys_contexts),
 	    cmocka_unit_test(test_queue_flood_is_bounded),
+	    cmocka_unit_test(test_tiny_batch_flood_is_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
