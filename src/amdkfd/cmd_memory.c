@@ -326,21 +326,12 @@ int cmd_unmap_memory(struct cmd_ctx *c)
 	return map_common(c, false);
 }
 
+/* Bound when its batch was submitted (host_blob_bind_at_submit): by the
+ * time the executor reaches it there is nothing left to do. */
 int cmd_bind_blob(struct cmd_ctx *c)
 {
-	struct vkfd_host_context *ctx = c->ctx;
-	struct vkfd_req_bind_blob r;
-	struct host_bo *bo;
-	int ret;
-
-	DECODE(c, r);
-	bo = obj_table_get(&ctx->bos, r.handle);
-	if (!bo || r.blob_id == 0 || (bo->map_flags & VKFD_ALLOC_MAP_NONE))
-		return -EINVAL;
-	pthread_mutex_lock(&ctx->lock);
-	ret = host_blob_bind(ctx, r.blob_id, bo);
-	pthread_mutex_unlock(&ctx->lock);
-	return ret == -EEXIST ? -EINVAL : ret;
+	(void)c;
+	return 0;
 }
 
 /* A private duplicate of an attached resource's fd (attach/detach run on

@@ -416,11 +416,14 @@ int cmd_alloc_queue_gws(struct cmd_ctx *c)
 int cmd_doorbell_notify(struct cmd_ctx *c)
 {
 	struct vkfd_req_handle r;
+	struct host_queue *q;
 
 	DECODE(c, r);
-	if (!obj_table_get(&c->ctx->queues, r.handle))
+	q = obj_table_get(&c->ctx->queues, r.handle);
+	if (!q)
 		return -EINVAL;
-	doorbell_relay_flush(c->ctx->relay);
+	/* this queue's doorbell only: a batch of notifies costs O(its length) */
+	doorbell_relay_flush_slot(c->ctx->relay, q->relay_slot);
 	return 0;
 }
 

@@ -89,9 +89,9 @@ struct host_bo {
 	uint32_t gpu;   /* exported GPU index */
 	enum bo_kind kind;
 	uint32_t map_info, map_flags;
-	uint64_t mapped_mask; /* bit g: mapped on exported GPU g */
-	uint32_t n_blob_ids;  /* blob ids bound to this BO */
-	bool freeing;         /* FREE in flight: get_blob must not export */
+	uint64_t mapped_mask;        /* bit g: mapped on exported GPU g */
+	struct blob_entry *blob_ids; /* ids bound to this BO (bnext list) */
+	bool freeing;                /* FREE in flight: get_blob must not export */
 	bool event_page;
 	bool in_va_map;
 	int dmabuf_fd; /* render-node allocation (KFD < 1.12), else -1 */
@@ -145,12 +145,9 @@ static inline size_t host_batch_cost(size_t size)
 struct blob_entry {
 	uint64_t blob_id;
 	struct host_bo *bo;
-	bool exported; /* one export per blob id */
-};
-
-struct pending_bind {
-	uint64_t blob_id;
-	uint64_t seq; /* submit that binds it */
+	bool exported;            /* one export per blob id */
+	struct blob_entry *hnext; /* hash chain */
+	struct blob_entry *bnext; /* next id of the same BO */
 };
 
 /* Per-ring wait bookkeeping (see cmd_event.c). */
@@ -173,7 +170,7 @@ struct vkfd_host_context {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;      /* executor wake-up */
-	pthread_cond_t done_cond; /* executed advanced / blob bound */
+	pthread_cond_t done_cond; /* executed advanced */
 	pthread_t exec_thread;
 	bool exec_started;
 	bool stopping;
@@ -187,10 +184,10 @@ struct vkfd_host_context {
 	struct shmem_region shmem;
 	bool shmem_created;
 
-	struct pending_bind *binds;
-	uint32_t n_binds, cap_binds;
-	struct blob_entry *blobs; /* sorted by blob_id */
-	uint32_t n_blobs, cap_blobs;
+	/* blob ids (host_blob.c), bound at submit time */
+	struct blob_entry **blob_buckets;
+	uint32_t n_buckets, n_blobs;
+	uint64_t blob_key; /* secret hash key: guest ids cannot collide at will */
 
 	struct fence_state fences;
 	struct ring_wait_state rings[VKFD_NUM_RINGS];
@@ -292,6 +289,9 @@ struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
 int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo);
 /* drop every blob id bound to bo */
 void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo);
+/* submit_cmd's BIND_BLOB (ctx->lock held); a refused bind is only logged */
+void host_blob_bind_at_submit(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r);
+void host_blob_table_fini(struct vkfd_host_context *ctx);
 /* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node
  * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd). -errno otherwise. */
 int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo);
