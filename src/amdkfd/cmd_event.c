@@ -210,7 +210,8 @@ static void publish_age(struct vkfd_host_context *ctx, uint32_t id, uint64_t age
 {
 	uint64_t *slot, cur;
 
-	if (!age || id == 0 || id >= VKFD_SHMEM_EVENT_COUNT)
+	/* entry 0 is event 0's, like any other (docs/protocol.md 5.3) */
+	if (!age || id >= VKFD_SHMEM_EVENT_COUNT)
 		return;
 	slot = &vkfd_shmem_events(ctx->shmem.map)[id].age;
 	cur = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
