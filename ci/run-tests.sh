@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite, in four builds:
+# The whole test suite, in four builds (-Werror is set here: the project's
+# default options leave it off, so release and distro builds are not broken
+# by a newer compiler's warnings):
 #   build/       gcc, -Werror: every suite
 #   build-san/   ASan + UBSan: every suite (UBSan findings are fatal)
 #   build-tsan/  TSan: the threaded suites (kfdsim engines, host fences/waits)
 #   build-fuzz/  clang + libFuzzer + ASan/UBSan: the host decoder fuzzed for
 #                VKFD_FUZZ_SECONDS (default 60) and vkfd-server's vtest worker for
 #                half that, each from its committed seed generator
+# plus build-harden/: Debian's hardening flags (dpkg-buildflags), release,
+# -Werror, library and tools compiled only.
 # Usage: ci/run-tests.sh   (from anywhere; installs what is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,14 +64,30 @@ else
 fi
 
 echo "== build: default (gcc, -Werror)"
-run_build build "" || rc=1
+run_build build "" -Dwerror=true || rc=1
 
 echo "== build: ASan + UBSan"
-run_build build-san "" -Db_sanitize=address,undefined -Db_lundef=false || rc=1
+run_build build-san "" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false || rc=1
 
 echo "== build: TSan (threaded suites)"
-run_build build-tsan "kfdsim host" -Db_sanitize=thread -Dguest=false -Dtools=false \
-	-De2e=disabled || rc=1
+run_build build-tsan "kfdsim host" -Dwerror=true -Db_sanitize=thread -Dguest=false \
+	-Dtools=false -De2e=disabled || rc=1
+
+echo "== build: Debian hardening flags, release, -Werror (compile only)"
+if command -v dpkg-buildflags >/dev/null; then
+	[ -f build-harden/build.ninja ] ||
+		CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
+			LDFLAGS="$(dpkg-buildflags --get LDFLAGS)" meson setup build-harden \
+			--buildtype=release -Dwerror=true -Dtests=false -De2e=disabled
+	if meson compile -C build-harden; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		rc=1
+	fi
+else
+	echo "hardening: dpkg-buildflags missing (dpkg-dev), not built"
+fi
 
 echo "== build: libFuzzer (clang, ASan + UBSan)"
 # run_fuzzer NAME SEED_DIR SECONDS: fuzz from a copy of the generated seeds.
@@ -92,7 +112,7 @@ run_fuzzer() {
 if command -v clang >/dev/null; then
 	if [ ! -f build-fuzz/build.ninja ]; then
 		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
-			-Db_lundef=false -De2e=disabled
+			-Db_lundef=false -De2e=disabled -Dwerror=true
 	fi
 	meson compile -C build-fuzz
 	secs="${VKFD_FUZZ_SECONDS:-60}"
