@@ -7,7 +7,8 @@
 #   build-tsan/  TSan: the threaded suites (kfdsim engines, host fences/waits)
 #   build-fuzz/  clang + libFuzzer + ASan/UBSan: the host decoder fuzzed for
 #                VKFD_FUZZ_SECONDS (default 60) and vkfd-server's vtest worker for
-#                half that, each from its committed seed generator
+#                half that, each from its committed seed generator, and
+#                the stateful host harness for half of it
 # plus build-harden/: Debian's hardening flags (dpkg-buildflags), release,
 # -Werror, library and tools compiled only.
 # Usage: ci/run-tests.sh   (from anywhere; installs what is missing)
@@ -118,6 +119,7 @@ if command -v clang >/dev/null; then
 	secs="${VKFD_FUZZ_SECONDS:-60}"
 	run_fuzzer fuzz-host-submit build-fuzz/tests/fuzz/seeds "$secs"
 	run_fuzzer fuzz-vtest-worker build-fuzz/tests/fuzz/vtest-seeds $(((secs + 1) / 2))
+	run_fuzzer fuzz-host-stateful build-fuzz/tests/fuzz/stateful-seeds $(((secs + 1) / 2))
 else
 	echo "fuzz: clang missing, not run"
 fi
