@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, in four builds:
+# The whole test suite, in four builds (-Werror is set here: the project's
+# default options leave it off, so release and distro builds are not broken
+# by a newer compiler's warnings):
 #   build/       gcc, -Werror: every suite
 #   build-san/   ASan + UBSan: every suite (UBSan findings are fatal), then
 #                the threaded suites (kfdsim, host, guest) twice more
@@ -7,7 +9,10 @@
 #                then the e2e suite (ROCm programs, vkfd-server) once
 #   build-fuzz/  clang + libFuzzer + ASan/UBSan: the host decoder fuzzed for
 #                VKFD_FUZZ_SECONDS (default 60) and vkfd-server's vtest worker for
-#                half that, each from its committed seed generator
+#                half that, each from its committed seed generator, and
+#                the stateful host harness for half of it
+# plus build-harden/: Debian's hardening flags (dpkg-buildflags), release,
+# -Werror, library and tools compiled only.
 # Usage: ci/run-tests.sh   (from anywhere; installs what is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,7 +69,7 @@ else
 fi
 
 echo "== build: default (gcc, -Werror)"
-run_build build "" || rc=1
+run_build build "" -Dwerror=true || rc=1
 
 # retest DIR REPEAT "SUITES": run the suites of a built tree REPEAT more
 # times (races that show one run in N; docs/testing.md).
@@ -79,7 +84,7 @@ retest() {
 }
 
 echo "== build: ASan + UBSan"
-run_build build-san "" -Db_sanitize=address,undefined -Db_lundef=false || rc=1
+run_build build-san "" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false || rc=1
 echo "== ASan + UBSan: the threaded suites twice more"
 retest build-san 2 "$THREADED_SUITES" || rc=1
 
@@ -87,11 +92,27 @@ echo "== build: TSan (threaded suites three times, e2e once)"
 # Guests that fork (fork_reopen, ROCm's fork tests) start threads in the
 # child of a multi-threaded process: TSan must let them.
 tsan_fork="$TSAN_OPTIONS:die_after_fork=0"
-TSAN_OPTIONS="$tsan_fork" run_build build-tsan "$THREADED_SUITES" -Db_sanitize=thread || rc=1
+TSAN_OPTIONS="$tsan_fork" run_build build-tsan "$THREADED_SUITES" -Dwerror=true -Db_sanitize=thread || rc=1
 TSAN_OPTIONS="$tsan_fork" retest build-tsan 2 "$THREADED_SUITES" || rc=1
 # ROCm programs on kfdsim and vkfd-server under TSan: GPU-memory accesses
 # are suppressed (ordered by uninstrumented ROCm code, ci/tsan-rocm.supp).
 TSAN_OPTIONS="$tsan_fork:suppressions=$PWD/ci/tsan-rocm.supp" retest build-tsan 1 "e2e" || rc=1
+
+echo "== build: Debian hardening flags, release, -Werror (compile only)"
+if command -v dpkg-buildflags >/dev/null; then
+	[ -f build-harden/build.ninja ] ||
+		CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
+			LDFLAGS="$(dpkg-buildflags --get LDFLAGS)" meson setup build-harden \
+			--buildtype=release -Dwerror=true -Dtests=false -De2e=disabled
+	if meson compile -C build-harden; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		rc=1
+	fi
+else
+	echo "hardening: dpkg-buildflags missing (dpkg-dev), not built"
+fi
 
 echo "== build: libFuzzer (clang, ASan + UBSan)"
 # run_fuzzer NAME SEED_DIR SECONDS: fuzz from a copy of the generated seeds.
@@ -116,12 +137,13 @@ run_fuzzer() {
 if command -v clang >/dev/null; then
 	if [ ! -f build-fuzz/build.ninja ]; then
 		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
-			-Db_lundef=false -De2e=disabled
+			-Db_lundef=false -De2e=disabled -Dwerror=true
 	fi
 	meson compile -C build-fuzz
 	secs="${VKFD_FUZZ_SECONDS:-60}"
 	run_fuzzer fuzz-host-submit build-fuzz/tests/fuzz/seeds "$secs"
 	run_fuzzer fuzz-vtest-worker build-fuzz/tests/fuzz/vtest-seeds $(((secs + 1) / 2))
+	run_fuzzer fuzz-host-stateful build-fuzz/tests/fuzz/stateful-seeds $(((secs + 1) / 2))
 else
 	echo "fuzz: clang missing, not run"
 fi

@@ -52,41 +52,56 @@ static uint64_t cap(uint64_t v, uint64_t quota)
 	return quota && quota < v ? quota : v;
 }
 
+/* Only static sizes, capped at the quota, and the context's own usage: the
+ * kernel's usable size and largest allocation shrink with every process's
+ * pinned memory, its usage counts every process's allocations. */
 static void scale_heap(struct drm_amdgpu_heap_info *h, uint64_t quota, uint64_t used)
 {
 	h->total_heap_size = cap(h->total_heap_size, quota);
-	h->usable_heap_size = cap(h->usable_heap_size, quota);
-	h->max_allocation = cap(h->max_allocation, h->usable_heap_size);
-	/* the device-wide usage would show other guests' allocations */
+	h->usable_heap_size = h->total_heap_size;
+	h->max_allocation = h->usable_heap_size / 4 * 3; /* the kernel's ratio */
 	h->heap_usage = used;
 }
 
-/* Sizes capped at the context's quotas; usage is the context's own. The
- * whole struct is rewritten in a local copy, then only `size` bytes of it go
- * back, so a truncated answer stays a prefix of the scaled one. */
-static void scale_memory(struct vkfd_host_context *ctx, uint32_t query, uint8_t *out, uint32_t size)
+/*
+ * The whole struct is rewritten in a local copy, then only `size` bytes of
+ * it go back, so a truncated answer stays a prefix of the scaled one.
+ * VRAM_GTT's sizes are the kernel's totals less all pinned memory
+ * (device-wide): they are replaced by the static heap totals of a MEMORY
+ * query. 0 or -errno.
+ */
+static int scale_memory(struct vkfd_host_context *ctx, int fd, uint32_t query, uint8_t *out,
+			uint32_t size)
 {
 	uint64_t vq = host_g.cfg.quota.vram_bytes, gq = host_g.cfg.quota.gtt_bytes;
+	struct drm_amdgpu_memory_info m;
 
+	memset(&m, 0, sizeof(m));
 	if (query == VKFD_AMDGPU_QUERY_VRAM_GTT) {
 		struct drm_amdgpu_info_vram_gtt vg;
+		struct drm_amdgpu_info info;
+		int ret;
 
+		memset(&info, 0, sizeof(info));
+		info.return_pointer = (uint64_t)(uintptr_t)&m;
+		info.return_size = sizeof(m);
+		info.query = AMDGPU_INFO_MEMORY;
+		ret = amdgpu_info(ctx, fd, &info);
+		if (ret)
+			return ret;
 		memset(&vg, 0, sizeof(vg));
-		memcpy(&vg, out, size < sizeof(vg) ? size : sizeof(vg));
-		vg.vram_size = cap(vg.vram_size, vq);
-		vg.vram_cpu_accessible_size = cap(vg.vram_cpu_accessible_size, vq);
-		vg.gtt_size = cap(vg.gtt_size, gq);
+		vg.vram_size = cap(m.vram.total_heap_size, vq);
+		vg.vram_cpu_accessible_size = cap(m.cpu_accessible_vram.total_heap_size, vq);
+		vg.gtt_size = cap(m.gtt.total_heap_size, gq);
 		memcpy(out, &vg, size < sizeof(vg) ? size : sizeof(vg));
 	} else {
-		struct drm_amdgpu_memory_info m;
-
-		memset(&m, 0, sizeof(m));
 		memcpy(&m, out, size < sizeof(m) ? size : sizeof(m));
 		scale_heap(&m.vram, vq, ctx->vram_used);
 		scale_heap(&m.cpu_accessible_vram, vq, ctx->vram_used);
 		scale_heap(&m.gtt, gq, ctx->gtt_used);
 		memcpy(out, &m, size < sizeof(m) ? size : sizeof(m));
 	}
+	return 0;
 }
 
 int cmd_amdgpu_query(struct cmd_ctx *c)
@@ -195,8 +210,13 @@ int cmd_amdgpu_query(struct cmd_ctx *c)
 			return ret;
 		}
 	}
-	if (r.query == VKFD_AMDGPU_QUERY_VRAM_GTT || r.query == VKFD_AMDGPU_QUERY_MEMORY)
-		scale_memory(ctx, r.query, out, size);
+	if (r.query == VKFD_AMDGPU_QUERY_VRAM_GTT || r.query == VKFD_AMDGPU_QUERY_MEMORY) {
+		ret = scale_memory(ctx, fd, r.query, out, size);
+		if (ret) {
+			memset(out, 0, r.out_size);
+			return ret;
+		}
+	}
 	rsp->size = size;
 	c->rsp_len = (uint32_t)((sizeof(*rsp) + size + 7) & ~7u);
 	return 0;

@@ -97,8 +97,11 @@ int cmd_create_event(struct cmd_ctx *c)
 	signal = r.event_type == KFD_IOC_EVENT_SIGNAL || r.event_type == KFD_IOC_EVENT_DEBUG_EVENT;
 	if (r.event_page) {
 		page = obj_table_get(&ctx->bos, r.event_page);
-		if (!page || !(page->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) ||
-		    page->size < EVENT_PAGE_BYTES)
+		/* the kernel writes the whole page through its own mapping of the
+		 * BO's memory: the memory, not the VA span, must hold it */
+		if (!page || page->kind != BO_MEMORY ||
+		    !(page->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) ||
+		    host_bo_backing_bytes(page) < EVENT_PAGE_BYTES)
 			return -EINVAL;
 		if (ctx->have_event_page) {
 			if (!page->event_page)
@@ -207,7 +210,8 @@ static void publish_age(struct vkfd_host_context *ctx, uint32_t id, uint64_t age
 {
 	uint64_t *slot, cur;
 
-	if (!age || id == 0 || id >= VKFD_SHMEM_EVENT_COUNT)
+	/* entry 0 is event 0's, like any other (docs/protocol.md 5.3) */
+	if (!age || id >= VKFD_SHMEM_EVENT_COUNT)
 		return;
 	slot = &vkfd_shmem_events(ctx->shmem.map)[id].age;
 	cur = __atomic_load_n(slot, __ATOMIC_ACQUIRE);

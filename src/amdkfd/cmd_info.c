@@ -249,30 +249,27 @@ int cmd_get_clock_counters(struct cmd_ctx *c)
 	return 0;
 }
 
+/*
+ * The context's own budget, never the device's free memory: that would show
+ * every other guest's allocations. The budget is the GPU's VRAM as the
+ * topology export shows it (static, already capped by the quota), or the
+ * quota; what the context has allocated is taken off.
+ */
 int cmd_available_memory(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_available_memory *rsp = (void *)c->rsp;
-	struct kfd_ioctl_get_available_memory_args a;
-	uint64_t quota = host_g.cfg.quota.vram_bytes;
+	uint64_t quota = host_g.cfg.quota.vram_bytes, budget;
 	struct vkfd_req_gpu r;
-	int g, ret;
+	int g;
 
 	DECODE(c, r);
 	g = host_gpu_index_vm(c->ctx, r.gpu_id);
 	if (g < 0)
 		return g;
-	memset(&a, 0, sizeof(a));
-	a.gpu_id = r.gpu_id;
-	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_AVAILABLE_MEMORY, &a);
-	if (ret)
-		return ret;
-	rsp->available = a.available;
-	if (quota) {
-		uint64_t left = quota > c->ctx->vram_used ? quota - c->ctx->vram_used : 0;
-
-		if (left < rsp->available)
-			rsp->available = left;
-	}
+	budget = host_g.topo.gpus[g].vram_size;
+	if (quota && (!budget || quota < budget))
+		budget = quota;
+	rsp->available = budget > c->ctx->vram_used ? budget - c->ctx->vram_used : 0;
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 }

@@ -276,7 +276,9 @@ static int map_common(struct cmd_ctx *c, bool map)
 	c->rsp_len = sizeof(*rsp);
 	rsp->n_success = r.n_success;
 	bo = obj_table_get(&ctx->bos, r.handle);
-	if (!bo)
+	/* a BO without a GPU VA (ALLOC at va 0) passed no VA check and holds
+	 * no range in the VA map: it must never get a GPU mapping */
+	if (!bo || !bo->in_va_map)
 		return -EINVAL;
 	if (r.n_devices < 1 || r.n_devices > VKFD_MAX_MAP_DEVICES || r.n_success > r.n_devices ||
 	    32u + 4u * r.n_devices > c->v->hdr.len)
@@ -324,21 +326,12 @@ int cmd_unmap_memory(struct cmd_ctx *c)
 	return map_common(c, false);
 }
 
+/* Bound when its batch was submitted (host_blob_bind_at_submit): by the
+ * time the executor reaches it there is nothing left to do. */
 int cmd_bind_blob(struct cmd_ctx *c)
 {
-	struct vkfd_host_context *ctx = c->ctx;
-	struct vkfd_req_bind_blob r;
-	struct host_bo *bo;
-	int ret;
-
-	DECODE(c, r);
-	bo = obj_table_get(&ctx->bos, r.handle);
-	if (!bo || r.blob_id == 0 || (bo->map_flags & VKFD_ALLOC_MAP_NONE))
-		return -EINVAL;
-	pthread_mutex_lock(&ctx->lock);
-	ret = host_blob_bind(ctx, r.blob_id, bo);
-	pthread_mutex_unlock(&ctx->lock);
-	return ret == -EEXIST ? -EINVAL : ret;
+	(void)c;
+	return 0;
 }
 
 /* A private duplicate of an attached resource's fd (attach/detach run on

@@ -148,8 +148,8 @@ static int map_write_pointer(struct vkfd_host_context *ctx, uint64_t wptr_va,
 	bo = r->owner;
 	off = wptr_va - bo->va;
 	/* AQL_QUEUE_MEM: the second half of the VA shows the first again */
-	if (bo->blob_size && bo->blob_size < bo->size)
-		off %= bo->blob_size;
+	if (host_bo_backing_bytes(bo) && host_bo_backing_bytes(bo) < bo->size)
+		off %= host_bo_backing_bytes(bo);
 	fd = host_bo_memory_fd(ctx, bo);
 	if (fd < 0)
 		return fd;
@@ -211,6 +211,9 @@ int cmd_create_queue(struct cmd_ctx *c)
 	if ((r.queue_percentage & 0xff) > 100 || r.queue_priority > 15)
 		return -EINVAL;
 	if (!is_pow2(r.ring_size))
+		return -EINVAL;
+	/* the control stack is the start of the save area */
+	if (r.ctl_stack_size > r.ctx_save_restore_size)
 		return -EINVAL;
 	/* recent kernels clamp rings below 1 KiB up to 1 KiB: check what the
 	 * GPU will really read */
@@ -413,11 +416,14 @@ int cmd_alloc_queue_gws(struct cmd_ctx *c)
 int cmd_doorbell_notify(struct cmd_ctx *c)
 {
 	struct vkfd_req_handle r;
+	struct host_queue *q;
 
 	DECODE(c, r);
-	if (!obj_table_get(&c->ctx->queues, r.handle))
+	q = obj_table_get(&c->ctx->queues, r.handle);
+	if (!q)
 		return -EINVAL;
-	doorbell_relay_flush(c->ctx->relay);
+	/* this queue's doorbell only: a batch of notifies costs O(its length) */
+	doorbell_relay_flush_slot(c->ctx->relay, q->relay_slot);
 	return 0;
 }
 

@@ -21,6 +21,7 @@ struct relay_slot {
 	uint64_t last; /* last raw value seen */
 	void *map;     /* owned mapping of the write pointer's page */
 	size_t map_len;
+	uint32_t pos; /* index in active[] while active */
 };
 
 struct doorbell_relay {
@@ -29,8 +30,9 @@ struct doorbell_relay {
 	uint32_t n_slots;
 	uint32_t n_active;
 	struct relay_slot *slots;
-	int efd;     /* external wake-up (VMM ioeventfd) */
-	int ctl_efd; /* internal: queue set changed or stop */
+	uint32_t *active; /* the n_active active slot numbers: scans cost O(queues) */
+	int efd;          /* external wake-up (VMM ioeventfd) */
+	int ctl_efd;      /* internal: queue set changed or stop */
 	bool stop;
 	struct doorbell_relay_stats stats;
 };
@@ -49,6 +51,22 @@ static bool doorbell_value(enum doorbell_relay_src src, uint64_t raw, uint64_t *
 	return true;
 }
 
+/* Forward one active slot's value if it moved; r->lock held. */
+static bool relay_slot_pass(struct doorbell_relay *r, struct relay_slot *s)
+{
+	uint64_t v = __atomic_load_n(s->value, __ATOMIC_ACQUIRE);
+
+	r->stats.visits++;
+	if (v == s->last)
+		return false;
+	s->last = v;
+	if (doorbell_value(s->src, v, &v)) {
+		__atomic_store_n(s->real_db, v, __ATOMIC_RELEASE);
+		r->stats.copies++;
+	}
+	return true;
+}
+
 /* One pass over the active slots; returns true if a value moved. */
 static bool relay_scan(struct doorbell_relay *r)
 {
@@ -56,22 +74,8 @@ static bool relay_scan(struct doorbell_relay *r)
 
 	pthread_mutex_lock(&r->lock);
 	r->stats.scans++;
-	for (uint32_t i = 0; i < r->n_slots && r->n_active; i++) {
-		struct relay_slot *s = &r->slots[i];
-		uint64_t v;
-
-		if (!s->real_db)
-			continue;
-		v = __atomic_load_n(s->value, __ATOMIC_ACQUIRE);
-		if (v == s->last)
-			continue;
-		s->last = v;
-		moved = true;
-		if (!doorbell_value(s->src, v, &v))
-			continue;
-		__atomic_store_n(s->real_db, v, __ATOMIC_RELEASE);
-		r->stats.copies++;
-	}
+	for (uint32_t i = 0; i < r->n_active; i++)
+		moved |= relay_slot_pass(r, &r->slots[r->active[i]]);
 	pthread_mutex_unlock(&r->lock);
 	return moved;
 }
@@ -133,12 +137,13 @@ int doorbell_relay_start(struct doorbell_relay **out, uint32_t n_slots)
 	if (!r)
 		return -ENOMEM;
 	r->slots = calloc(n_slots, sizeof(*r->slots));
+	r->active = calloc(n_slots ? n_slots : 1, sizeof(*r->active));
 	r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->ctl_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->n_slots = n_slots;
 	pthread_mutex_init(&r->lock, NULL);
-	if (!r->slots || r->efd < 0 || r->ctl_efd < 0) {
-		err = r->slots ? -errno : -ENOMEM;
+	if (!r->slots || !r->active || r->efd < 0 || r->ctl_efd < 0) {
+		err = r->slots && r->active ? -errno : -ENOMEM;
 		goto fail;
 	}
 	err = -pthread_create(&r->thread, NULL, relay_thread, r);
@@ -153,6 +158,7 @@ fail:
 		close(r->ctl_efd);
 	pthread_mutex_destroy(&r->lock);
 	free(r->slots);
+	free(r->active);
 	free(r);
 	return err;
 }
@@ -189,7 +195,8 @@ int doorbell_relay_add_queue(struct doorbell_relay *r, uint32_t slot,
 	s->map_len = q->map_len;
 	/* only what moves after this is a ring */
 	s->last = __atomic_load_n(q->value, __ATOMIC_ACQUIRE);
-	r->n_active++;
+	s->pos = r->n_active;
+	r->active[r->n_active++] = slot;
 	pthread_mutex_unlock(&r->lock);
 	kick(r);
 	return 0;
@@ -224,10 +231,14 @@ void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot)
 	pthread_mutex_lock(&r->lock);
 	s = &r->slots[slot];
 	if (s->real_db) {
+		uint32_t last = r->active[--r->n_active];
+
 		map = s->map;
 		len = s->map_len;
+		/* the last active slot takes this one's place */
+		r->active[s->pos] = last;
+		r->slots[last].pos = s->pos;
 		memset(s, 0, sizeof(*s));
-		r->n_active--;
 	}
 	pthread_mutex_unlock(&r->lock);
 	/* the relay reads the mapping only under the lock: gone for good */
@@ -237,6 +248,17 @@ void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot)
 void doorbell_relay_flush(struct doorbell_relay *r)
 {
 	relay_scan(r);
+}
+
+void doorbell_relay_flush_slot(struct doorbell_relay *r, uint32_t slot)
+{
+	if (slot >= r->n_slots)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stats.scans++;
+	if (r->slots[slot].real_db)
+		relay_slot_pass(r, &r->slots[slot]);
+	pthread_mutex_unlock(&r->lock);
 }
 
 int doorbell_relay_efd(struct doorbell_relay *r)
@@ -250,6 +272,7 @@ void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_st
 	pthread_mutex_lock(&r->lock);
 	st->copies = r->stats.copies;
 	st->scans = r->stats.scans;
+	st->visits = r->stats.visits;
 	pthread_mutex_unlock(&r->lock);
 	/* counted by the relay thread outside the lock */
 	st->efd_wakeups = __atomic_load_n(&r->stats.efd_wakeups, __ATOMIC_RELAXED);
@@ -267,9 +290,9 @@ void doorbell_relay_stop(struct doorbell_relay *r)
 	close(r->efd);
 	close(r->ctl_efd);
 	pthread_mutex_destroy(&r->lock);
-	for (uint32_t i = 0; i < r->n_slots; i++)
-		if (r->slots[i].real_db)
-			slot_unmap(r->slots[i].map, r->slots[i].map_len);
+	for (uint32_t i = 0; i < r->n_active; i++)
+		slot_unmap(r->slots[r->active[i]].map, r->slots[r->active[i]].map_len);
 	free(r->slots);
+	free(r->active);
 	free(r);
 }

@@ -38,7 +38,8 @@ struct doorbell_relay;
 
 struct doorbell_relay_stats {
 	uint64_t copies; /* values forwarded to a real doorbell */
-	uint64_t scans;  /* passes over the active slots */
+	uint64_t scans;  /* passes over the active slots (or over one, a notify) */
+	uint64_t visits; /* slots examined: at most scans x active queues */
 	uint64_t efd_wakeups;
 };
 
@@ -70,8 +71,10 @@ int doorbell_relay_add_queue(struct doorbell_relay *r, uint32_t slot,
 /* Shorthand: RELAY_SRC_SHADOW, no mapping. */
 int doorbell_relay_add(struct doorbell_relay *r, uint32_t slot, volatile uint64_t *shadow,
 		       volatile uint64_t *real_db);
-/* One pass now (DOORBELL_NOTIFY). */
+/* One pass over every active slot now. */
 void doorbell_relay_flush(struct doorbell_relay *r);
+/* One slot only (DOORBELL_NOTIFY: costs O(1), whatever the queue count). */
+void doorbell_relay_flush_slot(struct doorbell_relay *r, uint32_t slot);
 /* After this returns the relay never touches that slot's real doorbell or
  * value again, and its mapping is gone. */
 void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot);

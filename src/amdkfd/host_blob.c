@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Blobs: the context's shared memory (blob id 0) and lazy exports of BOs the
- * guest bound to a blob id. get_blob waits only for the submit that binds
- * the requested id, never for the whole queue.
+ * guest bound to a blob id. Ids are bound when the batch carrying BIND_BLOB
+ * is submitted, so get_blob answers at once and never waits on the
+ * executor.
  */
 #include "host_export.h"
 #include "host_internal.h"
@@ -12,34 +13,42 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BLOB_FLAG_MAPPABLE     1u
 #define BLOB_FLAG_SHAREABLE    2u
 #define BLOB_FLAG_CROSS_DEVICE 4u
 
-static int blob_pos(struct vkfd_host_context *ctx, uint64_t blob_id, bool *found)
+/*
+ * The blob table: a hash of guest-chosen ids, keyed with a per-context
+ * secret so that chosen ids cannot pile into one chain, plus a list per BO
+ * so that freeing a BO drops its ids without scanning the table. Every
+ * operation is O(1) expected: binds run on the VMM thread (submit_cmd).
+ */
+static uint64_t blob_hash(const struct vkfd_host_context *ctx, uint64_t blob_id)
 {
-	uint32_t lo = 0, hi = ctx->n_blobs;
+	uint64_t x = blob_id ^ ctx->blob_key;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	/* splitmix64's finaliser */
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
 
-		if (ctx->blobs[mid].blob_id < blob_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < ctx->n_blobs && ctx->blobs[lo].blob_id == blob_id;
-	return (int)lo;
+static struct blob_entry **blob_slot(struct vkfd_host_context *ctx, uint64_t blob_id)
+{
+	struct blob_entry **p = &ctx->blob_buckets[blob_hash(ctx, blob_id) & (ctx->n_buckets - 1)];
+
+	while (*p && (*p)->blob_id != blob_id)
+		p = &(*p)->hnext;
+	return p;
 }
 
 static struct blob_entry *blob_entry_find(struct vkfd_host_context *ctx, uint64_t blob_id)
 {
-	bool found;
-	int i = blob_pos(ctx, blob_id, &found);
-
-	return found ? &ctx->blobs[i] : NULL;
+	return ctx->n_buckets ? *blob_slot(ctx, blob_id) : NULL;
 }
 
 struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id)
@@ -49,56 +58,123 @@ struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id)
 	return e ? e->bo : NULL;
 }
 
+/* Keep chains short: as many buckets as entries (doubling, amortised O(1)). */
+static int blob_table_grow(struct vkfd_host_context *ctx)
+{
+	uint32_t n = ctx->n_buckets ? ctx->n_buckets * 2 : 64;
+	struct blob_entry **b;
+
+	if (ctx->n_blobs < ctx->n_buckets)
+		return 0;
+	b = calloc(n, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	if (!ctx->n_buckets) {
+		/* unseen by the guest: ids it picks hash unpredictably */
+		if (getrandom(&ctx->blob_key, sizeof(ctx->blob_key), GRND_NONBLOCK) !=
+		    sizeof(ctx->blob_key)) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ctx->blob_key =
+			    (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
+		}
+	}
+	for (uint32_t i = 0; i < ctx->n_buckets; i++) {
+		struct blob_entry *e = ctx->blob_buckets[i], *next;
+
+		for (; e; e = next) {
+			uint64_t h = blob_hash(ctx, e->blob_id) & (n - 1);
+
+			next = e->hnext;
+			e->hnext = b[h];
+			b[h] = e;
+		}
+	}
+	free(ctx->blob_buckets);
+	ctx->blob_buckets = b;
+	ctx->n_buckets = n;
+	return 0;
+}
+
 int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
 {
-	bool found;
-	int i = blob_pos(ctx, blob_id, &found);
+	struct blob_entry *e;
+	int ret;
 
-	if (found)
+	if (blob_entry_find(ctx, blob_id))
 		return -EEXIST;
 	/* a BO may carry several blob ids, but a context never holds more
 	 * ids than its BO quota: host memory stays bounded */
 	if (ctx->n_blobs >= ctx->bos.max)
 		return -ENOMEM;
-	if (ctx->n_blobs == ctx->cap_blobs) {
-		uint32_t ncap = ctx->cap_blobs ? ctx->cap_blobs * 2 : 32;
-		struct blob_entry *n;
-
-		if (ncap < ctx->cap_blobs || ncap > ctx->bos.max)
-			ncap = ctx->bos.max;
-		n = realloc(ctx->blobs, ncap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		ctx->blobs = n;
-		ctx->cap_blobs = ncap;
-	}
-	memmove(&ctx->blobs[i + 1], &ctx->blobs[i],
-		(ctx->n_blobs - (uint32_t)i) * sizeof(*ctx->blobs));
-	ctx->blobs[i] = (struct blob_entry){.blob_id = blob_id, .bo = bo};
+	ret = blob_table_grow(ctx);
+	if (ret)
+		return ret;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->blob_id = blob_id;
+	e->bo = bo;
+	e->hnext = *blob_slot(ctx, blob_id); /* NULL: the id is not there */
+	ctx->blob_buckets[blob_hash(ctx, blob_id) & (ctx->n_buckets - 1)] = e;
+	e->bnext = bo->blob_ids;
+	bo->blob_ids = e;
 	ctx->n_blobs++;
-	bo->n_blob_ids++;
 	return 0;
 }
 
 void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo)
 {
-	uint32_t j = 0;
+	struct blob_entry *e, *next;
 
-	if (!bo->n_blob_ids)
-		return;
-	for (uint32_t i = 0; i < ctx->n_blobs; i++)
-		if (ctx->blobs[i].bo != bo)
-			ctx->blobs[j++] = ctx->blobs[i];
-	ctx->n_blobs = j;
-	bo->n_blob_ids = 0;
+	for (e = bo->blob_ids; e; e = next) {
+		struct blob_entry **p = blob_slot(ctx, e->blob_id);
+
+		next = e->bnext;
+		*p = e->hnext;
+		ctx->n_blobs--;
+		free(e);
+	}
+	bo->blob_ids = NULL;
 }
 
-static bool bind_pending(struct vkfd_host_context *ctx, uint64_t blob_id)
+void host_blob_table_fini(struct vkfd_host_context *ctx)
 {
-	for (uint32_t i = 0; i < ctx->n_binds; i++)
-		if (ctx->binds[i].blob_id == blob_id)
-			return true;
-	return false;
+	for (uint32_t i = 0; i < ctx->n_buckets; i++) {
+		struct blob_entry *e = ctx->blob_buckets[i], *next;
+
+		for (; e; e = next) {
+			next = e->hnext;
+			free(e);
+		}
+	}
+	free(ctx->blob_buckets);
+	ctx->blob_buckets = NULL;
+	ctx->n_buckets = 0;
+	ctx->n_blobs = 0;
+}
+
+/*
+ * BIND_BLOB takes effect when its batch is submitted, on the VMM thread, so
+ * that get_blob never waits for the executor (whose queue the guest fills
+ * at will). The BO must exist then: a guest learns a handle only from an
+ * answered ALLOC_MEMORY or IMPORT_RESOURCE, which ran before. A bind the
+ * host refuses leaves the id unbound (get_blob -EINVAL). ctx->lock held.
+ */
+void host_blob_bind_at_submit(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r)
+{
+	struct host_bo *bo = obj_table_get(&ctx->bos, r->handle);
+	int ret;
+
+	if (!bo || bo->freeing || r->blob_id == VKFD_SHMEM_BLOB_ID ||
+	    (bo->map_flags & VKFD_ALLOC_MAP_NONE))
+		ret = -EINVAL;
+	else
+		ret = host_blob_bind(ctx, r->blob_id, bo);
+	if (ret)
+		vkfd_dbg("ctx %u: BIND_BLOB %llu refused: %d", ctx->ctx_id,
+			 (unsigned long long)r->blob_id, ret);
 }
 
 static int get_shmem(struct vkfd_host_context *ctx, uint64_t size, uint32_t flags,
@@ -216,17 +292,12 @@ VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32
 		return -EINVAL;
 
 	pthread_mutex_lock(&ctx->lock);
-	for (;;) {
-		if (ctx->stopping || __atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE)) {
-			ret = -EIO;
-			goto out;
-		}
-		e = blob_entry_find(ctx, blob_id);
-		if (e || !bind_pending(ctx, blob_id))
-			break;
-		/* the submit binding this id has not run yet: wait for it only */
-		pthread_cond_wait(&ctx->done_cond, &ctx->lock);
+	if (ctx->stopping || __atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE)) {
+		ret = -EIO;
+		goto out;
 	}
+	/* bound at submit time: nothing to wait for */
+	e = blob_entry_find(ctx, blob_id);
 	bo = e ? e->bo : NULL;
 	/* unbound, freed, already exported (one export per id), or a size
 	 * that does not match the BO's blob */

@@ -106,8 +106,7 @@ static void ctx_free(struct vkfd_host_context *ctx)
 	obj_table_fini(&ctx->queues);
 	va_map_fini(&ctx->va);
 	free(ctx->events);
-	free(ctx->binds);
-	free(ctx->blobs);
+	host_blob_table_fini(ctx);
 	free(ctx->rsp_buf);
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_cond_destroy(&ctx->cond);
@@ -271,8 +270,9 @@ void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
-/* Count what later fences and get_blob calls depend on. */
-static int scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t size, uint64_t seq)
+/* Bind blob ids (get_blob must not wait for the executor) and count the
+ * waits later fences depend on. O(1) per request. */
+static void scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t size)
 {
 	struct vkfd_cmd_view v;
 	struct vkfd_iter it;
@@ -283,17 +283,7 @@ static int scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t
 			struct vkfd_req_bind_blob r;
 
 			vkfd_cmd_decode(&v, &r, sizeof(r));
-			if (ctx->n_binds == ctx->cap_binds) {
-				uint32_t ncap = ctx->cap_binds ? ctx->cap_binds * 2 : 16;
-				struct pending_bind *n = realloc(ctx->binds, ncap * sizeof(*n));
-
-				if (!n)
-					return -ENOMEM;
-				ctx->binds = n;
-				ctx->cap_binds = ncap;
-			}
-			ctx->binds[ctx->n_binds++] =
-			    (struct pending_bind){.blob_id = r.blob_id, .seq = seq};
+			host_blob_bind_at_submit(ctx, &r);
 		} else if (v.hdr.cmd == VKFD_CMD_WAIT_EVENTS) {
 			struct vkfd_req_wait_events r;
 
@@ -302,7 +292,6 @@ static int scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t
 				ctx->rings[r.ring_idx].queued++;
 		}
 	}
-	return 0;
 }
 
 VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, const void *buf,
@@ -311,7 +300,6 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 	enum vkfd_frame_error ferr = VKFD_FRAME_OK;
 	struct exec_item *it;
 	size_t eoff = 0;
-	int ret;
 
 	if (!ctx || (!buf && size))
 		return -EINVAL;
@@ -337,6 +325,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 	}
 	memcpy(it->data, buf, size);
 	it->size = size;
+	it->cost = host_batch_cost(size);
 	it->next = NULL;
 	if (vkfd_batch_check(it->data, size, VKFD_RSP_AREA_SIZE, &ferr, &eoff) < 0) {
 		vkfd_err("ctx %u: framing error at offset %zu: %s", ctx->ctx_id, eoff,
@@ -351,7 +340,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		free(it);
 		return -ESHUTDOWN;
 	}
-	if (ctx->queued_bytes + size > HOST_MAX_QUEUED_BYTES) {
+	if (ctx->queued_bytes + it->cost > HOST_MAX_QUEUED_BYTES) {
 		pthread_mutex_unlock(&ctx->lock);
 		free(it);
 		vkfd_err("ctx %u: more than %u bytes of batches waiting for the executor",
@@ -360,15 +349,9 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		return -ENOMEM;
 	}
 	it->seq = ctx->submitted + 1;
-	ret = scan_batch(ctx, it->data, size, it->seq);
-	if (ret) {
-		pthread_mutex_unlock(&ctx->lock);
-		free(it);
-		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_NO_MEMORY);
-		return ret;
-	}
+	scan_batch(ctx, it->data, size);
 	ctx->submitted = it->seq;
-	ctx->queued_bytes += size;
+	ctx->queued_bytes += it->cost;
 	if (ctx->q_tail)
 		ctx->q_tail->next = it;
 	else

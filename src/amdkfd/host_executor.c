@@ -359,7 +359,6 @@ static void *executor_main(void *arg)
 	for (;;) {
 		struct exec_item *it;
 		uint64_t seq;
-		uint32_t i, j;
 		bool spun = false;
 
 		spin_max = env_spin >= 0 ? (uint64_t)env_spin
@@ -392,7 +391,7 @@ static void *executor_main(void *arg)
 		ctx->q_head = it->next;
 		if (!ctx->q_head)
 			ctx->q_tail = NULL;
-		ctx->queued_bytes -= it->size;
+		ctx->queued_bytes -= it->cost;
 		pthread_mutex_unlock(&ctx->lock);
 
 		if (!__atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE))
@@ -403,11 +402,6 @@ static void *executor_main(void *arg)
 
 		pthread_mutex_lock(&ctx->lock);
 		ctx->executed = seq;
-		/* bindings of this submit are now in the blob table or failed */
-		for (i = 0, j = 0; i < ctx->n_binds; i++)
-			if (ctx->binds[i].seq > seq)
-				ctx->binds[j++] = ctx->binds[i];
-		ctx->n_binds = j;
 		pthread_cond_broadcast(&ctx->done_cond);
 		pthread_mutex_unlock(&ctx->lock);
 		fence_state_advance(&ctx->fences, 0, seq);

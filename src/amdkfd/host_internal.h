@@ -40,10 +40,14 @@ struct host_stats;
 #define HOST_DEFAULT_MAX_EVENTS       4096u
 #define HOST_DEFAULT_MAX_WAITS        (VKFD_NUM_RINGS - 1)
 #define HOST_DEFAULT_CONTEXTS_PER_GPU 8u
-/* Bytes of batches queued but not yet executed, per context: a guest that
- * submits faster than its executor runs cannot grow host memory without
- * bound (512 maximum-size batches). */
-#define HOST_MAX_QUEUED_BYTES         (64u << 20)
+/* Bytes the host spends on batches queued but not yet executed, per
+ * context: a guest that submits faster than its executor runs cannot grow
+ * host memory without bound (512 maximum-size batches, or fewer tiny ones:
+ * each batch is charged its whole allocation, see host_batch_cost()). */
+#define HOST_MAX_QUEUED_BYTES (64u << 20)
+/* What malloc spends per chunk beyond the bytes asked for (size header,
+ * rounding to 16): charged so that tiny batches cost what they take. */
+#define HOST_MALLOC_OVERHEAD          32u
 #define HOST_QUEUE_SLOTS              (VKFD_KFD_DOORBELL_SLICE_SLOTS * HOST_MAX_GPUS)
 #define VKFD_KFD_DOORBELL_SLICE_SLOTS 1024u /* 8 KiB of u64 doorbells */
 
@@ -79,15 +83,15 @@ struct host_bo {
 	uint64_t handle;     /* opaque, guest visible */
 	uint64_t kfd_handle; /* never leaves the host */
 	uint64_t va, size;   /* guest request */
-	uint64_t blob_size;  /* what get_blob must ask for */
+	uint64_t blob_size;  /* bytes of memory behind it (host_bo_backing_bytes) */
 	uint64_t quota_bytes;
 	uint32_t flags; /* KFD_IOC_ALLOC_MEM_FLAGS_* */
 	uint32_t gpu;   /* exported GPU index */
 	enum bo_kind kind;
 	uint32_t map_info, map_flags;
-	uint64_t mapped_mask; /* bit g: mapped on exported GPU g */
-	uint32_t n_blob_ids;  /* blob ids bound to this BO */
-	bool freeing;         /* FREE in flight: get_blob must not export */
+	uint64_t mapped_mask;        /* bit g: mapped on exported GPU g */
+	struct blob_entry *blob_ids; /* ids bound to this BO (bnext list) */
+	bool freeing;                /* FREE in flight: get_blob must not export */
 	bool event_page;
 	bool in_va_map;
 	int dmabuf_fd; /* render-node allocation (KFD < 1.12), else -1 */
@@ -128,18 +132,22 @@ struct exec_item {
 	struct exec_item *next;
 	uint64_t seq; /* 1-based submit number */
 	size_t size;
+	size_t cost; /* host bytes charged to queued_bytes */
 	uint8_t data[];
 };
+
+/* Host bytes a queued batch of `size` payload bytes occupies. */
+static inline size_t host_batch_cost(size_t size)
+{
+	return ((sizeof(struct exec_item) + size + 15u) & ~(size_t)15u) + HOST_MALLOC_OVERHEAD;
+}
 
 struct blob_entry {
 	uint64_t blob_id;
 	struct host_bo *bo;
-	bool exported; /* one export per blob id */
-};
-
-struct pending_bind {
-	uint64_t blob_id;
-	uint64_t seq; /* submit that binds it */
+	bool exported;            /* one export per blob id */
+	struct blob_entry *hnext; /* hash chain */
+	struct blob_entry *bnext; /* next id of the same BO */
 };
 
 /* Per-ring wait bookkeeping (see cmd_event.c). */
@@ -162,7 +170,7 @@ struct vkfd_host_context {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;      /* executor wake-up */
-	pthread_cond_t done_cond; /* executed advanced / blob bound */
+	pthread_cond_t done_cond; /* executed advanced */
 	pthread_t exec_thread;
 	bool exec_started;
 	/* Set once, under `lock`, with an atomic store; read under `lock` or
@@ -173,15 +181,15 @@ struct vkfd_host_context {
 	uint64_t submitted, executed;
 	uint64_t submit_hint;  /* atomic copy of submitted: the executor's spin */
 	uint32_t exec_spin_ns; /* atomic; vkfd_host_context_set_exec_spin */
-	size_t queued_bytes;
+	size_t queued_bytes;   /* host_batch_cost() of each queued batch */
 
 	struct shmem_region shmem;
 	bool shmem_created;
 
-	struct pending_bind *binds;
-	uint32_t n_binds, cap_binds;
-	struct blob_entry *blobs; /* sorted by blob_id */
-	uint32_t n_blobs, cap_blobs;
+	/* blob ids (host_blob.c), bound at submit time */
+	struct blob_entry **blob_buckets;
+	uint32_t n_buckets, n_blobs;
+	uint64_t blob_key; /* secret hash key: guest ids cannot collide at will */
 
 	struct fence_state fences;
 	struct ring_wait_state rings[VKFD_NUM_RINGS];
@@ -265,6 +273,14 @@ int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id);
 /* same, and the VM must have been acquired */
 int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id);
 struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id);
+/* Bytes of memory behind a BO, which is what anything that reaches it by
+ * size (the kernel's event page, a host mapping, a blob export) may touch.
+ * Not its VA span: an AQL_QUEUE_MEM BO is half as much memory mapped twice;
+ * DOORBELL and MMIO_REMAP BOs are the host's shadow page(s). */
+static inline uint64_t host_bo_backing_bytes(const struct host_bo *bo)
+{
+	return bo->blob_size;
+}
 /* does [va, va+size) lie inside one BO mapped on GPU g? */
 bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g);
 void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);
@@ -275,6 +291,9 @@ struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
 int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo);
 /* drop every blob id bound to bo */
 void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo);
+/* submit_cmd's BIND_BLOB (ctx->lock held); a refused bind is only logged */
+void host_blob_bind_at_submit(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r);
+void host_blob_table_fini(struct vkfd_host_context *ctx);
 /* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node
  * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd). -errno otherwise. */
 int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo);

@@ -14,6 +14,13 @@
 #define TOPO_FILE_MAX (64 * 1024)
 
 /* Properties that identify the host machine or its PCI layout. */
+/* snprintf's result w fits a buffer of cap bytes (checked, so that a path
+ * is never silently cut, and -Wformat-truncation has nothing to say) */
+static bool fits(int w, size_t cap)
+{
+	return w >= 0 && (size_t)w < cap;
+}
+
 static const char *const hidden_props[] = {
     "unique_id", "location_id", "domain", "hive_id", NULL,
 };
@@ -65,7 +72,10 @@ static int add_file(struct topo_export *t, const char *path, char *data, uint32_
 	}
 	t->files = n;
 	memset(&n[t->n_files], 0, sizeof(n[0]));
-	snprintf(n[t->n_files].path, sizeof(n[0].path), "%s", path);
+	if (!fits(snprintf(n[t->n_files].path, sizeof(n[0].path), "%s", path), sizeof(n[0].path))) {
+		free(data);
+		return -ENAMETOOLONG;
+	}
 	n[t->n_files].data = data;
 	n[t->n_files].len = len;
 	t->n_files++;
@@ -105,10 +115,13 @@ static char *sanitize(const char *in, uint32_t *out_len, rewrite_fn fn, void *ar
 
 		if (klen && !hidden(p, klen)) {
 			if (sp && fn && fn(arg, p, klen, strtoull(sp + 1, NULL, 10), &val, &drop)) {
-				if (!drop)
-					o +=
-					    (size_t)snprintf(out + o, cap - o, "%.*s %" PRIu64 "\n",
-							     (int)klen, p, val);
+				int w = drop ? 0
+					     : snprintf(out + o, cap - o, "%.*s %" PRIu64 "\n",
+							(int)klen, p, val);
+
+				if (!fits(w, cap - o))
+					break; /* a line that does not fit ends the file */
+				o += (size_t)w;
 			} else if (o + llen + 2 < cap) {
 				memcpy(out + o, p, llen);
 				o += llen;
@@ -129,7 +142,13 @@ static char *sanitize(const char *in, uint32_t *out_len, rewrite_fn fn, void *ar
 struct node_rw {
 	uint32_t index;
 	uint64_t vram_cap;
+	uint64_t heap_type; /* of the bank being read (listed before its size) */
+	uint64_t fb_bytes;  /* frame-buffer banks as exported */
 };
+
+/* HSA_MEM_HEAP_TYPE_FB_PUBLIC / FB_PRIVATE: the GPU's local memory */
+#define TOPO_HEAP_FB_PUBLIC  1
+#define TOPO_HEAP_FB_PRIVATE 2
 
 static bool node_rewrite(void *arg, const char *key, size_t klen, uint64_t old, uint64_t *val,
 			 bool *drop)
@@ -155,10 +174,18 @@ static bool bank_rewrite(void *arg, const char *key, size_t klen, uint64_t old, 
 	struct node_rw *rw = arg;
 
 	(void)drop;
-	if (klen == 13 && !strncmp(key, "size_in_bytes", klen) && rw->vram_cap &&
-	    old > rw->vram_cap) {
-		*val = rw->vram_cap;
-		return true;
+	if (klen == 9 && !strncmp(key, "heap_type", klen)) {
+		rw->heap_type = old;
+		return false;
+	}
+	if (klen == 13 && !strncmp(key, "size_in_bytes", klen)) {
+		bool capped = rw->vram_cap && old > rw->vram_cap;
+		uint64_t size = capped ? rw->vram_cap : old;
+
+		if (rw->heap_type == TOPO_HEAP_FB_PUBLIC || rw->heap_type == TOPO_HEAP_FB_PRIVATE)
+			rw->fb_bytes += size;
+		*val = size;
+		return capped;
 	}
 	return false;
 }
@@ -198,7 +225,10 @@ static int export_subdir(struct topo_export *t, const char *host_node_dir, uint3
 		char *raw, *clean;
 		uint64_t to;
 
-		snprintf(fpath, sizeof(fpath), "%s/%s/%u/properties", host_node_dir, sub, i);
+		if (!fits(snprintf(fpath, sizeof(fpath), "%s/%s/%u/properties", host_node_dir, sub,
+				   i),
+			  sizeof(fpath)))
+			return -ENAMETOOLONG;
 		raw = read_small_file(fpath, &len);
 		if (!raw)
 			break;
@@ -217,7 +247,12 @@ static int export_subdir(struct topo_export *t, const char *host_node_dir, uint3
 		free(raw);
 		if (!clean)
 			return -ENOMEM;
-		snprintf(rel, sizeof(rel), "nodes/%u/%s/%u/properties", idx, sub, count++);
+		if (!fits(
+			snprintf(rel, sizeof(rel), "nodes/%u/%s/%u/properties", idx, sub, count++),
+			sizeof(rel))) {
+			free(clean);
+			return -ENAMETOOLONG;
+		}
 		if (add_file(t, rel, clean, len))
 			return -ENOMEM;
 	}
@@ -241,7 +276,9 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(dir, sizeof(dir), "%s%s/nodes", root ? root : "", TOPO_DIR);
+	if (!fits(snprintf(dir, sizeof(dir), "%s%s/nodes", root ? root : "", TOPO_DIR),
+		  sizeof(dir)))
+		return -ENAMETOOLONG;
 	d = opendir(dir);
 	if (!d)
 		return -ENODEV;
@@ -262,13 +299,17 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 
 		if (gpu_mask && (nodes[i] >= 32 || !(gpu_mask & (1u << nodes[i]))))
 			continue;
-		snprintf(path, sizeof(path), "%s/%u/gpu_id", dir, nodes[i]);
+		if (!fits(snprintf(path, sizeof(path), "%s/%u/gpu_id", dir, nodes[i]),
+			  sizeof(path)))
+			continue;
 		txt = read_small_file(path, &len);
 		if (!txt)
 			continue;
 		gpu_id = strtoull(txt, NULL, 10);
 		free(txt);
-		snprintf(path, sizeof(path), "%s/%u/properties", dir, nodes[i]);
+		if (!fits(snprintf(path, sizeof(path), "%s/%u/properties", dir, nodes[i]),
+			  sizeof(path)))
+			continue;
 		txt = read_small_file(path, &len);
 		if (!txt)
 			continue;
@@ -296,8 +337,12 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 		uint32_t len;
 		char *txt, *clean;
 
-		snprintf(ndir, sizeof(ndir), "%s/%u", dir, t->gpus[g].host_node);
-		snprintf(path, sizeof(path), "%s/properties", ndir);
+		if (!fits(snprintf(ndir, sizeof(ndir), "%s/%u", dir, t->gpus[g].host_node),
+			  sizeof(ndir)) ||
+		    !fits(snprintf(path, sizeof(path), "%s/properties", ndir), sizeof(path))) {
+			ret = -ENAMETOOLONG;
+			goto fail;
+		}
 		txt = read_small_file(path, &len);
 		if (!txt) {
 			ret = -EIO;
@@ -305,15 +350,24 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 		}
 		clean = sanitize(txt, &len, node_rewrite, &rw);
 		free(txt);
-		snprintf(rel, sizeof(rel), "nodes/%u/properties", g);
+		if (!fits(snprintf(rel, sizeof(rel), "nodes/%u/properties", g), sizeof(rel))) {
+			free(clean);
+			ret = -ENAMETOOLONG;
+			goto fail;
+		}
 		if (!clean || add_file(t, rel, clean, len)) {
 			ret = -ENOMEM;
 			goto fail;
 		}
-		snprintf(path, sizeof(path), "%s/name", ndir);
-		txt = read_small_file(path, &len);
+		txt = fits(snprintf(path, sizeof(path), "%s/name", ndir), sizeof(path))
+			  ? read_small_file(path, &len)
+			  : NULL;
 		if (txt) {
-			snprintf(rel, sizeof(rel), "nodes/%u/name", g);
+			if (!fits(snprintf(rel, sizeof(rel), "nodes/%u/name", g), sizeof(rel))) {
+				free(txt);
+				ret = -ENAMETOOLONG;
+				goto fail;
+			}
 			if (add_file(t, rel, txt, len)) {
 				ret = -ENOMEM;
 				goto fail;
@@ -325,12 +379,22 @@ int topo_export_build(struct topo_export *t, const char *root, uint32_t gpu_mask
 			goto fail;
 		}
 		len = (uint32_t)snprintf(txt, 16, "%u\n", t->gpus[g].gpu_id);
-		snprintf(rel, sizeof(rel), "nodes/%u/gpu_id", g);
+		if (!fits(snprintf(rel, sizeof(rel), "nodes/%u/gpu_id", g), sizeof(rel))) {
+			free(txt);
+			ret = -ENAMETOOLONG;
+			goto fail;
+		}
 		if (add_file(t, rel, txt, len)) {
 			ret = -ENOMEM;
 			goto fail;
 		}
 		ret = export_subdir(t, ndir, g, "mem_banks", bank_rewrite, &rw, false);
+		/* recent kernels show local_mem_size 0: the banks say it */
+		if (!t->gpus[g].vram_size) {
+			t->gpus[g].vram_size = rw.fb_bytes;
+			if (vram_cap && t->gpus[g].vram_size > vram_cap)
+				t->gpus[g].vram_size = vram_cap;
+		}
 		if (!ret)
 			ret = export_subdir(t, ndir, g, "caches", NULL, NULL, false);
 		if (!ret)

@@ -45,6 +45,14 @@ static uint32_t processed(const struct vkfd_guest *g)
 	return vkfd_load_acquire_u32(&shm_hdr(g)->seqno);
 }
 
+/* Wrap-safe for any first seqno (the header reads 0 before the first). */
+static bool seqno_done(struct vkfd_guest *g, uint32_t seqno)
+{
+	return vkfd_seqno_processed(processed(g), seqno,
+				    __atomic_load_n(&g->seq_base, __ATOMIC_RELAXED),
+				    __atomic_load_n(&g->seq_issued, __ATOMIC_ACQUIRE));
+}
+
 /* A private, aligned copy of a caller's request. */
 union req_buf {
 	struct vkfd_req_hdr hdr;
@@ -91,6 +99,8 @@ static int add_locked(struct vkfd_guest *g, union req_buf *req, uint32_t len, ui
 			return r;
 		r = vkfd_builder_add(&g->b, cmd, req, len, rsp_off, seqno);
 	}
+	if (!r)
+		__atomic_store_n(&g->seq_issued, g->b.seqno - 1, __ATOMIC_RELEASE);
 	return r;
 }
 
@@ -145,7 +155,7 @@ static int wait_processed(struct vkfd_guest *g, uint32_t seqno)
 	uint64_t start = guest_now_ns(), fence = 0;
 	int r;
 
-	while (!vkfd_seqno_passed(processed(g), seqno)) {
+	while (!seqno_done(g, seqno)) {
 		if (guest_now_ns() - start >= g->spin_ns) {
 			/* ring 0 retires once every earlier submit ran */
 			pthread_mutex_lock(&g->lock);
@@ -159,8 +169,11 @@ static int wait_processed(struct vkfd_guest *g, uint32_t seqno)
 		}
 		sched_yield();
 	}
-	if (vkfd_seqno_passed(processed(g), seqno))
+	if (seqno_done(g, seqno)) {
+		/* later judgements measure from here (base stays <= header) */
+		__atomic_store_n(&g->seq_base, seqno, __ATOMIC_RELAXED);
 		return 0;
+	}
 	/* Ring 0 retired but our request was not processed: the host
 	 * dropped the batch (protocol error, context lost). */
 	return -EIO;
@@ -362,6 +375,8 @@ int guest_calls_init(struct vkfd_guest *g)
 	if (!g->batch)
 		return -ENOMEM;
 	vkfd_builder_init(&g->b, g->batch, VKFD_MAX_BATCH_SIZE, 1);
+	g->seq_base = g->b.seqno - 1; /* nothing processed yet */
+	g->seq_issued = g->seq_base;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_mutex_init(&g->sync_lock, NULL);
 	pthread_mutex_init(&g->ring_lock, NULL);

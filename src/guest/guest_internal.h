@@ -51,6 +51,10 @@ struct vkfd_guest {
 	bool flusher_running;
 	bool stop;
 
+	/* Atomic: a seqno known processed (first - 1 at start) and the last
+	 * seqno queued; vkfd_seqno_processed() judges the header between them. */
+	uint32_t seq_base, seq_issued;
+
 	/* Owns the synchronous response slot. */
 	pthread_mutex_t sync_lock;
 	unsigned spin_ns;

@@ -398,6 +398,19 @@ int sim_ioctl_update_queue(struct sim_process *p, void *args)
 		r = -EFAULT; /* pqm_update_queue_properties */
 		goto out;
 	}
+	if (!a->ring_size || !a->ring_base_address) {
+		/* a NULL ring disables the queue (QUEUE_IS_ACTIVE is false) and
+		 * keeps it, its engine and its ring's reference: not an error.
+		 * The engine stops reading the ring before the ring changes. */
+		engine_set_active(q, false);
+		pthread_mutex_lock(&p->q_lock);
+		q->ring = a->ring_base_address;
+		q->ring_size = a->ring_size;
+		q->percent = a->queue_percentage & 0xff;
+		q->priority = a->queue_priority;
+		pthread_mutex_unlock(&p->q_lock);
+		goto out;
+	}
 	if (checks_buffers(p) && a->ring_size) {
 		struct sim_bo *ring_bo;
 

@@ -561,7 +561,7 @@ bool vkfd_event_hint_unchanged(const void *shmem, const uint32_t *ids, const uin
 		return false;
 	ev = (const struct vkfd_event_state *)((const uint8_t *)shmem + VKFD_SHMEM_EVENT_OFF);
 	for (uint32_t i = 0; i < n; i++) {
-		if (ids[i] == 0 || ids[i] >= VKFD_SHMEM_EVENT_COUNT)
+		if (ids[i] >= VKFD_SHMEM_EVENT_COUNT)
 			return false; /* non-signal ids are not hinted */
 		if (vkfd_load_acquire_u64(&ev[ids[i]].age) != last_seen[i])
 			return false;

@@ -200,10 +200,32 @@ static inline struct vkfd_event_state *vkfd_shmem_events(void *shmem)
 	return (struct vkfd_event_state *)((uint8_t *)shmem + VKFD_SHMEM_EVENT_OFF);
 }
 
-/* True once `seqno` has been processed, with 32-bit wrap-around. */
+/* True once `seqno` has been processed, with 32-bit wrap-around. Only
+ * meaningful once the header has left its initial 0 for a value near
+ * seqno: prefer vkfd_seqno_processed(). */
 static inline bool vkfd_seqno_passed(uint32_t processed, uint32_t seqno)
 {
 	return (int32_t)(processed - seqno) >= 0;
+}
+
+/*
+ * Has the request `seqno` been processed, for any starting seqno? All
+ * distances are taken from `base`, a seqno the guest knows is processed
+ * (at the start: its first seqno - 1), up to `issued`, the last seqno it
+ * sent. The header reads 0 until the host finishes a request: a header
+ * value outside [base, issued] has not moved for this guest yet (a guest
+ * that started in the upper half of u32 would otherwise see its first
+ * requests as done). A seqno at or before base is processed. Holds while
+ * fewer than 2^32 requests lie between base and issued.
+ */
+static inline bool vkfd_seqno_processed(uint32_t processed, uint32_t seqno, uint32_t base,
+					uint32_t issued)
+{
+	uint32_t dp = processed - base, ds = seqno - base, di = issued - base;
+
+	if (ds == 0 || ds > di)
+		return true;
+	return dp <= di && dp >= ds;
 }
 
 /* Memory ordering of the shared words (docs/protocol.md, "Ordering"). */

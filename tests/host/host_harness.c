@@ -88,12 +88,14 @@ void h_lib_fini(void)
 	vkfd_host_fini();
 }
 
+uint32_t h_first_seqno = 1000;
+
 int h_open_bare(struct harness *h, uint32_t ctx_id)
 {
 	memset(h, 0, sizeof(*h));
 	h->shmem_fd = -1;
 	h->ctx_id = ctx_id;
-	h->seqno = 1000;
+	h->seqno = h_first_seqno;
 	h->next_fence = 1;
 	h->next_blob = 100;
 	h->batch = calloc(1, VKFD_MAX_BATCH_SIZE);
@@ -168,7 +170,8 @@ uint32_t h_add(struct harness *h, uint32_t cmd, void *req, uint32_t len, uint32_
 		h->rsp_next = 0;
 	off = h->rsp_next;
 	h->rsp_next += need;
-	if (vkfd_builder_add(&h->b, cmd, req, len, off, &seq))
+	h->add_failed = vkfd_builder_add(&h->b, cmd, req, len, off, &seq) != 0;
+	if (h->add_failed)
 		return 0;
 	if (rsp_off)
 		*rsp_off = off;
@@ -195,7 +198,8 @@ int h_wait_seqno(struct harness *h, uint32_t s)
 	struct vkfd_shmem_hdr *hdr = h->shmem;
 
 	for (int i = 0; i < 50000; i++) {
-		if (vkfd_seqno_passed(vkfd_load_acquire_u32(&hdr->seqno), s))
+		if (vkfd_seqno_processed(vkfd_load_acquire_u32(&hdr->seqno), s, h->seqno - 1,
+					 h->b.seqno - 1))
 			return 0;
 		if (vkfd_load_acquire_u32(&hdr->async_error))
 			return -EIO;
@@ -228,7 +232,7 @@ int h_call(struct harness *h, uint32_t cmd, void *req, uint32_t len, void *rsp, 
 	int ret;
 
 	s = h_add(h, cmd, req, len, &off);
-	if (!s)
+	if (h->add_failed)
 		return -ENOSPC;
 	ret = h_flush(h);
 	if (ret)
@@ -249,7 +253,7 @@ int h_async(struct harness *h, uint32_t cmd, void *req, uint32_t len)
 	uint32_t s = h_add(h, cmd, req, len, NULL);
 	int ret;
 
-	if (!s)
+	if (h->add_failed)
 		return -ENOSPC;
 	ret = h_flush(h);
 	return ret ? ret : h_wait_seqno(h, s);

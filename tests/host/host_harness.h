@@ -21,7 +21,8 @@ struct harness {
 	uint32_t ctx_id;
 	void *shmem;
 	int shmem_fd;
-	uint32_t seqno;    /* next request seqno */
+	uint32_t seqno;    /* the context's first request seqno */
+	bool add_failed;   /* the last h_add did not fit (seqno 0 is valid) */
 	uint32_t rsp_next; /* next free response offset */
 	uint32_t gpu_id;
 	struct vkfd_aperture ap;
@@ -60,6 +61,8 @@ int h_fence_count(uint32_t ctx_id, uint32_t ring, uint64_t fence_id);
 
 /* Create a context, its shared memory, HELLO, ACQUIRE_VM on GPU 0. */
 int h_open(struct harness *h, uint32_t ctx_id);
+/* First request seqno of contexts opened from now on (default 1000). */
+extern uint32_t h_first_seqno;
 /* Create a context without shared memory. */
 int h_open_bare(struct harness *h, uint32_t ctx_id);
 void h_close(struct harness *h);

@@ -124,7 +124,7 @@ static void test_bo_blob_export(void **state)
 	assert_int_equal(vkfd_host_context_get_blob(h.ctx, 9, 77, 1 << 20, 1, &b), -EINVAL);
 	h_bind(&h, handle, 77);
 	h_bind(&h, handle, 78); /* a BO may have several blob ids */
-	/* get_blob waits for the bind to run; wrong size / flags first */
+	/* bound when submitted; wrong size / flags first */
 	assert_int_equal(vkfd_host_context_get_blob(h.ctx, 9, 77, 4096, 1, &b), -EINVAL);
 	assert_int_equal(vkfd_host_context_get_blob(h.ctx, 9, 77, 1 << 20, 4, &b), -EINVAL);
 	assert_int_equal(vkfd_host_context_get_blob(h.ctx, 9, 77, 1 << 20, 2, &b), -EINVAL);

@@ -320,6 +320,31 @@ static void test_gpu_reset_is_an_event(void **state)
 	assert_int_equal(rsp->events[0].memory_lost, 1);
 }
 
+/* Seqnos may start anywhere (docs/protocol.md 5.2): contexts whose first
+ * request is in the upper half of u32, or just before the wrap, get every
+ * answer; the header's initial 0 never passes for processed. */
+static void test_any_first_seqno(void **state)
+{
+	static const uint32_t starts[] = {0x90000000u, 0xfffffffeu, 0x80000000u};
+
+	(void)state;
+	H_SIM_ONLY("needs two KFD processes in this host process");
+	for (unsigned i = 0; i < 3; i++) {
+		struct vkfd_req_get_version gv;
+		struct vkfd_rsp_get_version gr;
+		struct harness h2;
+
+		h_first_seqno = starts[i];
+		assert_int_equal(h_open(&h2, 10 + i), 0);
+		memset(&gv, 0, sizeof(gv));
+		for (int k = 0; k < 4; k++)
+			assert_int_equal(
+			    h_call(&h2, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), &gr, sizeof(gr)), 0);
+		h_close(&h2);
+	}
+	h_first_seqno = 1000;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +352,7 @@ int main(void)
 	    cmocka_unit_test(test_topology_paging_errors),
 	    cmocka_unit_test(test_process_commands),
 	    cmocka_unit_test(test_gpu_reset_is_an_event),
+	    cmocka_unit_test(test_any_first_seqno),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

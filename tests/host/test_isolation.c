@@ -17,7 +17,8 @@
 #include "host_harness.h"
 #include "kfd_uapi_ext.h"
 
-#define GTT (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define GTT  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define VRAM (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE)
 
 static int lib_init_cfg(uint32_t flags, const struct vkfd_host_quota *q, uint32_t per_gpu)
 {
@@ -178,6 +179,49 @@ static void async_cb(void *cookie, uint32_t ctx_id, uint32_t ring, uint64_t fenc
 	__atomic_fetch_add(&async_calls, 1, __ATOMIC_SEQ_CST);
 }
 
+static uint64_t available_vram(struct harness *h)
+{
+	struct vkfd_req_gpu r;
+	struct vkfd_rsp_available_memory rsp;
+
+	memset(&r, 0, sizeof(r));
+	memset(&rsp, 0, sizeof(rsp));
+	r.gpu_id = h->gpu_id;
+	assert_int_equal(h_call(h, VKFD_CMD_AVAILABLE_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+	return rsp.available;
+}
+
+/* Memory queries answer from the context's own budget: what B allocates
+ * never shows in A's answers (with and without a quota). */
+static void test_memory_answers_hide_other_contexts(void **state)
+{
+	static const uint64_t quotas[] = {0, 256ull << 20};
+
+	(void)state;
+	H_SIM_ONLY("needs two KFD processes in this host process");
+	for (unsigned i = 0; i < 2; i++) {
+		struct vkfd_host_quota q;
+		struct harness a, b;
+		uint64_t before, ha, hb;
+
+		memset(&q, 0, sizeof(q));
+		q.vram_bytes = quotas[i];
+		assert_int_equal(lib_init_cfg(0, quotas[i] ? &q : NULL, 0), 0);
+		assert_int_equal(h_open(&a, 1), 0);
+		assert_int_equal(h_open(&b, 2), 0);
+		before = available_vram(&a);
+		assert_true(before > (64ull << 20));
+		assert_int_equal(h_alloc(&b, h_va(&b, 64 << 20), 64 << 20, VRAM, &hb, NULL), 0);
+		assert_int_equal(available_vram(&a), before);
+		/* A's own allocation does count */
+		assert_int_equal(h_alloc(&a, h_va(&a, 32 << 20), 32 << 20, VRAM, &ha, NULL), 0);
+		assert_int_equal(available_vram(&a), before - (32ull << 20));
+		h_close(&b);
+		h_close(&a);
+		h_lib_fini();
+	}
+}
+
 static void test_async_fences(void **state)
 {
 	struct vkfd_host_config cfg;
@@ -213,6 +257,7 @@ int main(void)
 	    cmocka_unit_test(test_active_context_limit),
 	    cmocka_unit_test(test_event_and_wait_quotas),
 	    cmocka_unit_test(test_async_fences),
+	    cmocka_unit_test(test_memory_answers_hide_other_contexts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,6 +99,14 @@ static void test_alloc_checks(void **state)
 		r.flags = GTT;
 		assert_int_equal(h_call(h, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), NULL, 0), -EINVAL);
 	}
+	/* va 0 (VRAM for export only) has no GPU mapping: MAP is refused and
+	 * the GPUVM base stays free for a later, checked allocation */
+	assert_int_equal(h_alloc(h, 0, 1 << 20,
+				 KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE, &h2, NULL),
+			 0);
+	assert_int_equal(h_map(h, h2), -EINVAL);
+	assert_int_equal(h_unmap(h, h2), -EINVAL);
+	h_free(h, h2);
 	/* overlap */
 	assert_int_equal(h_alloc(h, va + (2 << 20), 1 << 20, GTT, &handle, NULL), 0);
 	assert_int_equal(h_alloc(h, va + (2 << 20) + 4096, 4096, GTT, &h2, NULL), -EADDRINUSE);

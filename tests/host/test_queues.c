@@ -258,6 +258,12 @@ static void test_queue_exact_shapes(void **state)
 	r.ctx_save_restore_address = two_va + 4096;
 	r.ctx_save_restore_size = 4096;
 	assert_int_equal(create_destroy(h, &r), -EINVAL);
+	/* the control stack lies inside the save area */
+	fill_queue_req(h, &r, ring_va, ctl_va);
+	r.ctx_save_restore_address = two_va;
+	r.ctx_save_restore_size = 4096;
+	r.ctl_stack_size = 8192;
+	assert_int_equal(create_destroy(h, &r), -EINVAL);
 	/* UPDATE_QUEUE: the new ring follows the ring rule */
 	{
 		struct vkfd_rsp_create_queue rsp;

@@ -241,15 +241,16 @@ static void test_latched_destroy_queue(void **state)
 	latch_case(0x03); /* DESTROY_QUEUE */
 }
 
-/* A blob bound behind a parked command waits for that submit only. */
-static void test_get_blob_waits_for_its_submit(void **state)
+/* get_blob never waits on the executor: with the executor parked in a KFD
+ * call (a guest can keep it busy at will) the VMM thread still gets the
+ * blob of a bind submitted behind it, and a bind of a handle the host does
+ * not know yet leaves its id unbound. */
+static void test_get_blob_does_not_wait_for_the_executor(void **state)
 {
 	struct vkfd_req_map_memory m;
-	struct blob_call call;
+	struct vkfd_blob b;
 	struct harness h;
 	uint64_t victim, later;
-	pthread_t t;
-	int i;
 
 	(void)state;
 	H_SIM_ONLY("needs kfdsim_latch_ioctl");
@@ -263,20 +264,18 @@ static void test_get_blob_waits_for_its_submit(void **state)
 	m.device_ids[0] = h.gpu_id;
 	h_add(&h, VKFD_CMD_MAP_MEMORY, &m, VKFD_REQ_MAP_MEMORY_LEN(1), NULL);
 	assert_int_equal(h_flush(&h), 0);
-	h_bind(&h, later, 600); /* a later submit */
-	memset(&call, 0, sizeof(call));
-	call.ctx = h.ctx;
-	call.blob_id = 600;
-	call.size = 8192;
-	assert_int_equal(pthread_create(&t, NULL, get_blob_thread, &call), 0);
-	usleep(50000);
-	assert_false(__atomic_load_n(&call.done, __ATOMIC_ACQUIRE)); /* its bind has not run */
-	kfdsim_latch_release(host_g.sim, 0x18);
-	for (i = 0; i < 5000 && !__atomic_load_n(&call.done, __ATOMIC_ACQUIRE); i++)
+	for (int i = 0; i < 2000 && kfdsim_latch_parked(host_g.sim, 0x18) == 0; i++)
 		usleep(1000);
-	pthread_join(t, NULL);
-	assert_int_equal(call.ret, 0);
-	close(call.fd);
+	assert_int_equal(kfdsim_latch_parked(host_g.sim, 0x18), 1);
+	h_bind(&h, later, 600);     /* queued behind the parked MAP */
+	h_bind(&h, later + 1, 601); /* no such BO */
+	/* answered on this thread while the executor is still parked */
+	assert_int_equal(vkfd_host_context_get_blob(h.ctx, 1, 600, 8192, 1, &b), 0);
+	assert_int_equal(b.size, 8192);
+	close(b.fd);
+	assert_int_equal(vkfd_host_context_get_blob(h.ctx, 1, 601, 8192, 1, &b), -EINVAL);
+	assert_int_equal(kfdsim_latch_parked(host_g.sim, 0x18), 1); /* still parked */
+	kfdsim_latch_release(host_g.sim, 0x18);
 	h_close(&h);
 }
 
@@ -351,6 +350,47 @@ static void test_queue_flood_is_bounded(void **state)
 	free(batch);
 }
 
+/* Millions of tiny batches: every queued byte the host spends is charged,
+ * not only the payload, so the flood stops within the same budget. */
+static void test_tiny_batch_flood_is_bounded(void **state)
+{
+	struct vkfd_req_map_memory m;
+	struct vkfd_req_get_version gv;
+	struct vkfd_builder b;
+	uint8_t batch[64];
+	struct harness h;
+	uint64_t victim;
+	size_t i, limit;
+	int ret = 0;
+
+	(void)state;
+	H_SIM_ONLY("needs kfdsim_latch_ioctl");
+	assert_int_equal(h_open(&h, 8), 0);
+	assert_int_equal(h_alloc(&h, h_va(&h, 4096), 4096, GTT, &victim, NULL), 0);
+	kfdsim_latch_ioctl(host_g.sim, 0x18);
+	memset(&m, 0, sizeof(m));
+	m.handle = victim;
+	m.n_devices = 1;
+	m.device_ids[0] = h.gpu_id;
+	h_add(&h, VKFD_CMD_MAP_MEMORY, &m, VKFD_REQ_MAP_MEMORY_LEN(1), NULL);
+	assert_int_equal(h_flush(&h), 0);
+	memset(&gv, 0, sizeof(gv));
+	vkfd_builder_init(&b, batch, sizeof(batch), 1);
+	assert_int_equal(vkfd_builder_add(&b, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), 0, NULL), 0);
+	/* each queued batch holds at least its payload and its queue entry */
+	limit = HOST_MAX_QUEUED_BYTES / (b.len + sizeof(struct exec_item));
+	for (i = 0; i <= limit; i++) {
+		ret = vkfd_host_context_submit_cmd(h.ctx, batch, b.len);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, -ENOMEM);
+	assert_true(i <= limit);
+	assert_int_equal(((struct vkfd_shmem_hdr *)h.shmem)->async_error, VKFD_ASYNC_ERR_NO_MEMORY);
+	kfdsim_latch_release(host_g.sim, 0x18);
+	h_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,9 +399,10 @@ int main(void)
 	    cmocka_unit_test(test_latched_map),
 	    cmocka_unit_test(test_latched_free),
 	    cmocka_unit_test(test_latched_destroy_queue),
-	    cmocka_unit_test(test_get_blob_waits_for_its_submit),
+	    cmocka_unit_test(test_get_blob_does_not_wait_for_the_executor),
 	    cmocka_unit_test(test_reset_destroys_contexts),
 	    cmocka_unit_test(test_queue_flood_is_bounded),
+	    cmocka_unit_test(test_tiny_batch_flood_is_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

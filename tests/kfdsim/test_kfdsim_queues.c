@@ -271,6 +271,18 @@ static void test_destroy_update(void **state)
 		assert_int_equal(
 		    fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, b.ring_h, ids, 1, NULL), 0);
 		q.base.ring_base_address = ring2; /* for the re-create below */
+		/* a NULL ring (0, 0) disables the queue and keeps it, as the
+		 * kernel (QUEUE_IS_ACTIVE); a later ring revives it */
+		u.queue_id = q.base.queue_id;
+		u.ring_base_address = 0;
+		u.ring_size = 0;
+		assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
+		/* the disabled queue still holds its ring's reference */
+		assert_int_equal(fx_map(f, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, h2, ids, 1, NULL),
+				 -EBUSY);
+		u.ring_base_address = ring2;
+		u.ring_size = 65536;
+		assert_int_equal(fx_ioctl(f, AMDKFD_IOC_UPDATE_QUEUE, &u), 0);
 	}
 	/* unknown queue: pqm_update_queue_properties answers -EFAULT */
 	u.queue_id = 55;

@@ -839,6 +839,23 @@ static void test_rsp_write_and_shmem(void **state)
 	assert_true(vkfd_seqno_passed(vkfd_load_acquire_u32(&h->seqno), 0xfffffff0u));
 	assert_false(vkfd_seqno_passed(vkfd_load_acquire_u32(&h->seqno), 3));
 	assert_true(vkfd_seqno_passed(2, 0xffffffffu));
+	/* any start: a guest starting at 0x90000000 sees the header's initial 0
+	 * as "nothing yet", not as "everything" */
+	assert_false(vkfd_seqno_processed(0, 0x90000000u, 0x8fffffffu, 0x90000003u));
+	assert_false(vkfd_seqno_processed(0, 0x90000003u, 0x8fffffffu, 0x90000003u));
+	assert_true(vkfd_seqno_processed(0x90000001u, 0x90000000u, 0x8fffffffu, 0x90000003u));
+	assert_true(vkfd_seqno_processed(0x90000001u, 0x90000001u, 0x8fffffffu, 0x90000003u));
+	assert_false(vkfd_seqno_processed(0x90000001u, 0x90000002u, 0x8fffffffu, 0x90000003u));
+	/* a guest starting at 1: 0 is base itself */
+	assert_false(vkfd_seqno_processed(0, 1, 0, 1));
+	assert_true(vkfd_seqno_processed(1, 1, 0, 1));
+	/* across the wrap */
+	assert_true(vkfd_seqno_processed(2, 0xffffffffu, 0xfffffffeu, 5));
+	assert_true(vkfd_seqno_processed(2, 2, 0xfffffffeu, 5));
+	assert_false(vkfd_seqno_processed(2, 3, 0xfffffffeu, 5));
+	/* at or before base: processed whatever the header says */
+	assert_true(vkfd_seqno_processed(0, 0x90000000u, 0x90000000u, 0x90000003u));
+	assert_true(vkfd_seqno_processed(0, 0x8ffffff0u, 0x90000000u, 0x90000003u));
 	struct vkfd_event_state *ev = vkfd_shmem_events(shm);
 	vkfd_store_release_u64(&ev[4095].age, 17);
 	assert_true(vkfd_load_acquire_u64(&ev[4095].age) == 17);
@@ -869,9 +886,12 @@ static void test_event_hints(void **state)
 	/* after the guest learnt age 5 from a WAIT response, unchanged again */
 	seen[1] = 5;
 	assert_true(vkfd_event_hint_unchanged(shm, ids, seen, 3));
-	/* non-signal ids, id 0, out-of-table ids and bad counts are never hinted */
+	/* non-signal ids, out-of-table ids and bad counts are never hinted;
+	 * entry 0 belongs to signal event 0 like any other */
 	uint32_t mem_ev = VKFD_EVENT_ID_NONSIGNAL_BASE, zero = 0, big = 4096;
 	assert_false(vkfd_event_hint_unchanged(shm, &mem_ev, seen, 1));
+	assert_true(vkfd_event_hint_unchanged(shm, &zero, seen, 1));
+	vkfd_store_release_u64(&ev[0].age, 3);
 	assert_false(vkfd_event_hint_unchanged(shm, &zero, seen, 1));
 	assert_false(vkfd_event_hint_unchanged(shm, &big, seen, 1));
 	assert_false(vkfd_event_hint_unchanged(shm, ids, seen, 0));

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stateful, structure-aware libFuzzer harness of the host library over
+ * kfdsim. The input is not a batch but a program: a sequence of operations
+ * (one opcode byte, then the argument bytes that operation reads), run by a
+ * model guest that keeps what a real guest keeps across batches: the GPU id,
+ * live BO handles with their VA, size and blob size, queues, events, bound
+ * blob ids. Most operations therefore build *valid* requests naming live
+ * objects, so the fuzzer gets past the argument checks into the state the
+ * host keeps: exports of bound blobs (get_blob, mapped and touched), event
+ * pages, queues and their doorbells, waits on rings, asynchronous batches
+ * left queued while time passes, a second context allocating next to the
+ * first, and context destroy at any point.
+ *
+ * Besides the sanitizers, the harness checks rules of docs/protocol.md that
+ * a crash would not show (each a __builtin_trap(), so libFuzzer reports it):
+ *  - CREATE_EVENT accepts a page only with 4096 x 8 bytes of memory behind it;
+ *  - a BO allocated at VA 0 is never mapped;
+ *  - a blob's fd holds at least the size get_blob reported (touched through
+ *    a mapping: a short export is a SIGBUS);
+ *  - AVAILABLE_MEMORY does not move when another context allocates;
+ *  - get_blob answers without waiting for queued work (bounded by the
+ *    libFuzzer -timeout: a stall is reported as a timeout).
+ */
+#include <errno.h>
+#include <linux/kfd_ioctl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kfd_uapi_ext.h"
+#include "vkfd/host.h"
+#include "vkfd_codec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_BOS      32
+#define MAX_QUEUES   4
+#define MAX_EVENTS   16
+#define MAX_BLOBS    32
+#define EVENT_PAGE   (4096u * 8u)
+#define PAGE         4096ull
+#define FIRST_VA     0x7f0000000000ull
+#define NEIGHBOUR_MB 192ull
+
+/* ---- input cursor --------------------------------------------------- */
+
+struct cursor {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint8_t u8(struct cursor *c)
+{
+	if (!c->n)
+		return 0;
+	c->n--;
+	return *c->p++;
+}
+
+static uint32_t u16(struct cursor *c)
+{
+	uint32_t lo = u8(c);
+
+	return lo | (uint32_t)u8(c) << 8;
+}
+
+/* ---- the model guest ------------------------------------------------ */
+
+struct bo {
+	uint64_t handle, va, size, blob_size;
+	uint32_t flags;
+	bool live;
+};
+
+struct guest {
+	struct vkfd_host_context *ctx;
+	struct vkfd_blob shm_blob;
+	uint8_t *shm;
+	uint8_t *batch;
+	struct vkfd_builder b;
+	uint32_t first_seqno, rsp_next;
+	uint32_t gpu_id;
+	struct vkfd_aperture ap;
+	uint64_t next_va;
+	struct bo bos[MAX_BOS];
+	uint64_t queues[MAX_QUEUES];
+	uint32_t events[MAX_EVENTS];
+	uint32_t n_events;
+	uint64_t blob_ids[MAX_BLOBS]; /* ids this guest bound */
+	uint32_t n_blob_ids;
+	uint64_t next_blob_id;
+	uint64_t next_fence;
+};
+
+static uint8_t batch_a[VKFD_MAX_BATCH_SIZE], batch_b[VKFD_MAX_BATCH_SIZE];
+static int lib_ready;
+
+static void no_retire(void *cookie, uint32_t ctx_id, uint32_t ring, uint64_t fence_id)
+{
+	(void)cookie;
+	(void)ctx_id;
+	(void)ring;
+	(void)fence_id;
+}
+
+static void lib_init(void)
+{
+	struct vkfd_host_config cfg;
+
+	setenv("VKFD_DEBUG", "none", 0);
+	/* small enough that the neighbour's allocations move the device's free
+	 * VRAM below this context's quota */
+	setenv("VKFDSIM_VRAM_MB", "384", 0);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.api_version = VKFD_HOST_API_VERSION;
+	cfg.device = VKFD_DEVICE_SIM;
+	cfg.retire_fence = no_retire;
+	cfg.quota.vram_bytes = 256ull << 20;
+	cfg.quota.gtt_bytes = 256ull << 20;
+	cfg.quota.max_bos = 64;
+	cfg.quota.max_queues = MAX_QUEUES;
+	cfg.quota.max_events = MAX_EVENTS;
+	cfg.quota.max_pending_waits = 4;
+	if (vkfd_host_init(&cfg) == 0)
+		lib_ready = 1;
+}
+
+static void flush(struct guest *g)
+{
+	if (g->b.len)
+		vkfd_host_context_submit_cmd(g->ctx, g->batch, g->b.len);
+	vkfd_builder_reset(&g->b);
+}
+
+/* Queue a request; its response slot offset, or UINT32_MAX if it did not fit. */
+static uint32_t add(struct guest *g, uint32_t cmd, void *req, uint32_t len, uint32_t *seq)
+{
+	uint32_t need = (vkfd_rsp_size(cmd, req, len) + 7u) & ~7u, off;
+
+	if (need < sizeof(struct vkfd_rsp_hdr))
+		need = sizeof(struct vkfd_rsp_hdr);
+	if (g->rsp_next + need > VKFD_RSP_AREA_SIZE)
+		g->rsp_next = 0;
+	off = g->rsp_next;
+	if (vkfd_builder_add(&g->b, cmd, req, len, off, seq) == -ENOSPC) {
+		flush(g);
+		if (vkfd_builder_add(&g->b, cmd, req, len, off, seq))
+			return UINT32_MAX;
+	}
+	g->rsp_next += need;
+	return off;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Wait until the header passed seq (the guest's own window). */
+static bool wait_seq(struct guest *g, uint32_t seq)
+{
+	const struct vkfd_shmem_hdr *h = (const void *)g->shm;
+	uint64_t t0 = now_ms();
+
+	while (!vkfd_seqno_processed(vkfd_load_acquire_u32(&h->seqno), seq, g->first_seqno - 1,
+				     g->b.seqno - 1)) {
+		if (vkfd_load_acquire_u32(&h->async_error) || now_ms() - t0 > 20000)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/* A synchronous call: its `ret`, the response copied into rsp. */
+static int call(struct guest *g, uint32_t cmd, void *req, uint32_t len, void *rsp, size_t rsp_len)
+{
+	const struct vkfd_rsp_hdr *rh;
+	uint32_t seq = 0, off = add(g, cmd, req, len, &seq);
+
+	if (off == UINT32_MAX)
+		return -ENOSPC;
+	flush(g);
+	if (!wait_seq(g, seq))
+		return -EIO;
+	rh = (const void *)vkfd_shmem_rsp(g->shm, off);
+	if (vkfd_load_acquire_u32(&rh->seqno) != seq)
+		return -EPROTO;
+	if (rsp)
+		memcpy(rsp, rh, rsp_len);
+	return rh->ret;
+}
+
+static void async(struct guest *g, uint32_t cmd, void *req, uint32_t len)
+{
+	add(g, cmd, req, len, NULL);
+}
+
+static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
+{
+	struct vkfd_req_hello hello;
+	struct vkfd_req_get_process_apertures ga;
+	struct vkfd_rsp_get_process_apertures gr;
+	struct vkfd_req_gpu acq;
+
+	if (vkfd_host_context_create(ctx_id, "fuzz", NULL, &g->ctx))
+		return false;
+	if (vkfd_host_context_get_blob(g->ctx, 0, 0, VKFD_SHMEM_SIZE, 1, &g->shm_blob))
+		return false;
+	g->shm = mmap(NULL, VKFD_SHMEM_SIZE, PROT_READ, MAP_SHARED, g->shm_blob.fd, 0);
+	if (g->shm == MAP_FAILED) {
+		g->shm = NULL;
+		return false;
+	}
+	g->first_seqno = first_seqno;
+	vkfd_builder_init(&g->b, g->batch, VKFD_MAX_BATCH_SIZE, first_seqno);
+	g->next_va = FIRST_VA;
+	g->next_blob_id = 1;
+	g->next_fence = 1;
+	memset(&hello, 0, sizeof(hello));
+	hello.version_min = 1;
+	hello.version_max = 1;
+	if (call(g, VKFD_CMD_HELLO, &hello, sizeof(hello), NULL, 0))
+		return false;
+	memset(&ga, 0, sizeof(ga));
+	ga.max_nodes = VKFD_MAX_GPUS;
+	if (call(g, VKFD_CMD_GET_PROCESS_APERTURES, &ga, sizeof(ga), &gr, sizeof(gr)) ||
+	    gr.num_nodes < 1)
+		return false;
+	g->ap = gr.apertures[0];
+	g->gpu_id = gr.apertures[0].gpu_id;
+	memset(&acq, 0, sizeof(acq));
+	acq.gpu_id = g->gpu_id;
+	return call(g, VKFD_CMD_ACQUIRE_VM, &acq, sizeof(acq), NULL, 0) == 0;
+}
+
+static void guest_close(struct guest *g)
+{
+	if (g->ctx)
+		vkfd_host_context_destroy(g->ctx);
+	if (g->shm)
+		munmap(g->shm, VKFD_SHMEM_SIZE);
+	if (g->shm_blob.fd > 0)
+		close(g->shm_blob.fd);
+	g->ctx = NULL;
+	g->shm = NULL;
+	g->shm_blob.fd = -1;
+}
+
+static struct bo *pick_bo(struct guest *g, struct cursor *c)
+{
+	struct bo *b = &g->bos[u8(c) % MAX_BOS];
+
+	return b->live ? b : NULL;
+}
+
+/* ---- operations ----------------------------------------------------- */
+
+static const uint32_t alloc_flags[] = {
+    KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE,
+    KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE,
+    KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
+    KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM,
+    KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | VKFD_KFD_ALLOC_WRITABLE,
+    KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | VKFD_KFD_ALLOC_WRITABLE,
+    KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED,
+};
+
+static void op_alloc(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_alloc_memory r;
+	struct vkfd_rsp_alloc_memory rsp;
+	uint32_t slot = u8(c) % MAX_BOS, fl = u8(c), pages = 1u + u8(c) % 16u, where = u8(c) % 8;
+	struct bo *b = &g->bos[slot];
+
+	if (b->live)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.gpu_id = g->gpu_id;
+	r.flags = alloc_flags[fl % (sizeof(alloc_flags) / sizeof(alloc_flags[0]))];
+	r.size = (uint64_t)pages * PAGE;
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)
+		r.size *= 2;
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		r.size = VKFD_KFD_DOORBELL_SLICE;
+	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+		r.size = PAGE;
+	if (fl & 0x80)
+		r.size = (uint64_t)(1u + u8(c)) << 20; /* a big one */
+	switch (where) {
+	case 0:
+		r.va = 0; /* VRAM for export only */
+		break;
+	case 1:
+		r.va = g->ap.gpuvm_base;
+		break;
+	case 2:
+		r.va = g->next_va - PAGE; /* overlaps the last one */
+		break;
+	default:
+		r.va = g->next_va;
+		g->next_va += (r.size + 0x1fffff) & ~0x1fffffull;
+	}
+	if (call(g, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)))
+		return;
+	*b = (struct bo){.handle = rsp.handle,
+			 .va = r.va,
+			 .size = r.size,
+			 .blob_size = rsp.blob_size,
+			 .flags = r.flags,
+			 .live = true};
+	if (rsp.blob_size > r.size)
+		__builtin_trap(); /* a blob larger than the BO */
+}
+
+static void op_map(struct guest *g, struct cursor *c, bool map)
+{
+	struct vkfd_req_map_memory r;
+	struct vkfd_rsp_map_memory rsp;
+	struct bo *b = pick_bo(g, c);
+	int ret;
+
+	if (!b)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.handle = b->handle;
+	r.n_devices = 1;
+	r.device_ids[0] = g->gpu_id;
+	ret = call(g, map ? VKFD_CMD_MAP_MEMORY : VKFD_CMD_UNMAP_MEMORY, &r,
+		   VKFD_REQ_MAP_MEMORY_LEN(1), &rsp, sizeof(rsp));
+	/* a BO without a GPU VA passed no VA check: it must never be mapped */
+	if (map && ret == 0 && b->va == 0)
+		__builtin_trap();
+}
+
+static void op_free(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_handle r;
+	struct bo *b = pick_bo(g, c);
+
+	if (!b)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.handle = b->handle;
+	async(g, VKFD_CMD_FREE_MEMORY, &r, sizeof(r));
+	b->live = false;
+}
+
+static void op_bind(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_bind_blob r;
+	struct bo *b = pick_bo(g, c);
+	uint8_t how = u8(c);
+
+	memset(&r, 0, sizeof(r));
+	r.handle = b ? b->handle : (uint64_t)how << 32 | 1u; /* a guessed handle */
+	r.blob_id =
+	    (how & 1) && g->n_blob_ids ? g->blob_ids[how % g->n_blob_ids] : g->next_blob_id++;
+	async(g, VKFD_CMD_BIND_BLOB, &r, sizeof(r));
+	if (g->n_blob_ids < MAX_BLOBS)
+		g->blob_ids[g->n_blob_ids++] = r.blob_id;
+	if (how & 2)
+		flush(g);
+}
+
+/* The VMM's get_blob, often while work is still queued; the blob is mapped
+ * and its last byte read. */
+static void op_get_blob(struct guest *g, struct cursor *c)
+{
+	struct vkfd_blob blob;
+	uint8_t how = u8(c);
+	struct bo *b = pick_bo(g, c);
+	uint64_t id, size;
+	void *p;
+
+	if (!g->n_blob_ids)
+		return;
+	id = g->blob_ids[how % g->n_blob_ids];
+	size = b ? b->blob_size : (uint64_t)(1u + (how >> 4)) * PAGE;
+	if (vkfd_host_context_get_blob(g->ctx, 1, id, size, (how & 8) ? 3 : 1, &blob))
+		return;
+	if (blob.size != size)
+		__builtin_trap(); /* the export must be the size asked for */
+	p = mmap(NULL, blob.size, PROT_READ, MAP_SHARED, blob.fd, 0);
+	if (p != MAP_FAILED) {
+		/* the memory behind the fd covers the whole blob */
+		volatile const uint8_t *last = (const uint8_t *)p + blob.size - 1;
+
+		(void)*last;
+		munmap(p, blob.size);
+	}
+	close(blob.fd);
+}
+
+static void op_create_event(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_create_event r;
+	struct vkfd_rsp_create_event rsp;
+	struct bo *b = pick_bo(g, c);
+	uint8_t how = u8(c);
+
+	if (g->n_events >= MAX_EVENTS)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.event_page = b ? b->handle : 0;
+	r.event_type = (how & 3) == 3 ? KFD_IOC_EVENT_MEMORY : KFD_IOC_EVENT_SIGNAL;
+	r.auto_reset = (how >> 2) & 1;
+	if (call(g, VKFD_CMD_CREATE_EVENT, &r, sizeof(r), &rsp, sizeof(rsp)))
+		return;
+	/* the kernel writes a whole page through the BO's memory */
+	if (b && b->blob_size < EVENT_PAGE && r.event_type == KFD_IOC_EVENT_SIGNAL)
+		__builtin_trap();
+	g->events[g->n_events++] = rsp.event_id;
+}
+
+static void op_event(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_event r;
+	uint8_t how = u8(c);
+
+	if (!g->n_events)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.event_id = g->events[how % g->n_events];
+	async(g, (how & 0x80) ? VKFD_CMD_RESET_EVENT_ASYNC : VKFD_CMD_SET_EVENT_ASYNC, &r,
+	      sizeof(r));
+}
+
+static void op_wait(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_wait_events r;
+	uint8_t how = u8(c), n = (uint8_t)(1u + u8(c) % 4u);
+
+	if (!g->n_events)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.ring_idx = 1u + how % 8u;
+	r.num_events = n;
+	r.wait_for_all = (how >> 3) & 1;
+	r.timeout_ms = (how & 0x40) ? 5 : 0;
+	for (uint32_t i = 0; i < n; i++)
+		r.events[i].event_id = g->events[(how + i) % g->n_events];
+	async(g, VKFD_CMD_WAIT_EVENTS, &r, VKFD_REQ_WAIT_EVENTS_LEN(n));
+	flush(g);
+	vkfd_host_context_submit_fence(g->ctx, 0, r.ring_idx, g->next_fence++);
+}
+
+static void op_queue(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_create_queue r;
+	struct vkfd_rsp_create_queue rsp;
+	struct bo *ring = pick_bo(g, c), *ctl = pick_bo(g, c), *eop = pick_bo(g, c);
+	uint8_t how = u8(c);
+	uint32_t slot = how % MAX_QUEUES;
+
+	if (!ring || !ctl || g->queues[slot])
+		return;
+	memset(&r, 0, sizeof(r));
+	r.ring_base_address = ring->va;
+	r.ring_size = (how & 0x10) ? (uint32_t)(ring->size / 2) : (uint32_t)ring->size;
+	r.write_pointer_address = ctl->va;
+	r.read_pointer_address = ctl->va + 0x80;
+	r.gpu_id = g->gpu_id;
+	r.queue_type = (how & 0x20) ? KFD_IOC_QUEUE_TYPE_SDMA : KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	r.queue_percentage = 100;
+	r.queue_priority = 7;
+	if (eop && (how & 0x40)) {
+		r.eop_buffer_address = eop->va;
+		r.eop_buffer_size = eop->size;
+	}
+	if (eop && (how & 0x80)) {
+		r.ctx_save_restore_address = eop->va;
+		r.ctx_save_restore_size = (uint32_t)eop->size;
+		r.ctl_stack_size = (uint32_t)(u16(c) * 16u);
+	}
+	if (call(g, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)) == 0)
+		g->queues[slot] = rsp.queue;
+}
+
+static void op_queue_cmd(struct guest *g, struct cursor *c)
+{
+	uint8_t how = u8(c);
+	uint64_t q = g->queues[how % MAX_QUEUES];
+	uint32_t n = 1u + u8(c) * 8u;
+
+	if (!q)
+		return;
+	if (how & 0x80) {
+		struct vkfd_req_handle r;
+
+		memset(&r, 0, sizeof(r));
+		r.handle = q;
+		call(g, VKFD_CMD_DESTROY_QUEUE, &r, sizeof(r), NULL, 0);
+		g->queues[how % MAX_QUEUES] = 0;
+		return;
+	}
+	if (how & 0x40) {
+		struct vkfd_req_update_queue r;
+
+		memset(&r, 0, sizeof(r));
+		r.queue = q;
+		r.queue_percentage = (how & 1) ? 0 : 100;
+		call(g, VKFD_CMD_UPDATE_QUEUE, &r, sizeof(r), NULL, 0);
+		return;
+	}
+	/* a burst of notifies, left queued */
+	for (uint32_t i = 0; i < n; i++) {
+		struct vkfd_req_handle r;
+
+		memset(&r, 0, sizeof(r));
+		r.handle = q;
+		async(g, VKFD_CMD_DOORBELL_NOTIFY, &r, sizeof(r));
+	}
+}
+
+static uint64_t available(struct guest *g)
+{
+	struct vkfd_req_gpu r;
+	struct vkfd_rsp_available_memory rsp;
+
+	memset(&r, 0, sizeof(r));
+	r.gpu_id = g->gpu_id;
+	if (call(g, VKFD_CMD_AVAILABLE_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)))
+		return UINT64_MAX;
+	return rsp.available;
+}
+
+/* Another context allocates (and frees) VRAM: nothing this context is told
+ * may move with it. */
+static void op_neighbour(struct guest *g, struct guest *n, struct cursor *c)
+{
+	struct vkfd_req_alloc_memory r;
+	struct vkfd_rsp_alloc_memory rsp;
+	struct vkfd_req_handle f;
+	uint64_t before, after;
+
+	if (!n->ctx && !guest_open(n, 2, 1u + u8(c)))
+		return;
+	before = available(g);
+	memset(&r, 0, sizeof(r));
+	r.gpu_id = n->gpu_id;
+	r.flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE;
+	r.size = NEIGHBOUR_MB << 20;
+	r.va = n->next_va;
+	n->next_va += r.size;
+	if (call(n, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)))
+		return;
+	after = available(g);
+	if (before != UINT64_MAX && after != UINT64_MAX && before != after)
+		__builtin_trap(); /* context 1 sees context 2's allocation */
+	memset(&f, 0, sizeof(f));
+	f.handle = rsp.handle;
+	call(n, VKFD_CMD_FREE_MEMORY, &f, sizeof(f), NULL, 0);
+}
+
+/* A request with fuzzed arguments but sane framing. */
+static void op_raw(struct guest *g, struct cursor *c)
+{
+	uint8_t req[64];
+	uint32_t cmd = u8(c) % VKFD_CMD_COUNT_;
+
+	memset(req, 0, sizeof(req));
+	for (size_t i = sizeof(struct vkfd_req_hdr); i < sizeof(req); i++)
+		req[i] = u8(c);
+	if (vkfd_cmd_is_sync(cmd))
+		call(g, cmd, req, sizeof(req), NULL, 0);
+	else
+		async(g, cmd, req, sizeof(req));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cursor c = {data, size};
+	struct guest g, n;
+	uint32_t first;
+
+	if (!lib_ready)
+		lib_init();
+	if (!lib_ready || size < 4)
+		return 0;
+	memset(&g, 0, sizeof(g));
+	memset(&n, 0, sizeof(n));
+	g.batch = batch_a;
+	n.batch = batch_b;
+	g.shm_blob.fd = n.shm_blob.fd = -1;
+	/* seqnos may start anywhere (docs/protocol.md 5.2) */
+	first = u16(&c) << 16 | u16(&c);
+	if (!guest_open(&g, 1, first))
+		goto out;
+	while (c.n) {
+		switch (u8(&c) % 16) {
+		case 0:
+		case 1:
+			op_alloc(&g, &c);
+			break;
+		case 2:
+			op_map(&g, &c, true);
+			break;
+		case 3:
+			op_map(&g, &c, false);
+			break;
+		case 4:
+			op_free(&g, &c);
+			break;
+		case 5:
+			op_bind(&g, &c);
+			break;
+		case 6:
+			op_get_blob(&g, &c);
+			break;
+		case 7:
+			op_create_event(&g, &c);
+			break;
+		case 8:
+			op_event(&g, &c);
+			break;
+		case 9:
+			op_wait(&g, &c);
+			break;
+		case 10:
+			op_queue(&g, &c);
+			break;
+		case 11:
+			op_queue_cmd(&g, &c);
+			break;
+		case 12:
+			op_neighbour(&g, &n, &c);
+			break;
+		case 13:
+			/* time passes with work queued, or the queue drains */
+			flush(&g);
+			if (u8(&c) & 1)
+				usleep(200);
+			else
+				vkfd_host_context_retire_fences(g.ctx);
+			break;
+		case 14:
+			op_raw(&g, &c);
+			break;
+		default:
+			/* destroy with whatever is queued or in flight */
+			flush(&g);
+			if (u8(&c) & 1)
+				goto out;
+			break;
+		}
+	}
+	flush(&g);
+out:
+	guest_close(&n);
+	guest_close(&g);
+	return 0;
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writes the seed corpus of fuzz_host_stateful: programs for its model guest
+ * (see the opcode switch there). Each seed is a plausible session the fuzzer
+ * mutates from; some end in the attack patterns of docs/security.md's
+ * threat cases, so that every build replays them. Usage:
+ * gen_stateful_seeds OUTDIR [STAMP]
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* opcodes of fuzz_host_stateful.c (value % 16) */
+enum {
+	OP_ALLOC = 0,
+	OP_MAP = 2,
+	OP_UNMAP = 3,
+	OP_FREE = 4,
+	OP_BIND = 5,
+	OP_GET_BLOB = 6,
+	OP_CREATE_EVENT = 7,
+	OP_EVENT = 8,
+	OP_WAIT = 9,
+	OP_QUEUE = 10,
+	OP_QUEUE_CMD = 11,
+	OP_NEIGHBOUR = 12,
+	OP_TIME = 13,
+	OP_RAW = 14,
+	OP_DESTROY = 15,
+};
+
+/* alloc_flags[] indices */
+enum { GTT = 0, VRAM = 1, GTT_AQL = 2, VRAM_AQL = 3, DOORBELL = 4, MMIO = 5 };
+/* op_alloc's placement byte */
+enum { AT_ZERO = 0, AT_BASE = 1, AT_OVERLAP = 2, AT_NEXT = 3 };
+
+struct seed {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void put(struct seed *s, const uint8_t *v, size_t n)
+{
+	if (s->n + n <= sizeof(s->b)) {
+		memcpy(s->b + s->n, v, n);
+		s->n += n;
+	}
+}
+
+#define OP(s, ...)                                                                                 \
+	do {                                                                                       \
+		const uint8_t v_[] = {__VA_ARGS__};                                                \
+		put(s, v_, sizeof(v_));                                                            \
+	} while (0)
+
+static void first_seqno(struct seed *s, uint32_t first)
+{
+	OP(s, (uint8_t)(first >> 24), (uint8_t)(first >> 16), (uint8_t)(first >> 8),
+	   (uint8_t)first);
+}
+
+/* BO slot with `pages` pages (AQL: twice the VA), mapped */
+static void bo(struct seed *s, uint8_t slot, uint8_t kind, uint8_t pages, uint8_t at)
+{
+	OP(s, OP_ALLOC, slot, kind, (uint8_t)(pages - 1), at);
+	OP(s, OP_MAP, slot);
+}
+
+static int write_seed(const char *dir, const char *name, const struct seed *s)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		return -errno;
+	fwrite(s->b, 1, s->n, f);
+	return fclose(f) ? -errno : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct seed s;
+	int ret = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s OUTDIR [STAMP]\n", argv[0]);
+		return 2;
+	}
+	mkdir(argv[1], 0755);
+
+	/* a guest's session: memory, blobs, event page, queue, waits */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 1);
+	bo(&s, 0, GTT, 8, AT_NEXT); /* 32 KiB: the event page */
+	OP(&s, OP_BIND, 0, 2);
+	OP(&s, OP_GET_BLOB, 0, 0);
+	OP(&s, OP_CREATE_EVENT, 0, 0);
+	OP(&s, OP_CREATE_EVENT, 0, 4);
+	bo(&s, 1, GTT, 1, AT_NEXT); /* read / write pointers */
+	bo(&s, 2, GTT, 1, AT_NEXT); /* ring */
+	bo(&s, 3, GTT_AQL, 4, AT_NEXT);
+	OP(&s, OP_QUEUE, 2, 1, 9, 0);
+	OP(&s, OP_QUEUE, 3, 1, 9, 0x11); /* AQL memory: a ring of half its span */
+	OP(&s, OP_QUEUE_CMD, 0, 4);
+	OP(&s, OP_BIND, 2, 2);
+	OP(&s, OP_GET_BLOB, 1, 2);
+	OP(&s, OP_WAIT, 0, 1);
+	OP(&s, OP_EVENT, 0);
+	OP(&s, OP_WAIT, 0x41, 2);
+	OP(&s, OP_TIME, 1);
+	OP(&s, OP_TIME, 0);
+	OP(&s, OP_QUEUE_CMD, 0x40, 0);
+	OP(&s, OP_QUEUE_CMD, 0x80, 0);
+	OP(&s, OP_UNMAP, 2);
+	OP(&s, OP_FREE, 2);
+	OP(&s, OP_DESTROY, 0);
+	ret |= write_seed(argv[1], "session", &s);
+
+	/* threat case: an event page with half its span of memory */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 0x90000000u); /* and seqnos in the upper half */
+	bo(&s, 0, GTT_AQL, 4, AT_NEXT);
+	OP(&s, OP_CREATE_EVENT, 0, 0);
+	bo(&s, 1, GTT, 8, AT_NEXT);
+	OP(&s, OP_CREATE_EVENT, 1, 0);
+	ret |= write_seed(argv[1], "event-page-memory", &s);
+
+	/* threat case: a BO at VA 0, then mapped; one at the GPUVM base */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 0xfffffff0u);
+	OP(&s, OP_ALLOC, 0, VRAM, 255, AT_ZERO);
+	OP(&s, OP_MAP, 0);
+	bo(&s, 1, VRAM, 1, AT_BASE);
+	OP(&s, OP_BIND, 0, 2);
+	OP(&s, OP_GET_BLOB, 0, 0);
+	ret |= write_seed(argv[1], "va-zero", &s);
+
+	/* threat case: what another context allocates must not show */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 7);
+	bo(&s, 0, VRAM, 16, AT_NEXT);
+	OP(&s, OP_NEIGHBOUR, 3);
+	OP(&s, OP_NEIGHBOUR);
+	ret |= write_seed(argv[1], "neighbour", &s);
+
+	/* threat case: get_blob behind a long queue of notifies */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 1);
+	bo(&s, 1, GTT, 1, AT_NEXT);
+	bo(&s, 2, GTT, 1, AT_NEXT);
+	bo(&s, 4, GTT, 2, AT_NEXT);
+	OP(&s, OP_QUEUE, 2, 1, 9, 0);
+	for (int i = 0; i < 8; i++)
+		OP(&s, OP_QUEUE_CMD, 0, 255);
+	OP(&s, OP_BIND, 4, 2);
+	OP(&s, OP_GET_BLOB, 0, 4);
+	OP(&s, OP_DESTROY, 1);
+	ret |= write_seed(argv[1], "blob-behind-notifies", &s);
+
+	/* doorbell and MMIO shadow pages as blobs, overlap, raw requests */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 0x7ffffffeu);
+	OP(&s, OP_ALLOC, 0, DOORBELL, 0, AT_NEXT);
+	OP(&s, OP_ALLOC, 1, MMIO, 0, AT_NEXT);
+	OP(&s, OP_ALLOC, 2, GTT, 3, AT_OVERLAP);
+	OP(&s, OP_BIND, 0, 0);
+	OP(&s, OP_BIND, 1, 2);
+	OP(&s, OP_GET_BLOB, 0, 0);
+	OP(&s, OP_GET_BLOB, 1, 1);
+	OP(&s, OP_RAW, 0x25, 1, 2, 3, 4, 5, 6, 7, 8);
+	OP(&s, OP_FREE, 0);
+	OP(&s, OP_TIME, 1);
+	ret |= write_seed(argv[1], "shadow-blobs", &s);
+
+	if (!ret && argc > 2) {
+		FILE *f = fopen(argv[2], "w");
+
+		if (f)
+			fclose(f);
+	}
+	return ret ? 1 : 0;
+}
