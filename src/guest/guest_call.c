@@ -84,7 +84,8 @@ static int host_liveness(struct vkfd_guest *g)
 
 /* Sleep until `ring` retired `fence`, in slices: between them, a loss that
  * another thread saw, the host's async error word, or (in the transport's
- * wait) a closed connection ends the wait. A transport error is a loss. */
+ * wait) a closed connection ends the wait. A broken connection is a loss;
+ * another error (a bad argument) is only this call's. */
 static int wait_fence(struct vkfd_guest *g, uint32_t ring, uint64_t fence)
 {
 	for (;;) {
@@ -92,8 +93,10 @@ static int wait_fence(struct vkfd_guest *g, uint32_t ring, uint64_t fence)
 
 		if (r == 0)
 			return 0;
-		if (r != -ETIMEDOUT)
+		if (r == -EPIPE || r == -EIO || r == -ECONNRESET || r == -ENODEV)
 			return mark_lost(g, r == -EPIPE ? -EPIPE : -EIO);
+		if (r != -ETIMEDOUT)
+			return r;
 		r = host_liveness(g);
 		if (r)
 			return r;
