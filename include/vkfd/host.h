@@ -25,9 +25,15 @@ extern "C" {
 
 struct vkfd_host_context;
 
-/* Fence retirement callback: called exactly once per submitted fence, in
+/* Fence retirement callback: called at most once per submitted fence, in
  * order per ring, from a library thread (ASYNC mode) or from
- * vkfd_host_context_retire_fences() (POLL mode). */
+ * vkfd_host_context_retire_fences() (POLL mode). Every fence retires unless
+ * its context is destroyed first: once vkfd_host_context_destroy() (or
+ * vkfd_host_reset()) has begun, no callback starts for that context, one
+ * already running on a library thread has returned before destroy goes on,
+ * and fences still pending are dropped without a callback, as
+ * virglrenderer's context types do. So a VMM may free its per-fence state
+ * before calling destroy. The callback must not destroy its own context. */
 typedef void (*vkfd_fence_retire_fn)(void *cookie, uint32_t ctx_id, uint32_t ring_idx,
 				     uint64_t fence_id);
 
@@ -83,6 +89,8 @@ int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size);
  * context and the device offers no secondary processes). */
 int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name, void *cookie,
 			     struct vkfd_host_context **out);
+/* Joins the context's threads and releases everything it holds; pending
+ * fences are dropped, not retired (see vkfd_fence_retire_fn). */
 void vkfd_host_context_destroy(struct vkfd_host_context *ctx);
 
 /* Queue a command batch (docs/protocol.md). Checks framing and copies; the

@@ -116,6 +116,11 @@ static void ctx_free(struct vkfd_host_context *ctx)
 
 static void ctx_teardown(struct vkfd_host_context *ctx)
 {
+	/* From here on no retire callback starts, and one running on a library
+	 * thread has returned: a VMM frees its fence bookkeeping around destroy
+	 * (virglrenderer's vtest before it, with fences pending), so fences
+	 * still pending are dropped, not retired (include/vkfd/host.h). */
+	fence_state_close(&ctx->fences);
 	host_executor_stop(ctx);
 	/* wake and join every wait thread: destroying the events completes
 	 * their KFD waits; no response is written once stopping is set */
@@ -123,11 +128,6 @@ static void ctx_teardown(struct vkfd_host_context *ctx)
 	if (ctx->waits)
 		wait_pool_destroy(ctx->waits);
 	ctx->waits = NULL;
-	/* every submitted fence retires exactly once, also on destroy */
-	fence_state_complete_all(&ctx->fences);
-	if (!ctx->fences.async)
-		fence_state_retire(&ctx->fences);
-	fence_state_close(&ctx->fences);
 	doorbell_relay_stop(ctx->relay);
 	ctx->relay = NULL;
 	host_queues_release(ctx);

@@ -49,6 +49,10 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 	bool is_sim = false;
 	int ret = 0;
 
+	/* every path leaves the whole buffer defined: a VMM that forwards it
+	 * after a failure sends zeros, never its heap */
+	if (buf && size)
+		memset(buf, 0, size);
 	if (!vkfd_host_capset_size(version) || !buf)
 		return -EINVAL;
 	if (size < sizeof(c))
@@ -75,7 +79,6 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 	c.min_kfd_minor = HOST_MIN_KFD_MINOR;
 	c.min_kernel_version = HOST_MIN_KERNEL;
 	c.num_gpus = n_gpus;
-	memset(buf, 0, size);
 	memcpy(buf, &c, sizeof(c));
 	return (int)sizeof(c);
 }

@@ -26,6 +26,9 @@
 #define DEFAULT_SPIN_NS    100000u
 #define WAIT_BUSY_RETRIES  1000u
 #define WAIT_BUSY_SLEEP_US 1000u
+/* A wait for a fence sleeps at most this long before it looks whether the
+ * host is still there (docs/guest.md, "A lost host"). */
+#define LIVENESS_SLICE_MS 250
 
 uint64_t guest_now_ns(void)
 {
@@ -51,6 +54,61 @@ static bool seqno_done(struct vkfd_guest *g, uint32_t seqno)
 	return vkfd_seqno_processed(processed(g), seqno,
 				    __atomic_load_n(&g->seq_base, __ATOMIC_RELAXED),
 				    __atomic_load_n(&g->seq_issued, __ATOMIC_ACQUIRE));
+}
+
+/* The host is gone or lost the context: every later call and every
+ * waiting thread returns err (-EIO, or -EPIPE for a closed connection),
+ * as calls on a dead GPU fail. Returns the sticky error. */
+static int mark_lost(struct vkfd_guest *g, int err)
+{
+	pthread_mutex_lock(&g->lock);
+	if (!g->err) {
+		guest_log(GUEST_LOG_ERROR, "host context lost: %s", strerror(-err));
+		g->err = err;
+	}
+	err = g->err;
+	pthread_mutex_unlock(&g->lock);
+	/* threads waiting for a free ring look at g->err */
+	pthread_mutex_lock(&g->ring_lock);
+	pthread_cond_broadcast(&g->ring_cond);
+	pthread_mutex_unlock(&g->ring_lock);
+	return err;
+}
+
+/* 0 while the host may still answer, else the error to return. */
+static int host_liveness(struct vkfd_guest *g)
+{
+	int err;
+
+	pthread_mutex_lock(&g->lock);
+	err = g->err;
+	pthread_mutex_unlock(&g->lock);
+	if (err)
+		return err;
+	if (vkfd_load_acquire_u32(&shm_hdr(g)->async_error))
+		return mark_lost(g, -EIO);
+	return 0;
+}
+
+/* Sleep until `ring` retired `fence`, in slices: between them, a loss that
+ * another thread saw, the host's async error word, or (in the transport's
+ * wait) a closed connection ends the wait. A broken connection is a loss;
+ * another error (a bad argument) is only this call's. */
+static int wait_fence(struct vkfd_guest *g, uint32_t ring, uint64_t fence)
+{
+	for (;;) {
+		int r = g->t->ops->wait(g->t, ring, fence, LIVENESS_SLICE_MS);
+
+		if (r == 0)
+			return 0;
+		if (r == -EPIPE || r == -EIO || r == -ECONNRESET || r == -ENODEV)
+			return mark_lost(g, r == -EPIPE ? -EPIPE : -EIO);
+		if (r != -ETIMEDOUT)
+			return r;
+		r = host_liveness(g);
+		if (r)
+			return r;
+	}
 }
 
 /* A private, aligned copy of a caller's request. */
@@ -162,7 +220,7 @@ static int wait_processed(struct vkfd_guest *g, uint32_t seqno)
 			r = flush_locked(g, 0, &fence);
 			pthread_mutex_unlock(&g->lock);
 			if (!r)
-				r = g->t->ops->wait(g->t, 0, fence, -1);
+				r = wait_fence(g, 0, fence);
 			if (r)
 				return r;
 			break;
@@ -175,8 +233,9 @@ static int wait_processed(struct vkfd_guest *g, uint32_t seqno)
 		return 0;
 	}
 	/* Ring 0 retired but our request was not processed: the host
-	 * dropped the batch (protocol error, context lost). */
-	return -EIO;
+	 * dropped the batch (protocol error, context lost, or its worker
+	 * died and the VMM retired the fences of the dead context). */
+	return mark_lost(g, -EIO);
 }
 
 int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len, void *rsp,
@@ -306,7 +365,7 @@ int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len, 
 			r = flush_locked(g, (uint32_t)ring, &fence);
 		pthread_mutex_unlock(&g->lock);
 		if (!r)
-			r = g->t->ops->wait(g->t, (uint32_t)ring, fence, -1);
+			r = wait_fence(g, (uint32_t)ring, fence);
 		/* -EBUSY (the refused wait did not start). A current host
 		 * releases a wait's thread before its ring's fence retires, so
 		 * with its default quota this never happens; kept as defence:
@@ -324,6 +383,9 @@ int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len, 
 		}
 		if (!r)
 			r = copy_rsp(g, rsp_off, nchunks * GUEST_WAIT_CHUNK, seqno, rsp, rsp_len);
+		/* the ring's fence retired without our response: as above */
+		if (r == -EIO)
+			r = mark_lost(g, -EIO);
 		break;
 	}
 

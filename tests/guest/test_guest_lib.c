@@ -620,17 +620,59 @@ static void test_library_thread_blocks_signals(void **state)
 	assert_int_equal(blocked, others);
 }
 
-/* Last in the vtest group: the server's worker dies under the client. */
+/* Join th, giving up after ms: 0, or ETIMEDOUT for a thread still blocked. */
+static int join_within(pthread_t th, unsigned ms)
+{
+	struct timespec dl;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	return pthread_timedjoin_np(th, NULL, &dl);
+}
+
+/* Last in the vtest group: the server's worker dies under the client while
+ * threads wait (one forever, one with its own 60 s timeout): both waits end
+ * with an error instead of blocking on the host forever, and the loss is
+ * sticky. The bound is far above the library's liveness slice (250 ms),
+ * so it never flakes; a hang fails it. */
 static void test_server_gone(void **state)
 {
+	enum { N = 2 };
+	const uint32_t timeouts[N] = {0xffffffffu, 60000};
+	pthread_t th[N];
+	struct waiter w[N];
+	pthread_barrier_t bar;
 	pid_t worker = 0;
+	int done = 0;
+	uint32_t ev;
 
 	(void)state;
+	ev = create_event();
+	pthread_barrier_init(&bar, NULL, N + 1);
+	for (int i = 0; i < N; i++) {
+		w[i] =
+		    (struct waiter){.bar = &bar, .ev = ev, .timeout = timeouts[i], .done = &done};
+		assert_int_equal(pthread_create(&th[i], NULL, waiter_main, &w[i]), 0);
+	}
+	pthread_barrier_wait(&bar);
 	/* workers of earlier clients end and are reaped: ours remains */
 	for (int i = 0; i < 500 && harness_children(srv.pid, NULL) != 1; i++)
 		usleep(10000);
 	assert_int_equal(harness_children(srv.pid, &worker), 1);
+	/* the waits reached the host (or are about to): none has returned */
+	usleep(200000);
+	assert_int_equal(__atomic_load_n(&done, __ATOMIC_ACQUIRE), 0);
 	assert_int_equal(kill(worker, SIGKILL), 0);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(join_within(th[i], 10000), 0);
+		assert_true(w[i].ret == -EPIPE || w[i].ret == -EIO);
+	}
+	pthread_barrier_destroy(&bar);
 	struct vkfd_req_get_version req;
 	struct vkfd_rsp_get_version rsp;
 	int r = 0;

@@ -3,8 +3,9 @@
  * Guest library failure paths against a scripted fake vtest server (no host
  * library needed): no common version, old vtest protocol, missing capset,
  * mis-framed or truncated replies and a silent server all end in an error
- * with errno set, never in a hang. Also the virtgpu transport's node
- * selection on a machine without virtio-gpu.
+ * with errno set, never in a hang; a host that loses the context under a
+ * waiting thread without retiring its fence ends that wait with EIO. Also the virtgpu transport's
+ * node selection on a machine without virtio-gpu.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -25,6 +28,7 @@
 
 #include <vkfd/guest.h>
 
+#include "vkfd_codec.h"
 #include "vkfd_protocol.h"
 #include "vtest_io.h"
 #include "vtest_wire.h"
@@ -37,6 +41,7 @@ enum fake_mode {
 	FAKE_TRUNCATE,
 	FAKE_SILENT,
 	FAKE_FEW_TIMELINES,
+	FAKE_LOST_AT_WAIT, /* a working host that loses the context at WAIT_EVENTS */
 };
 
 struct fake {
@@ -55,19 +60,146 @@ static int reply(int c, uint32_t cmd, const uint32_t *p, uint32_t n)
 	return n ? vtio_write_full(c, p, n * 4) : 0;
 }
 
+/* FAKE_LOST_AT_WAIT: enough of a host for vkfd_guest_connect() (shared
+ * memory, HELLO, ring-0 fences), which then sets the async error word when
+ * a WAIT_EVENTS arrives and never retires that wait's fence nor closes the
+ * connection: only the guest's own liveness check can end the wait. */
+struct fake_host {
+	uint8_t *shmem;
+	uint64_t sync_value[8]; /* by sync id - 1 */
+	uint32_t n_syncs;
+	struct {
+		int fd;
+		uint32_t id;
+		uint64_t value;
+	} waits[64];
+	uint32_t n_waits;
+};
+
+static void fake_host_signal(struct fake_host *h, uint32_t id, uint64_t value)
+{
+	uint64_t one = 1;
+
+	if (!id || id > h->n_syncs)
+		return;
+	if (value > h->sync_value[id - 1])
+		h->sync_value[id - 1] = value;
+	for (uint32_t i = 0; i < h->n_waits;) {
+		if (h->waits[i].id == id && h->sync_value[id - 1] >= h->waits[i].value) {
+			assert_int_equal(write(h->waits[i].fd, &one, 8), 8);
+			close(h->waits[i].fd);
+			h->waits[i] = h->waits[--h->n_waits];
+			continue;
+		}
+		i++;
+	}
+}
+
+/* Runs a batch; returns false when it held a WAIT_EVENTS (context lost). */
+static bool fake_host_run(struct fake_host *h, const void *cmd, size_t size)
+{
+	struct vkfd_shmem_hdr *sh = vkfd_shmem_hdr(h->shmem);
+	struct vkfd_cmd_view v;
+	struct vkfd_iter it;
+	bool ok = true;
+
+	vkfd_iter_init(&it, cmd, size, VKFD_RSP_AREA_SIZE);
+	while (vkfd_iter_next(&it, &v) == 1) {
+		if (v.hdr.cmd == VKFD_CMD_WAIT_EVENTS) {
+			__atomic_store_n(&sh->async_error, VKFD_ASYNC_ERR_PROTOCOL,
+					 __ATOMIC_RELEASE);
+			ok = false;
+			break;
+		}
+		if (v.hdr.cmd == VKFD_CMD_HELLO) {
+			struct vkfd_rsp_hello *r =
+			    (void *)(h->shmem + VKFD_SHMEM_RSP_OFF + v.hdr.rsp_off);
+
+			memset(r, 0, sizeof(*r));
+			r->hdr.len = sizeof(*r);
+			r->version = VKFD_PROTO_VERSION;
+			__atomic_store_n(&r->hdr.seqno, v.hdr.seqno, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&sh->seqno, v.hdr.seqno, __ATOMIC_RELEASE);
+	}
+	return ok;
+}
+
+/* One host command of FAKE_LOST_AT_WAIT; false ends the connection. */
+static bool fake_host_cmd(struct fake_host *h, int c, uint32_t cmd, const uint32_t *p, uint32_t ndw)
+{
+	switch (cmd) {
+	case VTW_CMD_CONTEXT_INIT:
+	case VTW_CMD_RESOURCE_UNREF:
+	case VTW_CMD_SYNC_UNREF:
+		return true;
+	case VTW_CMD_SYNC_CREATE: {
+		uint32_t id = ++h->n_syncs;
+
+		assert_true(id <= 8);
+		return !reply(c, VTW_CMD_SYNC_CREATE, &id, 1);
+	}
+	case VTW_CMD_RESOURCE_CREATE_BLOB: {
+		uint32_t res = 1;
+		int fd = memfd_create("fake-shmem", MFD_CLOEXEC);
+
+		assert_true(fd >= 0 && !h->shmem);
+		assert_int_equal(ftruncate(fd, VKFD_SHMEM_SIZE), 0);
+		h->shmem = mmap(NULL, VKFD_SHMEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		assert_true(h->shmem != MAP_FAILED);
+		assert_int_equal(vkfd_shmem_init(h->shmem, VKFD_SHMEM_SIZE, VKFD_PROTO_VERSION, 0),
+				 0);
+		bool ok = !reply(c, VTW_CMD_RESOURCE_CREATE_BLOB, &res, 1) && !vtio_send_fd(c, fd);
+
+		close(fd);
+		return ok;
+	}
+	case VTW_CMD_SUBMIT_CMD2: {
+		const uint32_t *b = p + 1;
+		const uint32_t *sy = p + b[VTW_BATCH_SYNC_OFFSET];
+
+		assert_true(ndw >= 1 + VTW_BATCH_DWORDS && p[0] == 1);
+		assert_true(b[VTW_BATCH_CMD_OFFSET] + b[VTW_BATCH_CMD_SIZE] <= ndw);
+		if (fake_host_run(h, p + b[VTW_BATCH_CMD_OFFSET], b[VTW_BATCH_CMD_SIZE] * 4u))
+			for (uint32_t i = 0; i < b[VTW_BATCH_SYNC_COUNT]; i++)
+				fake_host_signal(h, sy[3 * i],
+						 sy[3 * i + 1] | (uint64_t)sy[3 * i + 2] << 32);
+		return true;
+	}
+	case VTW_CMD_SYNC_WAIT: {
+		int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+		assert_true(fd >= 0 && ndw == 5 && h->n_waits < 64);
+		if (reply(c, VTW_CMD_SYNC_WAIT, NULL, 0) || vtio_send_fd(c, fd)) {
+			close(fd);
+			return false;
+		}
+		h->waits[h->n_waits].fd = fd;
+		h->waits[h->n_waits].id = p[2];
+		h->waits[h->n_waits].value = p[3] | (uint64_t)p[4] << 32;
+		h->n_waits++;
+		fake_host_signal(h, p[2], 0);
+		return true;
+	}
+	}
+	return false;
+}
+
 static void serve(struct fake *f, int c)
 {
+	struct fake_host host;
 	uint32_t hdr[2], buf[4096];
 	bool first = true;
 
+	memset(&host, 0, sizeof(host));
 	for (;;) {
 		if (vtio_read_full(c, hdr, 8, -1, NULL))
-			return;
+			goto out;
 		uint32_t bytes = first ? hdr[0] : hdr[0] * 4;
 
 		first = false;
 		if (bytes > sizeof(buf) || vtio_read_full(c, buf, bytes, -1, NULL))
-			return;
+			goto out;
 		if (f->mode == FAKE_SILENT)
 			continue;
 		switch (hdr[1]) {
@@ -108,6 +240,14 @@ static void serve(struct fake *f, int c)
 				break;
 			}
 			memset(&cs, 0, sizeof(cs));
+			if (f->mode == FAKE_LOST_AT_WAIT) {
+				vkfd_capset_init(&cs);
+				cs.num_gpus = 1;
+				out[0] = 1;
+				memcpy(out + 1, &cs, sizeof(cs));
+				reply(c, VTW_CMD_GET_CAPSET, out, 1 + sizeof(cs) / 4);
+				break;
+			}
 			cs.wire_format = VKFD_WIRE_FORMAT;
 			cs.version_min = 90;
 			cs.version_max = 99;
@@ -121,9 +261,17 @@ static void serve(struct fake *f, int c)
 			break;
 		}
 		default:
-			return; /* the guest must not get this far */
+			/* only FAKE_LOST_AT_WAIT lets the guest get this far */
+			if (f->mode != FAKE_LOST_AT_WAIT ||
+			    !fake_host_cmd(&host, c, hdr[1], buf, hdr[0]))
+				goto out;
 		}
 	}
+out:
+	for (uint32_t i = 0; i < host.n_waits; i++)
+		close(host.waits[i].fd);
+	if (host.shmem)
+		munmap(host.shmem, VKFD_SHMEM_SIZE);
 }
 
 static void *fake_main(void *arg)
@@ -252,6 +400,58 @@ static void test_silent_server_times_out(void **state)
 	fake_stop(&f);
 }
 
+struct lost_wait {
+	struct vkfd_guest *g;
+	int ret;
+};
+
+static void *lost_wait_main(void *arg)
+{
+	struct lost_wait *w = arg;
+	struct vkfd_req_wait_events req;
+	struct vkfd_rsp_wait_events rsp;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.cmd = VKFD_CMD_WAIT_EVENTS;
+	req.num_events = 1;
+	req.timeout_ms = 0xffffffffu;
+	req.events[0].event_id = 1;
+	w->ret = vkfd_guest_call_wait(w->g, &req, VKFD_REQ_WAIT_EVENTS_LEN(1), &rsp,
+				      VKFD_RSP_WAIT_EVENTS_LEN(1));
+	return NULL;
+}
+
+/* The host loses the context while a thread waits with no timeout, but
+ * neither retires the wait's fence nor closes the connection (a VMM that
+ * keeps a dead worker's fences): the guest's liveness check sees the async
+ * error word and ends the wait with EIO, and later calls fail too. The
+ * 10 s bound is far above the 250 ms check; a hang fails it. */
+static void test_lost_context_ends_wait(void **state)
+{
+	struct vkfd_req_get_version gv;
+	struct vkfd_rsp_get_version gr;
+	struct lost_wait w;
+	struct timespec dl;
+	struct fake f;
+	pthread_t th;
+
+	(void)state;
+	fake_start(&f, FAKE_LOST_AT_WAIT);
+	memset(&w, 0, sizeof(w));
+	w.g = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, f.path);
+	assert_non_null(w.g);
+	assert_int_equal(pthread_create(&th, NULL, lost_wait_main, &w), 0);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 10;
+	assert_int_equal(pthread_timedjoin_np(th, NULL, &dl), 0);
+	assert_int_equal(w.ret, -EIO);
+	memset(&gv, 0, sizeof(gv));
+	gv.hdr.cmd = VKFD_CMD_GET_VERSION;
+	assert_int_equal(vkfd_guest_call(w.g, &gv, sizeof(gv), &gr, sizeof(gr)), -EIO);
+	vkfd_guest_disconnect(w.g);
+	fake_stop(&f);
+}
+
 static void test_no_server(void **state)
 {
 	(void)state;
@@ -317,6 +517,7 @@ int main(void)
 	    cmocka_unit_test(test_wrong_reply),
 	    cmocka_unit_test(test_truncated_reply),
 	    cmocka_unit_test(test_silent_server_times_out),
+	    cmocka_unit_test(test_lost_context_ends_wait),
 	    cmocka_unit_test(test_no_server),
 	    cmocka_unit_test(test_bad_transport_env),
 	    cmocka_unit_test(test_virtgpu_not_a_drm_node),

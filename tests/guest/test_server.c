@@ -176,11 +176,20 @@ static void test_params_and_capset(void **state)
 	memcpy(&c, cs + 1, sizeof(c));
 	assert_int_equal(vkfd_capset_check(&c, sizeof(c)), 0);
 	assert_int_equal(c.shmem_size, VKFD_SHMEM_SIZE);
+	assert_int_equal(c.reserved, 0);
 
 	q[0] = 4; /* venus: not ours */
 	vt_send(fd, VTW_CMD_GET_CAPSET, q, 2);
 	vt_recv(fd, VTW_CMD_GET_CAPSET, out, 1);
 	assert_int_equal(out[0], 0);
+	/* versions we do not speak: "not available", one dword, no payload */
+	q[0] = VIRTIO_GPU_CAPSET_AMDKFD;
+	for (uint32_t v = 0; v < 3; v += 2) {
+		q[1] = v;
+		vt_send(fd, VTW_CMD_GET_CAPSET, q, 2);
+		vt_recv(fd, VTW_CMD_GET_CAPSET, out, 1);
+		assert_int_equal(out[0], 0);
+	}
 	close(fd);
 	assert_true(harness_settle(srv.pid, baseline_fds, 30000));
 }

@@ -25,11 +25,21 @@ static void test_capset_before_init(void **state)
 	assert_int_equal(vkfd_host_capset_size(1), sizeof(c));
 	assert_int_equal(vkfd_host_capset_size(0), 0);
 	assert_int_equal(vkfd_host_capset_size(2), 0);
-	assert_int_equal(vkfd_host_capset_fill(1, &c, sizeof(c) - 1), -ENOSPC);
-	assert_int_equal(vkfd_host_capset_fill(2, &c, sizeof(c)), -EINVAL);
+	/* a refused fill leaves zeros, not the caller's old bytes */
+	memset(big, 0xaa, sizeof(big));
+	assert_int_equal(vkfd_host_capset_fill(1, big, sizeof(c) - 1), -ENOSPC);
+	for (size_t i = 0; i < sizeof(big); i++)
+		assert_int_equal(big[i], i < sizeof(c) - 1 ? 0 : 0xaa);
+	memset(big, 0xaa, sizeof(big));
+	assert_int_equal(vkfd_host_capset_fill(2, big, sizeof(big)), -EINVAL);
+	for (size_t i = 0; i < sizeof(big); i++)
+		assert_int_equal(big[i], 0);
 	memset(big, 0xaa, sizeof(big));
 	assert_int_equal(vkfd_host_capset_fill(1, big, sizeof(big)), (int)sizeof(c));
+	for (size_t i = sizeof(c); i < sizeof(big); i++)
+		assert_int_equal(big[i], 0);
 	memcpy(&c, big, sizeof(c));
+	assert_int_equal(c.reserved, 0);
 	assert_int_equal(vkfd_capset_check(&c, sizeof(c)), 0);
 	assert_int_equal(c.context_type, VKFD_CONTEXT_TYPE_AMDKFD);
 	assert_int_equal(c.kfd_major, 1);

@@ -306,8 +306,9 @@ static void test_destroy_cancels_waits(void **state)
 	vkfd_host_context_retire_fences(h.ctx);
 	assert_false(h_fence_retired(9, 1, 901));
 	h_close(&h); /* returns: every blocked wait is cancelled */
+	/* fences pending at destroy are dropped, not retired (host.h) */
 	for (uint32_t r = 1; r <= 8; r++)
-		assert_int_equal(h_fence_count(9, r, 900 + r), 1);
+		assert_int_equal(h_fence_count(9, r, 900 + r), 0);
 	if (h_real_device()) {
 		assert_int_equal(h_open(&s->h, 1), 0);
 		s->page = h_gtt(&s->h, PAGE_BYTES, NULL);

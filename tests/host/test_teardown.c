@@ -391,6 +391,82 @@ static void test_tiny_batch_flood_is_bounded(void **state)
 	h_close(&h);
 }
 
+/* Fence callbacks counted while vkfd_host_context_destroy() runs. */
+static int destroying, late_retires;
+
+static void count_late_retire(void *cookie, uint32_t ctx_id, uint32_t ring, uint64_t fence_id)
+{
+	(void)cookie;
+	(void)ctx_id;
+	(void)ring;
+	(void)fence_id;
+	if (__atomic_load_n(&destroying, __ATOMIC_ACQUIRE))
+		__atomic_add_fetch(&late_retires, 1, __ATOMIC_ACQ_REL);
+}
+
+/* A VMM frees its fence bookkeeping around destroy (virglrenderer's vtest
+ * does before it): fences still pending when destroy starts must not reach
+ * the callback, neither from the destroying thread nor a library thread. */
+static void destroy_with_pending_fences(uint32_t flags)
+{
+	struct vkfd_host_config cfg;
+	struct vkfd_req_wait_events w;
+	struct vkfd_req_get_version gv;
+	struct harness h;
+	uint64_t page;
+	uint32_t ev;
+
+	h_lib_fini();
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.api_version = VKFD_HOST_API_VERSION;
+	cfg.flags = flags;
+	cfg.device = h_device();
+	cfg.retire_fence = count_late_retire;
+	assert_int_equal(vkfd_host_init(&cfg), 0);
+	assert_int_equal(h_open(&h, 10), 0);
+	page = h_gtt(&h, 4096 * 8, NULL);
+	assert_int_equal(h_create_event(&h, page, KFD_IOC_EVENT_SIGNAL, 1, &ev), 0);
+	/* waits that only destroy ends: their fences are pending at destroy */
+	for (uint32_t r = 1; r <= 4; r++) {
+		memset(&w, 0, sizeof(w));
+		w.ring_idx = r;
+		w.num_events = 1;
+		w.timeout_ms = 0xffffffff;
+		w.events[0].event_id = ev;
+		h_add(&h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), NULL);
+		assert_int_equal(h_flush(&h), 0);
+		assert_int_equal(vkfd_host_context_submit_fence(h.ctx, 0, r, 100 + r), 0);
+	}
+	/* POLL mode: ring-0 fences become ready but are never retired by us */
+	if (!(flags & VKFD_HOST_FLAG_ASYNC_FENCES)) {
+		for (uint32_t i = 0; i < 8; i++) {
+			memset(&gv, 0, sizeof(gv));
+			h_add(&h, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), NULL);
+			assert_int_equal(h_flush(&h), 0);
+			assert_int_equal(vkfd_host_context_submit_fence(h.ctx, 0, 0, 200 + i), 0);
+		}
+	}
+	__atomic_store_n(&destroying, 1, __ATOMIC_RELEASE);
+	h_close(&h); /* cancels the waits, drops the fences */
+	/* every library thread of the context is joined: nothing comes later */
+	assert_int_equal(__atomic_load_n(&late_retires, __ATOMIC_ACQUIRE), 0);
+	__atomic_store_n(&destroying, 0, __ATOMIC_RELEASE);
+	h_lib_fini();
+	assert_int_equal(h_lib_init(0, NULL), 0);
+}
+
+static void test_destroy_drops_pending_fences_poll(void **state)
+{
+	(void)state;
+	destroy_with_pending_fences(0);
+}
+
+static void test_destroy_drops_pending_fences_async(void **state)
+{
+	(void)state;
+	destroy_with_pending_fences(VKFD_HOST_FLAG_ASYNC_FENCES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +479,8 @@ int main(void)
 	    cmocka_unit_test(test_reset_destroys_contexts),
 	    cmocka_unit_test(test_queue_flood_is_bounded),
 	    cmocka_unit_test(test_tiny_batch_flood_is_bounded),
+	    cmocka_unit_test(test_destroy_drops_pending_fences_poll),
+	    cmocka_unit_test(test_destroy_drops_pending_fences_async),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -252,14 +252,22 @@ vkfd_renderer_get_cap_set(uint32_t *max_ver, uint32_t *max_size)
 void
 vkfd_renderer_fill_caps(uint32_t version, void *caps)
 {
-   size_t size = vkfd_host_capset_size(version);
+   uint32_t max_ver, max_size;
 
-   if (!caps || !size)
+   /* The caller's buffer holds the size reported for the highest version,
+    * and a lower version passes its check: answer a version the library
+    * does not speak, or a failed fill, with zeros (never heap contents).
+    */
+   vkfd_renderer_get_cap_set(&max_ver, &max_size);
+   if (!caps || !max_size)
       return;
 
-   memset(caps, 0, size);
+   memset(caps, 0, max_size);
+   size_t size = vkfd_host_capset_size(version);
+   if (!size || size > max_size)
+      return;
    if (vkfd_host_capset_fill(version, caps, size) < 0)
-      memset(caps, 0, size);
+      memset(caps, 0, max_size);
 }
 
 int
