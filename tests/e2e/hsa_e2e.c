@@ -11,6 +11,15 @@
  *                   real ISA looks like to kfdsim): ROCr must call the
  *                   queue's error callback with
  *                   HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
+ *   hsa_e2e matrix  the version matrix's workload (tests/e2e/matrix):
+ *                   async copies host->device, device->host and
+ *                   device->device from 1 byte to 1 GiB verified byte for
+ *                   byte, FILL_U32 and VADD_F32 dispatches, a barrier-AND
+ *                   packet and a copy held back by a dependency signal,
+ *                   signal waits that time out; with two GPUs also peer
+ *                   access, a copy between them and a dispatch on each.
+ *                   Prints one deterministic line per check, so runs can
+ *                   be compared.
  *
  * Kernels are kfdsim builtins: kernel_object points at a 64-byte descriptor
  * "KFDSIM01" + u32 builtin number (docs in DESIGN.md).
@@ -425,6 +434,8 @@ static int run_illegal(void)
 	return failures ? EXIT_CHECK : 0;
 }
 
+#include "hsa_matrix.h"
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -436,6 +447,8 @@ int main(int argc, char **argv)
 		return run_fault();
 	if (strcmp(mode, "illegal") == 0)
 		return run_illegal();
-	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal]\n");
+	if (strcmp(mode, "matrix") == 0)
+		return run_matrix();
+	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|matrix]\n");
 	return EXIT_SETUP;
 }
