@@ -24,15 +24,27 @@ static void env_vm_fault(void *ctx, uint64_t va, bool write)
 	sim_queues_evict(pdd->proc, pdd);
 }
 
-/* An illegal instruction or a bad packet: the engine has already done what
- * the trap handler / CP report to user space (engine_qerror.c) and halted
- * the queue. The kernel itself raises no HW-exception event for these and
- * evicts nothing (kfd_int_process_v9.c only forwards the interrupt). */
+/* An illegal instruction or a bad AQL packet: the engine has already done
+ * what the trap handler / CP report to user space (engine_qerror.c) and
+ * halted the queue. The kernel itself raises no HW-exception event for
+ * these and evicts nothing (kfd_int_process_v9.c only forwards the
+ * interrupt).
+ *
+ * A bad SDMA packet reaches no user-visible signal on hardware: the engine
+ * stops, the copy's completion signal never moves, and the kernel's hang
+ * detection ends in a GPU reset, which it reports with a HW-exception event
+ * (reset, cause GPU hang). kfdsim reports that outcome at once, to the
+ * offending process only, and evicts its queues on this GPU, so ROCr sees
+ * an error instead of a copy that never ends (or worse, one cut short). */
 static void env_queue_error(void *ctx, uint32_t queue_id, int reason)
 {
-	(void)ctx;
+	struct sim_pdd *pdd = ctx;
+
 	(void)queue_id;
-	(void)reason;
+	if (reason != SIM_QERR_SDMA_INVALID_PACKET)
+		return;
+	sim_events_hw_exception(pdd->proc, pdd->gpu, true);
+	sim_queues_evict(pdd->proc, pdd);
 }
 
 /* ROCr 5.2.3's second-level trap handler, when the process installed one

@@ -143,6 +143,10 @@ static int engine_start(struct sim_queue *q)
 	d.wptr_va = q->wptr;
 	d.doorbell = (volatile uint64_t *)(q->pdd->doorbells->host + q->doorbell_id * 8u);
 	d.doorbell_index = q->doorbell_id;
+	if (d.type == SIM_QUEUE_SDMA &&
+	    !sim_sdma_format_for_ip(q->pdd->gpu->t->sdma_ip_major, q->pdd->gpu->t->sdma_ip_minor,
+				    &d.sdma))
+		return -EINVAL; /* a target without a modelled SDMA version */
 	q->eng = sim_engine_queue_start(&d, &q->pdd->env);
 	if (!q->eng)
 		return -ENOMEM;

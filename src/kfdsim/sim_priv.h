@@ -55,6 +55,8 @@ struct sim_target {
 	uint32_t num_sdma;
 	uint32_t num_sdma_xgmi;
 	uint32_t sdma_queues_per_engine;
+	/* SDMA IP version: selects the packet format (sim_sdma_format_for_ip) */
+	uint8_t sdma_ip_major, sdma_ip_minor;
 	uint32_t num_cp_queues;
 	uint32_t max_clk_mhz;
 	uint32_t fw_version;

@@ -1,12 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SDMA packet processor for gfx9 (SDMA v4): a byte ring whose read and
- * write pointers are 64-bit monotonic byte offsets (ROCr's BlitSdmaV4
- * writes the same offset to the write pointer and the doorbell).
+ * SDMA packet processor for SDMA v4 and v5 (gfx9, gfx10): a byte ring whose
+ * read and write pointers are 64-bit monotonic byte offsets (ROCr's
+ * BlitSdmaV4/V5 write the same offset to the write pointer and the
+ * doorbell). Field widths that differ between SDMA versions come from the
+ * queue's struct sim_sdma_format.
  */
 #include "engine_internal.h"
 #include "engine_mem.h"
 #include "sdma_packets.h"
+
+/* Count widths per SDMA IP version. COPY_LINEAR: 22 bits on SDMA 4.0-4.2
+ * and 5.0 (vega10/navi10 packet headers); 30 bits on 4.4 (gfx90a, gfx94x)
+ * and 5.2 (gfx103x), where ROCr 6.x fills the wider count_ext field
+ * (up to 0x3fffffff bytes per packet). CONSTANT_FILL: 22 bits on all of
+ * them (ROCr splits fills at 0x3fffe0 bytes). */
+static const struct {
+	uint8_t major, minor;
+	struct sim_sdma_format fmt;
+} sdma_formats[] = {
+    {4, 0, {22, 22}}, {4, 1, {22, 22}}, {4, 2, {22, 22}},
+    {4, 4, {30, 22}}, {5, 0, {22, 22}}, {5, 2, {30, 22}},
+};
+
+bool sim_sdma_format_for_ip(uint32_t ip_major, uint32_t ip_minor, struct sim_sdma_format *out)
+{
+	for (size_t i = 0; i < sizeof(sdma_formats) / sizeof(sdma_formats[0]); i++) {
+		if (sdma_formats[i].major == ip_major && sdma_formats[i].minor == ip_minor) {
+			*out = sdma_formats[i].fmt;
+			return true;
+		}
+	}
+	return false;
+}
 
 /* Read `n` dwords of the ring starting at byte offset `off` (wrapping). */
 static enum engine_status ring_read(struct sim_engine_queue *q, uint64_t off, uint32_t *dw,
@@ -65,15 +91,27 @@ static unsigned packet_dwords(uint32_t h)
 
 static enum engine_status invalid(struct sim_engine_queue *q)
 {
-	engine_queue_error(q, SIM_QERR_INVALID_PACKET);
+	engine_queue_error(q, SIM_QERR_SDMA_INVALID_PACKET);
 	return ENGINE_DEAD;
+}
+
+static enum engine_status do_copy(struct sim_engine_queue *q, const uint32_t *p)
+{
+	uint64_t count;
+
+	if (!sdma_count_bytes(p[1], q->desc.sdma.copy_count_bits, &count))
+		return invalid(q);
+	return engine_mem_copy(q, sdma_addr(p[5], p[6]), sdma_addr(p[3], p[4]), count);
 }
 
 static enum engine_status do_fill(struct sim_engine_queue *q, const uint32_t *p)
 {
 	uint64_t dst = sdma_addr(p[1], p[2]);
-	uint64_t count = (uint64_t)(p[4] & SDMA_COUNT_MASK) + 1;
+	uint64_t count;
 	uint32_t data = p[3];
+
+	if (!sdma_count_bytes(p[4], q->desc.sdma.fill_count_bits, &count))
+		return invalid(q);
 
 	switch (sdma_fill_size(p[0])) {
 	case 0: /* bytes */
@@ -202,8 +240,7 @@ static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
 	case SDMA_OP_COPY:
 		if (sdma_hdr_subop(p[0]) == SDMA_SUBOP_COPY_LINEAR_RECT)
 			return do_copy_rect(q, p);
-		return engine_mem_copy(q, sdma_addr(p[5], p[6]), sdma_addr(p[3], p[4]),
-				       (uint64_t)(p[1] & SDMA_COUNT_MASK) + 1);
+		return do_copy(q, p);
 	case SDMA_OP_FENCE:
 		mem32 = engine_mem_object(q, sdma_addr(p[1], p[2]) & ~3ull, 4, true);
 		if (!mem32)

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gfx9 (SDMA v4) packet encodings for the packets ROCr 5.2.3's BlitSdmaV4
- * and amdgpu's sdma_v4_0 emit. Every packet starts with a header dword:
- * bits 7..0 opcode, 15..8 sub-opcode, 31..16 opcode-specific.
+ * SDMA v4/v5 packet encodings for the packets ROCr's BlitSdmaV4/V5 and
+ * amdgpu's sdma_v4_x/v5_x emit. Every packet starts with a header dword:
+ * bits 7..0 opcode, 15..8 sub-opcode, 31..16 opcode-specific. The layouts
+ * are the same on SDMA 4.0 to 5.2 except the count widths, which come
+ * from the queue's struct sim_sdma_format (sdma_engine.c has the table).
  */
 #ifndef KFDSIM_SDMA_PACKETS_H
 #define KFDSIM_SDMA_PACKETS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum sdma_op {
@@ -90,8 +93,17 @@ static inline uint32_t sdma_rect_slice(uint32_t dw)
 	return dw & 0x0fffffff;
 }
 
-/* COPY_LINEAR / CONST_FILL count: 22 bits on SDMA v4, bytes - 1. */
-#define SDMA_COUNT_MASK 0x3fffffu
+/* COPY_LINEAR dword 1 / CONST_FILL dword 4: a `bits`-wide count of
+ * bytes - 1 (SDMA v4 and later). False when the field is not modelled
+ * (width 0) or a bit above it is set: the packet asks for more than this
+ * engine version reads, so it is invalid rather than silently shortened. */
+static inline bool sdma_count_bytes(uint32_t dw, unsigned bits, uint64_t *bytes)
+{
+	if (bits == 0 || bits > 32 || (bits < 32 && (dw >> bits) != 0))
+		return false;
+	*bytes = (uint64_t)dw + 1;
+	return true;
+}
 
 /* CONST_FILL header bits 31..30: element size log2 (0 byte, 2 dword). */
 static inline uint32_t sdma_fill_size(uint32_t h)

@@ -48,7 +48,24 @@ enum sim_queue_type {
 enum sim_queue_error_reason {
 	SIM_QERR_ILLEGAL_INSTRUCTION = 1,
 	SIM_QERR_INVALID_PACKET = 2,
+	/* An SDMA packet the engine cannot execute as written (unknown
+	 * opcode, a field value beyond what this SDMA version reads). The
+	 * engine halts; no user-visible signal carries it (see env.c). */
+	SIM_QERR_SDMA_INVALID_PACKET = 3,
 };
+
+/* How one SDMA IP version reads the packet fields whose width differs
+ * between versions (count fields are bytes - 1 from SDMA v4 on). Bits of
+ * the count dword above the field must be zero: a packet that sets them
+ * is an invalid packet, never a truncated copy. */
+struct sim_sdma_format {
+	uint8_t copy_count_bits; /* COPY_LINEAR count */
+	uint8_t fill_count_bits; /* CONSTANT_FILL count */
+};
+
+/* The format of SDMA IP version major.minor (4.0, 4.4, 5.0, 5.2, ...);
+ * false for a version kfdsim does not model. */
+bool sim_sdma_format_for_ip(uint32_t ip_major, uint32_t ip_minor, struct sim_sdma_format *out);
 
 /* Everything the engine needs from CREATE_QUEUE, already validated by the
  * core. Addresses are GPU VAs of this process (GPU VA == CPU VA). */
@@ -65,6 +82,9 @@ struct sim_queue_desc {
 	/* Index of that doorbell in the process's doorbell slice: what a
 	 * wave's MSG_GET_DOORBELL yields (the trap handler masks 10 bits). */
 	uint32_t doorbell_index;
+	/* SDMA queues: the packet format of this GPU's SDMA engines. A zero
+	 * width makes every packet using that field invalid. */
+	struct sim_sdma_format sdma;
 };
 
 struct sim_engine_queue;

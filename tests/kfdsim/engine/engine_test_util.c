@@ -47,6 +47,13 @@ void tq_start(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type
 void tq_start_at(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
 		 uint64_t ring_size, uint64_t qva)
 {
+	/* SDMA queues default to gfx90a's SDMA 4.4 */
+	tq_start_sdma_ip(t, g, type, ring_size, qva, 4, 4);
+}
+
+void tq_start_sdma_ip(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
+		      uint64_t ring_size, uint64_t qva, uint32_t ip_major, uint32_t ip_minor)
+{
 	memset(t, 0, sizeof(*t));
 	t->g = g;
 	t->ring = host(g, qva);
@@ -69,6 +76,8 @@ void tq_start_at(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type t
 	t->desc.rptr_va = qva + Q_RPTR_OFF;
 	t->desc.wptr_va = qva + Q_RPTR_OFF + 8;
 	t->desc.doorbell = &t->doorbell;
+	if (type == SIM_QUEUE_SDMA && !sim_sdma_format_for_ip(ip_major, ip_minor, &t->desc.sdma))
+		abort();
 	t->q = sim_engine_queue_start(&t->desc, &g->env);
 	if (!t->q)
 		abort();

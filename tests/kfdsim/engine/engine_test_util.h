@@ -44,6 +44,10 @@ void tq_start(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type
 /* Same, with the queue region at qva (Q_VA or Q2_VA). */
 void tq_start_at(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
 		 uint64_t ring_size, uint64_t qva);
+/* Same, with an SDMA queue reading the packet format of SDMA IP version
+ * ip_major.ip_minor (tq_start/tq_start_at: SDMA 4.4, gfx90a's). */
+void tq_start_sdma_ip(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
+		      uint64_t ring_size, uint64_t qva, uint32_t ip_major, uint32_t ip_minor);
 void tq_stop(struct test_queue *t);
 
 /* AQL: write the 64-byte packet (header last, release), bump the write

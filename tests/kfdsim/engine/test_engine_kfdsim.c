@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -97,7 +98,7 @@ static void userptr(struct world *w, uint64_t off, uint64_t size)
 	map_to_gpu(w, al.handle);
 }
 
-static int setup(void **state)
+static int setup_target(void **state, const char *target)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	struct kfdsim_config cfg;
@@ -115,6 +116,7 @@ static int setup(void **state)
 
 	assert_non_null(w);
 	kfdsim_config_default(&cfg);
+	snprintf(cfg.target, sizeof(cfg.target), "%s", target);
 	w->sim = kfdsim_create(&cfg);
 	assert_non_null(w->sim);
 	w->ops = kfdsim_device_ops();
@@ -202,6 +204,16 @@ static int setup(void **state)
 	w->doorbell = (volatile uint64_t *)((uint8_t *)w->db_map + (cq.doorbell_offset & 8191));
 	*state = w;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_target(state, "gfx90a");
+}
+
+static int setup_gfx1030(void **state)
+{
+	return setup_target(state, "gfx1030");
 }
 
 static int teardown(void **state)
@@ -404,12 +416,144 @@ static void test_sdma_copy_signals_event(void **state)
 	assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
 }
 
+/* An SDMA queue on the world's GPU whose ring is OFF_SDMA_RING. */
+struct sdma_q {
+	uint32_t id;
+	void *db_map;
+	volatile uint64_t *db;
+};
+
+static void sdma_open(struct world *w, struct sdma_q *q)
+{
+	struct kfd_ioctl_create_queue_args cq;
+
+	memset(&cq, 0, sizeof(cq));
+	cq.ring_base_address = va(w, OFF_SDMA_RING);
+	cq.ring_size = 4096;
+	cq.read_pointer_address = va(w, OFF_SDMA_RPTR);
+	cq.write_pointer_address = va(w, OFF_SDMA_WPTR);
+	cq.gpu_id = w->gpu_id;
+	cq.queue_type = KFD_IOC_QUEUE_TYPE_SDMA;
+	cq.queue_percentage = 100;
+	cq.queue_priority = 15;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
+	q->id = cq.queue_id;
+	q->db_map = w->ops->mmap(w->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, w->kfd,
+				 (off_t)(cq.doorbell_offset & ~(uint64_t)8191));
+	assert_true(q->db_map != MAP_FAILED);
+	q->db = (volatile uint64_t *)((uint8_t *)q->db_map + (cq.doorbell_offset & 8191));
+}
+
+static void sdma_submit(struct world *w, struct sdma_q *q, const uint32_t *pk, size_t bytes)
+{
+	memcpy(w->buf + OFF_SDMA_RING, pk, bytes);
+	__atomic_store_n((uint64_t *)(w->buf + OFF_SDMA_WPTR), (uint64_t)bytes, __ATOMIC_RELEASE);
+	*q->db = bytes;
+}
+
+static void sdma_close(struct world *w, struct sdma_q *q)
+{
+	struct kfd_ioctl_destroy_queue_args dq = {.queue_id = q->id};
+
+	w->ops->munmap(w->sim, q->db_map, 8192);
+	assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
+}
+
+/* One COPY_LINEAR of 4 MiB + 100 bytes (past a 22-bit count) followed by
+ * a fence, as ROCr 6.x emits it on gfx90a (SDMA 4.4) and gfx1030 (SDMA
+ * 5.2): the whole range arrives. kfdsim used to read 22 bits and copy
+ * only the low 100 bytes' worth. */
+static void test_sdma_wide_count_copies_everything(void **state)
+{
+	struct world *w = *state;
+	const uint64_t n = (4u << 20) + 100u, big = 16u << 20;
+	uint8_t *mem = aligned_alloc(4096, big);
+	uint64_t src, dst, fence = va(w, OFF_DATA);
+	struct kfd_ioctl_alloc_memory_of_gpu_args al;
+	struct sdma_q q;
+	uint32_t pk[16] = {0};
+
+	assert_non_null(mem);
+	memset(mem, 0, big);
+	for (uint64_t i = 0; i < n; i++)
+		mem[i] = (uint8_t)(i * 131 + (i >> 13));
+	memset(&al, 0, sizeof(al));
+	al.va_addr = (uintptr_t)mem;
+	al.size = big;
+	al.gpu_id = w->gpu_id;
+	al.mmap_offset = (uintptr_t)mem;
+	al.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | FLAG_WRITABLE;
+	assert_int_equal(kio(w, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &al), 0);
+	map_to_gpu(w, al.handle);
+	src = (uintptr_t)mem;
+	dst = src + (8u << 20);
+	pk[0] = 1; /* COPY_LINEAR */
+	pk[1] = (uint32_t)(n - 1);
+	pk[3] = (uint32_t)src;
+	pk[4] = (uint32_t)(src >> 32);
+	pk[5] = (uint32_t)dst;
+	pk[6] = (uint32_t)(dst >> 32);
+	pk[8] = 5; /* FENCE */
+	pk[9] = (uint32_t)fence;
+	pk[10] = (uint32_t)(fence >> 32);
+	pk[11] = 0x600d;
+	sdma_open(w, &q);
+	sdma_submit(w, &q, pk, sizeof(pk));
+	for (int i = 0; i < 20000 && __atomic_load_n((uint32_t *)(w->buf + OFF_DATA),
+						     __ATOMIC_ACQUIRE) != 0x600d;
+	     i++)
+		usleep(1000);
+	assert_int_equal(*(uint32_t *)(w->buf + OFF_DATA), 0x600d);
+	assert_memory_equal(mem + (8u << 20), mem, n);
+	assert_int_equal(mem[(8u << 20) + n], 0);
+	sdma_close(w, &q);
+	free(mem);
+}
+
+/* A count wider than the engine reads is refused: the process gets the
+ * HW-exception (GPU reset after an SDMA hang) event, nothing is copied. */
+static void test_sdma_bad_count_raises_hw_exception(void **state)
+{
+	struct world *w = *state;
+	struct kfd_ioctl_create_event_args ev;
+	struct kfd_event_data d;
+	uint64_t src = va(w, OFF_DATA), dst = va(w, OFF_DATA + 0x8000);
+	struct sdma_q q;
+	uint32_t pk[8] = {1,
+			  1u << 31 | 99u,
+			  0,
+			  (uint32_t)src,
+			  (uint32_t)(src >> 32),
+			  (uint32_t)dst,
+			  (uint32_t)(dst >> 32),
+			  0};
+
+	memset(w->buf + OFF_DATA, 0x5c, 100);
+	memset(&ev, 0, sizeof(ev));
+	ev.event_type = KFD_IOC_EVENT_HW_EXCEPTION;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_EVENT, &ev), 0);
+	sdma_open(w, &q);
+	sdma_submit(w, &q, pk, sizeof(pk));
+	assert_int_equal(wait_event(w, ev.event_id, 5000, &d), KFD_IOC_WAIT_RESULT_COMPLETE);
+	assert_int_equal(d.hw_exception_data.gpu_id, w->gpu_id);
+	assert_int_equal(d.hw_exception_data.reset_cause, KFD_HW_EXCEPTION_GPU_HANG);
+	assert_int_equal(w->buf[OFF_DATA + 0x8000], 0);
+	assert_int_equal(*(uint64_t *)(w->buf + OFF_SDMA_RPTR), 0);
+	sdma_close(w, &q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_dispatch_signals_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_raises_memory_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sdma_copy_signals_event, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sdma_wide_count_copies_everything, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_sdma_wide_count_copies_everything, setup_gfx1030,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_sdma_bad_count_raises_hw_exception, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

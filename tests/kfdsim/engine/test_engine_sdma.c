@@ -379,7 +379,7 @@ static void test_unknown_opcode(void **state)
 	sdma_publish(&f->t);
 	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
 	sleep_ms(20);
-	assert_int_equal(f->g.error_reason, SIM_QERR_INVALID_PACKET);
+	assert_int_equal(f->g.error_reason, SIM_QERR_SDMA_INVALID_PACKET);
 	assert_int_equal(f->g.error_queue_id, 42);
 	assert_int_equal(*out, 0);
 }
