@@ -307,6 +307,49 @@ stop_server() {
 	[ $src -eq 0 ] || die "vkfd-server exited with $src after SIGTERM"
 }
 
+# What ROCr asked the KFD device for in run NAME (the shim's debug log):
+# each distinct ioctl with its count and result, then the queue types.
+# docs/rocm-versions.md compares these between releases.
+trace_summary() {
+	echo "  $1 ioctls (count, name, result):"
+	sed -n "s/.*ioctl([0-9]*, dir [0-9] type '\(.\)' nr 0x\([0-9a-f]*\) size \([0-9]*\)) -> \(-*[0-9]*\)\$/\1 \2 \3 \4/p" \
+		"$out/$1.stderr" | awk '
+		function hex(s, v, i) {
+			v = 0
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		BEGIN {
+			split("GET_VERSION CREATE_QUEUE DESTROY_QUEUE SET_MEMORY_POLICY " \
+			      "GET_CLOCK_COUNTERS GET_PROCESS_APERTURES UPDATE_QUEUE " \
+			      "CREATE_EVENT DESTROY_EVENT SET_EVENT RESET_EVENT WAIT_EVENTS " \
+			      "DBG_REGISTER DBG_UNREGISTER DBG_ADDRESS_WATCH DBG_WAVE_CONTROL " \
+			      "SET_SCRATCH_BACKING_VA GET_TILE_CONFIG SET_TRAP_HANDLER " \
+			      "GET_PROCESS_APERTURES_NEW ACQUIRE_VM ALLOC_MEMORY_OF_GPU " \
+			      "FREE_MEMORY_OF_GPU MAP_MEMORY_TO_GPU UNMAP_MEMORY_FROM_GPU " \
+			      "SET_CU_MASK GET_QUEUE_WAVE_STATE GET_DMABUF_INFO IMPORT_DMABUF " \
+			      "ALLOC_QUEUE_GWS SMI_EVENTS SVM SET_XNACK_MODE CRIU_OP " \
+			      "AVAILABLE_MEMORY EXPORT_DMABUF RUNTIME_ENABLE DBG_TRAP", kfd, " ")
+			split("DRM_VERSION DRM_GET_UNIQUE DRM_GET_MAGIC DRM_IRQ_BUSID " \
+			      "DRM_GET_MAP DRM_GET_CLIENT", drm, " ")
+		}
+		{
+			nr = hex($2)
+			if ($1 == "K")
+				name = (nr >= 1 && nr in kfd) ? kfd[nr] : sprintf("KFD 0x%02x", nr)
+			else if (nr >= 64)
+				name = (nr == 69) ? "AMDGPU_INFO" : sprintf("AMDGPU 0x%02x", nr - 64)
+			else
+				name = (nr + 1 in drm) ? drm[nr + 1] : sprintf("DRM 0x%02x", nr)
+			key = name " (" $3 " bytes) -> " ($4 == 0 ? "0" : $4)
+			if (!(key in n))
+				order[++k] = key
+			n[key]++
+		}
+		END { for (i = 1; i <= k; i++) printf "    %5d  %s\n", n[order[i]], order[i] }'
+}
+
 bin=/opt/$run/bin
 for gpus in 1 2; do
 	if [ $gpus = 2 ]; then
@@ -332,6 +375,7 @@ for gpus in 1 2; do
 		debug=0
 		check_rc0 hsa-$tag
 		check_queues hsa-$tag
+		[ $tag = native-1gpu ] && trace_summary hsa-$tag
 		if [ $gpus = 1 ]; then
 			run fault-$tag $backend $gpus $bin/$(basename "$hsa_e2e") fault
 			check_fault fault-$tag
