@@ -344,6 +344,9 @@ static int run_matrix(size_t max_bytes)
 	uint32_t *dev, *h1, *h2;
 	float *fa, *fb;
 
+	/* A 1 GiB copy through vkfd moves the data between guest and host
+	 * memory too: allow minutes, a hang still fails. */
+	wait_seconds = 300;
 	matrix_setup(&m);
 	c = &m.g[0];
 	/* the largest copy, and at least what the other tests use */
