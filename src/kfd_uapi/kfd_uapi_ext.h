@@ -26,6 +26,9 @@ struct vkfd_kfd_create_queue_args {
 	uint32_t pad;
 };
 _Static_assert(sizeof(struct vkfd_kfd_create_queue_args) == 96, "create_queue size");
+#ifndef KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID
+#define KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID 0x4 /* KFD 1.17: on engine sdma_engine_id */
+#endif
 #define VKFD_KFD_IOC_CREATE_QUEUE VKFD_KFD_IOWR(0x02, sizeof(struct vkfd_kfd_create_queue_args))
 
 /* kfd_event_data with the signal-event age (KFD 1.14) in the union: the

@@ -199,12 +199,8 @@ static void queue_free(struct sim_process *p, struct sim_queue *q)
 	engine_stop(q);
 	buffers_put(q);
 	doorbell_free(q->pdd, q->doorbell_id);
-	pthread_mutex_lock(&sim->lock);
-	if (q->type == KFD_IOC_QUEUE_TYPE_SDMA)
-		q->pdd->gpu->sdma_used--;
-	else if (q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
-		q->pdd->gpu->xgmi_used--;
-	pthread_mutex_unlock(&sim->lock);
+	if (q->has_sdma_slot)
+		sim_sdma_slot_put(sim, q->pdd->gpu, &q->sdma_slot);
 	if (q->gws)
 		q->pdd->gws_assigned = false;
 	free(q);
@@ -217,6 +213,7 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	struct kfdsim *sim = p->sim;
 	struct sim_pdd *pdd;
 	struct sim_queue *q = NULL;
+	struct sim_sdma_slot slot = {0};
 	bool sdma_counted = false;
 	unsigned qid;
 	int r, db = -1;
@@ -243,7 +240,8 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	if (a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE &&
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
 	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA &&
-	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
+	    a->queue_type != KFD_IOC_QUEUE_TYPE_SDMA_XGMI &&
+	    !(a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID && sim->cfg.kfd_minor >= 17))
 		return -VKFD_KFD_ENOTSUPP;
 
 	pthread_mutex_lock(&p->lock);
@@ -254,6 +252,13 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	}
 	if (sim_pdd_bind(pdd)) {
 		r = -ESRCH;
+		goto out;
+	}
+	/* kfd_ioctl_create_queue: the engine id names an ordinary or an xGMI
+	 * SDMA engine of this GPU */
+	if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID &&
+	    ca->sdma_engine_id >= pdd->gpu->t->num_sdma + pdd->gpu->t->num_sdma_xgmi) {
+		r = -EINVAL;
 		goto out;
 	}
 	r = sim_doorbells_get(pdd);
@@ -267,24 +272,12 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 		goto out;
 	}
 	if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA ||
-	    a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI) {
-		const struct sim_target *t = pdd->gpu->t;
-		bool xgmi = a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI;
-
-		pthread_mutex_lock(&sim->lock);
-		if (xgmi ? pdd->gpu->xgmi_used >= t->num_sdma_xgmi * t->sdma_queues_per_engine
-			 : pdd->gpu->sdma_used >= t->num_sdma * t->sdma_queues_per_engine) {
-			r = -ENOMEM;
-		} else {
-			if (xgmi)
-				pdd->gpu->xgmi_used++;
-			else
-				pdd->gpu->sdma_used++;
-			sdma_counted = true;
-		}
-		pthread_mutex_unlock(&sim->lock);
+	    a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI ||
+	    a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID) {
+		r = sim_sdma_slot_get(sim, pdd->gpu, a->queue_type, ca->sdma_engine_id, &slot);
 		if (r)
 			goto out;
+		sdma_counted = true;
 	}
 	db = doorbell_alloc(pdd, sdma_counted);
 	if (db < 0) {
@@ -304,7 +297,12 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	}
 	q->id = qid;
 	q->pdd = pdd;
-	q->type = a->queue_type;
+	/* a queue by engine id becomes a queue of its engine's class */
+	q->type = !sdma_counted ? a->queue_type
+		  : slot.xgmi   ? KFD_IOC_QUEUE_TYPE_SDMA_XGMI
+				: KFD_IOC_QUEUE_TYPE_SDMA;
+	q->has_sdma_slot = sdma_counted;
+	q->sdma_slot = slot;
 	q->ring = a->ring_base_address;
 	q->ring_size = a->ring_size;
 	q->rptr = a->read_pointer_address;
@@ -332,14 +330,8 @@ out:
 	}
 	if (db >= 0)
 		doorbell_free(pdd, (unsigned)db);
-	if (sdma_counted) {
-		pthread_mutex_lock(&sim->lock);
-		if (a->queue_type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI)
-			pdd->gpu->xgmi_used--;
-		else
-			pdd->gpu->sdma_used--;
-		pthread_mutex_unlock(&sim->lock);
-	}
+	if (sdma_counted)
+		sim_sdma_slot_put(sim, pdd->gpu, &slot);
 	pthread_mutex_unlock(&p->lock);
 	return r;
 }

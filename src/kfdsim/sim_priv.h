@@ -65,6 +65,8 @@ struct sim_target {
 	uint32_t l2_kb;
 	uint64_t debug_prop;
 	uint32_t capability;
+	uint32_t vram_width;   /* bits, mem_banks "width" */
+	uint32_t vram_clk_mhz; /* mem_banks "mem_clk_max" */
 	uint32_t gb_addr_config;
 	bool xnack_capable;
 };
@@ -79,8 +81,10 @@ struct sim_gpu {
 	uint32_t location_id;
 	uint64_t unique_id;
 	uint64_t vram_used; /* under sim->lock */
-	unsigned sdma_used; /* SDMA queues of all processes, under sim->lock */
-	unsigned xgmi_used;
+	/* SDMA queue slots in use (all processes), one bit per slot of each
+	 * engine class, under sim->lock (sdma_slots.c) */
+	uint64_t sdma_slots;
+	uint64_t xgmi_slots;
 };
 
 struct sim_process;
@@ -227,6 +231,13 @@ struct sim_event {
 	struct kfd_hsa_hw_exception_data hw_data;
 };
 
+/* An SDMA queue slot (sdma_slots.c): class, slot bit, engine id. */
+struct sim_sdma_slot {
+	bool xgmi;
+	uint8_t slot;
+	uint32_t engine; /* ordinary engines first, then xGMI ones */
+};
+
 struct sim_queue {
 	uint32_t id;
 	struct sim_pdd *pdd;
@@ -241,6 +252,8 @@ struct sim_queue {
 	unsigned evict_refs;    /* evictions in flight, under q_lock */
 	struct sim_bo *bufs[4]; /* BOs referenced by kfd_queue_acquire_buffers */
 	struct sim_engine_queue *eng;
+	bool has_sdma_slot;
+	struct sim_sdma_slot sdma_slot;
 };
 
 struct sim_process {
@@ -326,6 +339,12 @@ bool sim_event_page_is(struct sim_process *p, uint64_t handle);
 /* queues.c */
 void sim_queues_release(struct sim_process *p);
 void sim_queues_evict(struct sim_process *p, struct sim_pdd *pdd);
+/* sdma_slots.c: take a slot for an SDMA queue of `queue_type` (SDMA,
+ * SDMA_XGMI, or SDMA_BY_ENG_ID on `engine_id`); -EINVAL for an engine the
+ * GPU does not have, -ENOMEM when the class / engine is full. */
+int sim_sdma_slot_get(struct kfdsim *sim, struct sim_gpu *g, uint32_t queue_type,
+		      uint32_t engine_id, struct sim_sdma_slot *out);
+void sim_sdma_slot_put(struct kfdsim *sim, struct sim_gpu *g, const struct sim_sdma_slot *s);
 unsigned sim_pdd_queue_count(struct sim_pdd *pdd);
 
 /* env.c */

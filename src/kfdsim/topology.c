@@ -60,7 +60,13 @@ static const struct sim_target targets[] = {
 	.l1_kb = 16,
 	.l2_kb = 8192,
 	.debug_prop = DBG_WATCH_LO_GFX9 | DBG_WATCH_HI,
-	.capability = GPU_CAPS,
+	/* RAS on GFX and UMC, as the board ships: kfd_topology.c reports
+	 * SRAM and memory EDC and RAS event notification (ROCr then names
+	 * the ISA gfx90a:sramecc+, clinfo shows ECC) */
+	.capability = GPU_CAPS | HSA_CAP_SRAM_EDCSUPPORTED | HSA_CAP_MEM_EDCSUPPORTED |
+		      HSA_CAP_RASEVENTNOTIFY,
+	.vram_width = 4096, /* HBM2e, 1.6 GHz */
+	.vram_clk_mhz = 1600,
 	.gb_addr_config = 0x2a114042,
 	.xnack_capable = true,
     },
@@ -83,8 +89,8 @@ static const struct sim_target targets[] = {
 	.max_slots_scratch_cu = 32,
 	.num_sdma = 4,
 	.num_sdma_xgmi = 0,
-	.sdma_queues_per_engine = 2,
-	.sdma_ip_major = 5, /* SDMA 5.2.0 */
+	.sdma_queues_per_engine = 8, /* kfd_device.c: SDMA 5.2.0 */
+	.sdma_ip_major = 5,          /* SDMA 5.2.0 */
 	.sdma_ip_minor = 2,
 	.num_cp_queues = 24,
 	.max_clk_mhz = 2250,
@@ -93,7 +99,9 @@ static const struct sim_target targets[] = {
 	.l1_kb = 16,
 	.l2_kb = 4096,
 	.debug_prop = DBG_WATCH_LO_GFX10 | DBG_WATCH_HI,
-	.capability = GPU_CAPS,
+	.capability = GPU_CAPS, /* consumer board: no RAS */
+	.vram_width = 256,      /* GDDR6 */
+	.vram_clk_mhz = 1000,
 	.gb_addr_config = 0x00000444,
 	.xnack_capable = false,
     },
@@ -247,7 +255,18 @@ struct node_props {
 	uint32_t render_minor;
 };
 
-static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t ccompute)
+/* KFD 1.4 moved SRAM EDC to bit 26; older kernels set bit 19. */
+static uint32_t capability(const struct sim_target *t, uint32_t kfd_minor)
+{
+	uint32_t c = t->capability;
+
+	if (kfd_minor < 4 && (c & HSA_CAP_SRAM_EDCSUPPORTED))
+		c = (c & ~(uint32_t)HSA_CAP_SRAM_EDCSUPPORTED) | 0x00080000u;
+	return c;
+}
+
+static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t ccompute,
+			    uint32_t kfd_minor)
 {
 	const struct sim_target *t = n->t;
 	bool gpu = n->g != NULL;
@@ -285,7 +304,7 @@ static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t
 		u32p(b, "max_engine_clk_fcompute", t->max_clk_mhz);
 		u64p(b, "local_mem_size", 0);
 		u32p(b, "fw_version", t->fw_version);
-		u32p(b, "capability", t->capability);
+		u32p(b, "capability", capability(t, kfd_minor));
 		u64p(b, "debug_prop", t->debug_prop);
 		u32p(b, "sdma_fw_version", t->sdma_fw_version);
 		u64p(b, "unique_id", n->g->unique_id);
@@ -338,7 +357,17 @@ static int write_cache(const char *node_dir, unsigned idx, uint32_t proc_id, uin
 	return write_sb(dir, "properties", &b);
 }
 
-static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint32_t to)
+/* kfd_set_recommended_sdma_engines outside 8-socket MI300 hives: a
+ * GPU <-> CPU link recommends every ordinary SDMA engine of the GPU (ids
+ * 0 .. num_sdma - 1), on the GPU's link and on the CPU's link back. */
+static uint32_t rec_sdma_mask(const struct sim_target *t)
+{
+	return t->num_sdma >= 32 ? ~0u : (1u << t->num_sdma) - 1;
+}
+
+/* The property exists from KFD 1.17 on (it came with SDMA_BY_ENG_ID). */
+static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint32_t to,
+			 const struct sim_gpu *gpu, uint32_t kfd_minor)
 {
 	char dir[PATH_MAX];
 	struct sbuf b = {.len = 0};
@@ -359,7 +388,8 @@ static int write_io_link(const char *node_dir, unsigned idx, uint32_t from, uint
 	u32p(&b, "min_bandwidth", 312);
 	u32p(&b, "max_bandwidth", 31508);
 	u32p(&b, "recommended_transfer_size", 0);
-	u32p(&b, "recommended_sdma_engine_id_mask", 0);
+	if (kfd_minor >= 17)
+		u32p(&b, "recommended_sdma_engine_id_mask", rec_sdma_mask(gpu->t));
 	u32p(&b, "flags", 1);
 	return write_sb(dir, "properties", &b);
 }
@@ -429,13 +459,13 @@ int sim_topology_write(struct kfdsim *sim)
 			np.io_links = sim->ngpus;
 		}
 		b.len = 0;
-		node_properties(&b, &np, mhz);
+		node_properties(&b, &np, mhz, sim->cfg.kfd_minor);
 		r = write_sb(node, "properties", &b);
 		if (r)
 			break;
 		if (g) {
 			r = write_mem_bank(node, HSA_MEM_HEAP_TYPE_FB_PUBLIC, sim->cfg.vram_size,
-					   4096, 1600);
+					   g->t->vram_width, g->t->vram_clk_mhz);
 			if (!r)
 				r = write_cache(node, 0, np.simd_id_base, 1, g->t->l1_kb,
 						HSA_CACHE_TYPE_DATA | HSA_CACHE_TYPE_HSACU, 1);
@@ -444,14 +474,15 @@ int sim_topology_write(struct kfdsim *sim)
 						HSA_CACHE_TYPE_DATA | HSA_CACHE_TYPE_HSACU,
 						g->t->cu_count < 32 ? g->t->cu_count : 32);
 			if (!r)
-				r = write_io_link(node, 0, n, 0);
+				r = write_io_link(node, 0, n, 0, g, sim->cfg.kfd_minor);
 		} else {
 			r = write_mem_bank(node, HSA_MEM_HEAP_TYPE_SYSTEM,
 					   (uint64_t)(pages > 0 ? pages : 0) *
 					       (uint64_t)(psize > 0 ? psize : 4096),
 					   64, 0);
 			for (unsigned k = 0; k < sim->ngpus && !r; k++)
-				r = write_io_link(node, k, 0, k + 1);
+				r = write_io_link(node, k, 0, k + 1, &sim->gpus[k],
+						  sim->cfg.kfd_minor);
 		}
 	}
 	return r;

@@ -368,6 +368,51 @@ static void test_dispatch_through_relay(void **state)
 	h_bo_drop(&db);
 }
 
+static int setup_sdma(void **state)
+{
+	static struct harness h;
+	struct vkfd_host_quota q;
+
+	memset(&q, 0, sizeof(q));
+	q.max_queues = 16;
+	if (h_lib_init(0, &q) || h_open(&h, 1))
+		return -1;
+	*state = &h;
+	return 0;
+}
+
+/* KFD 1.17 SDMA queues by engine id through the host context (kfdsim's
+ * gfx90a: engines 0-1 ordinary, 2-4 xGMI, 8 queues each): the engine id
+ * reaches the KFD, whose answers come back unchanged. */
+static void test_sdma_queue_by_engine_id(void **state)
+{
+	struct harness *h = *state;
+	struct vkfd_req_create_queue r;
+	struct vkfd_rsp_create_queue rsp;
+	uint64_t ring_va, ctl_va;
+
+	assert_true(h_gtt(h, 4096, &ring_va) != 0);
+	assert_true(h_gtt(h, 4096, &ctl_va) != 0);
+	fill_queue_req(h, &r, ring_va, ctl_va);
+	r.queue_type = KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID;
+	r.sdma_engine_id = 5; /* the GPU has engines 0-4 */
+	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)),
+			 -EINVAL);
+	r.sdma_engine_id = 1;
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)),
+				 0);
+	/* engine 1 is full; engine 0 and the xGMI engine 3 are not */
+	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)),
+			 -ENOMEM);
+	r.sdma_engine_id = 0;
+	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+	r.sdma_engine_id = 3;
+	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+	/* an SDMA queue: its doorbell comes from the SDMA block 0x0E0.. */
+	assert_int_equal(rsp.doorbell_index & 0x1e0u, 0xe0u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,7 +422,13 @@ int main(void)
 	    cmocka_unit_test(test_dispatch_through_relay),
 	};
 
+	const struct CMUnitTest sdma_tests[] = {
+	    cmocka_unit_test(test_sdma_queue_by_engine_id),
+	};
 	int failed = cmocka_run_group_tests(tests, setup, teardown);
+
+	/* a context with room for more queues than one SDMA engine has */
+	failed += cmocka_run_group_tests(sdma_tests, setup_sdma, teardown);
 
 	/* again with kfdsim checking containment only: the host's own checks
 	 * must give the same answers on kernels without 6.12's rules */

@@ -6,7 +6,8 @@
 
 #include "sim_fixture.h"
 
-#define GTT_W (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define GTT_W    (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
+#define TOPO_DIR "/sys/devices/virtual/kfd/kfd/topology"
 
 struct qbufs {
 	uint64_t ring, rptr, wptr;
@@ -310,6 +311,145 @@ static void test_sdma_queues(void **state)
 	fx_free(f);
 }
 
+/* Create a queue by engine id; its id in *id. */
+static int create_on(struct fx *f, const struct qbufs *b, uint32_t engine, uint32_t *id)
+{
+	struct vkfd_kfd_create_queue_args q;
+	int r;
+
+	qargs(f, b, &q, KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID);
+	q.sdma_engine_id = engine;
+	r = fx_ioctl(f, VKFD_KFD_IOC_CREATE_QUEUE, &q);
+	if (!r && id)
+		*id = q.base.queue_id;
+	return r;
+}
+
+static int create_type(struct fx *f, const struct qbufs *b, uint32_t type)
+{
+	struct vkfd_kfd_create_queue_args q;
+
+	qargs(f, b, &q, type);
+	return fx_ioctl(f, VKFD_KFD_IOC_CREATE_QUEUE, &q);
+}
+
+/* CREATE_QUEUE type 4 (KFD 1.17) on gfx90a: engines 0-1 are ordinary SDMA
+ * engines, 2-4 xGMI ones, 8 queues each (kfd_device_queue_manager.c's
+ * allocate_sdma_queue, kfd_chardev.c's engine id check). */
+static void test_sdma_by_engine_id(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct qbufs b;
+	uint32_t ids[8], id;
+
+	(void)state;
+	make_bufs(f, &b);
+	/* engines the GPU does not have */
+	assert_int_equal(create_on(f, &b, 5, NULL), -EINVAL);
+	assert_int_equal(create_on(f, &b, 0xffffffffu, NULL), -EINVAL);
+	/* engine 1: eight queues, then full, though engine 0 has room */
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(create_on(f, &b, 1, &ids[i]), 0);
+	assert_int_equal(create_on(f, &b, 1, NULL), -ENOMEM);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(create_on(f, &b, 0, NULL), 0);
+	assert_int_equal(create_on(f, &b, 0, NULL), -ENOMEM);
+	/* they count as ordinary SDMA queues: that class is full now */
+	assert_int_equal(create_type(f, &b, KFD_IOC_QUEUE_TYPE_SDMA), -ENOMEM);
+	/* a freed engine-1 slot goes to the next plain SDMA queue */
+	assert_int_equal(destroy_q(f, ids[3]), 0);
+	assert_int_equal(create_type(f, &b, KFD_IOC_QUEUE_TYPE_SDMA), 0);
+	assert_int_equal(create_on(f, &b, 1, NULL), -ENOMEM);
+	assert_int_equal(destroy_q(f, ids[5]), 0);
+	assert_int_equal(create_on(f, &b, 1, &id), 0);
+
+	/* xGMI engine 2: its own eight, counted in the xGMI class */
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(create_on(f, &b, 2, NULL), 0);
+	assert_int_equal(create_on(f, &b, 2, NULL), -ENOMEM);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(create_type(f, &b, KFD_IOC_QUEUE_TYPE_SDMA_XGMI), 0);
+	assert_int_equal(create_type(f, &b, KFD_IOC_QUEUE_TYPE_SDMA_XGMI), -ENOMEM);
+	assert_int_equal(create_on(f, &b, 4, NULL), -ENOMEM);
+	fx_free(f);
+}
+
+/* gfx1030 has four ordinary engines and no xGMI ones; a KFD older than
+ * 1.17 does not know type 4 at all. */
+static void test_sdma_by_engine_id_limits(void **state)
+{
+	struct kfdsim_config cfg;
+	struct fx *f;
+	struct qbufs b;
+
+	(void)state;
+	kfdsim_config_default(&cfg);
+	snprintf(cfg.target, sizeof(cfg.target), "gfx1030");
+	f = fx_new(&cfg, true);
+	make_bufs(f, &b);
+	assert_int_equal(create_on(f, &b, 4, NULL), -EINVAL);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(create_on(f, &b, 3, NULL), 0);
+	assert_int_equal(create_on(f, &b, 3, NULL), -ENOMEM);
+	assert_int_equal(create_on(f, &b, 2, NULL), 0);
+	fx_free(f);
+
+	kfdsim_config_default(&cfg);
+	cfg.kfd_minor = 16;
+	f = fx_new(&cfg, true);
+	make_bufs(f, &b);
+	assert_int_equal(create_on(f, &b, 0, NULL), -VKFD_KFD_ENOTSUPP);
+	fx_free(f);
+}
+
+/* The SDMA properties that go with type 4, as the kernel reports them:
+ * engine counts per class, queues per engine (kfd_device.c: 8 on SDMA 4.4
+ * and 5.2.0), and each GPU <-> CPU link recommending the GPU's ordinary
+ * engines (kfd_set_recommended_sdma_engines), on both link directions;
+ * not reported before KFD 1.17. */
+static void check_sdma_props(const char *target, uint32_t minor, unsigned long long sdma,
+			     unsigned long long xgmi)
+{
+	struct kfdsim_config cfg;
+	char path[512];
+	unsigned long long v;
+	const char *root;
+	struct fx *f;
+
+	kfdsim_config_default(&cfg);
+	snprintf(cfg.target, sizeof(cfg.target), "%s", target);
+	cfg.kfd_minor = minor;
+	f = fx_new(&cfg, false);
+	root = f->ops->sysfs_root(f->sim);
+	snprintf(path, sizeof(path), "%s%s/nodes/1/properties", root, TOPO_DIR);
+	assert_int_equal(fx_prop(path, "num_sdma_engines", &v), 0);
+	assert_int_equal(v, sdma);
+	assert_int_equal(fx_prop(path, "num_sdma_xgmi_engines", &v), 0);
+	assert_int_equal(v, xgmi);
+	assert_int_equal(fx_prop(path, "num_sdma_queues_per_engine", &v), 0);
+	assert_int_equal(v, 8);
+	for (unsigned node = 0; node < 2; node++) {
+		snprintf(path, sizeof(path), "%s%s/nodes/%u/io_links/0/properties", root, TOPO_DIR,
+			 node);
+		if (minor < 17) {
+			assert_int_equal(fx_prop(path, "recommended_sdma_engine_id_mask", &v),
+					 -ENOENT);
+			continue;
+		}
+		assert_int_equal(fx_prop(path, "recommended_sdma_engine_id_mask", &v), 0);
+		assert_int_equal(v, (1ull << sdma) - 1);
+	}
+	fx_free(f);
+}
+
+static void test_sdma_topology(void **state)
+{
+	(void)state;
+	check_sdma_props("gfx90a", 17, 2, 3);
+	check_sdma_props("gfx1030", 17, 4, 0);
+	check_sdma_props("gfx90a", 16, 2, 3);
+}
+
 static void test_cu_mask_and_gws(void **state)
 {
 	struct kfdsim_config cfg;
@@ -492,6 +632,9 @@ int main(void)
 	    cmocka_unit_test(test_queue_before_acquire),
 	    cmocka_unit_test(test_destroy_update),
 	    cmocka_unit_test(test_sdma_queues),
+	    cmocka_unit_test(test_sdma_by_engine_id),
+	    cmocka_unit_test(test_sdma_by_engine_id_limits),
+	    cmocka_unit_test(test_sdma_topology),
 	    cmocka_unit_test(test_cu_mask_and_gws),
 	    cmocka_unit_test(test_xnack_busy_with_queue),
 	    cmocka_unit_test(test_engine_serves_doorbell),

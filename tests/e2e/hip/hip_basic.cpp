@@ -87,7 +87,7 @@ static void watchdog(int sig)
 	_exit(EXIT_WATCHDOG);
 }
 
-/* "gfx90a" or "gfx90a:sramecc-:xnack-": the target before any feature. */
+/* "gfx90a" or "gfx90a:sramecc+:xnack-": the target before any feature. */
 static bool arch_is(const char *arch, const char *want)
 {
 	size_t n = strlen(want);

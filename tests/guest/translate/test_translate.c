@@ -867,6 +867,19 @@ static void test_create_queue_sizes(void **state)
 			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), -EINVAL);
 		}
 	}
+	/* SDMA by engine id (KFD 1.17): the id reaches the KFD, whose answer
+	 * comes back (kfdsim's gfx90a has engines 0-4) */
+	q.queue_type = 4; /* SDMA_BY_ENG_ID */
+	q.sdma_engine_id = 5;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), -EINVAL);
+	q.sdma_engine_id = 2;
+	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), 0);
+	{
+		struct bk_destroy_queue d = {q.queue_id, 0};
+
+		assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), 0);
+	}
+	q.queue_type = 2;
 	/* a ring outside any mapped BO */
 	q.ring_base_address = va_reserve(16 * PAGE);
 	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), -EFAULT);

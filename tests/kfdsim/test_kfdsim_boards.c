@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/* kfdsim conformance: what the topology says about each modelled board,
+ * as the kernel reports it for that board (kfd_topology.c, kfd_crat.c):
+ * RAS/ECC capability bits, VRAM bus width and clock. */
+#include <linux/kfd_sysfs.h>
+
+#include "sim_fixture.h"
+
+#define TOPO_DIR "/sys/devices/virtual/kfd/kfd/topology"
+
+/* The bit KFD 1.3 and older used for SRAM EDC (1.4 moved it to bit 26). */
+#define SRAM_EDC_BEFORE_1_4 0x00080000u
+
+struct board {
+	const char *target;
+	bool ras; /* SRAM + memory EDC and RAS event notification */
+	unsigned long long width, clk;
+};
+
+static void check_board(const struct board *bd, uint32_t kfd_minor)
+{
+	struct kfdsim_config cfg;
+	char path[512];
+	unsigned long long v = 0;
+	const char *root;
+	struct fx *f;
+	uint32_t sram_bit = kfd_minor >= 4 ? HSA_CAP_SRAM_EDCSUPPORTED : SRAM_EDC_BEFORE_1_4;
+	uint32_t other_bit = kfd_minor >= 4 ? SRAM_EDC_BEFORE_1_4 : HSA_CAP_SRAM_EDCSUPPORTED;
+
+	kfdsim_config_default(&cfg);
+	snprintf(cfg.target, sizeof(cfg.target), "%s", bd->target);
+	cfg.kfd_minor = kfd_minor;
+	f = fx_new(&cfg, false);
+	root = f->ops->sysfs_root(f->sim);
+	snprintf(path, sizeof(path), "%s%s/nodes/1/properties", root, TOPO_DIR);
+	assert_int_equal(fx_prop(path, "capability", &v), 0);
+	assert_int_equal(!!(v & sram_bit), bd->ras);
+	assert_int_equal(v & other_bit, 0);
+	assert_int_equal(!!(v & HSA_CAP_MEM_EDCSUPPORTED), bd->ras);
+	assert_int_equal(!!(v & HSA_CAP_RASEVENTNOTIFY), bd->ras);
+	/* no SVM API: kfdsim models a kernel built without it */
+	assert_int_equal(v & HSA_CAP_SVMAPI_SUPPORTED, 0);
+	snprintf(path, sizeof(path), "%s%s/nodes/1/mem_banks/0/properties", root, TOPO_DIR);
+	assert_int_equal(fx_prop(path, "width", &v), 0);
+	assert_int_equal(v, bd->width);
+	assert_int_equal(fx_prop(path, "mem_clk_max", &v), 0);
+	assert_int_equal(v, bd->clk);
+	fx_free(f);
+}
+
+/* Instinct MI210: RAS on, sramecc+ (ROCr reads the SRAM EDC bit), ECC
+ * memory; 4096-bit HBM2e at 1.6 GHz. */
+static void test_mi210(void **state)
+{
+	static const struct board mi210 = {"gfx90a", true, 4096, 1600};
+
+	(void)state;
+	check_board(&mi210, 17);
+	check_board(&mi210, 3);
+}
+
+/* Radeon RX 6900 XT: no RAS; 256-bit GDDR6, memory clock 1000 MHz. */
+static void test_rx6900xt(void **state)
+{
+	static const struct board rx = {"gfx1030", false, 256, 1000};
+
+	(void)state;
+	check_board(&rx, 17);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_mi210),
+	    cmocka_unit_test(test_rx6900xt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
