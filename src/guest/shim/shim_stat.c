@@ -27,20 +27,17 @@
 #include "shim_path.h"
 #include "shim_real.h"
 
-/* The identity of a virtual device node at path (shim_devnode.c). */
-#define dev_node(path) shim_devnode_path(path, &id)
-
 /* A device node as the kernel's devtmpfs reports it. The kernel gives
  * /dev/kfd a dynamic char major; the virtual one has no real device number,
  * so its st_rdev is 0. Render and card nodes are 226:<minor>. */
-#define FILL_DEV_STAT(st)                                                                          \
+#define FILL_DEV_STAT(st, id)                                                                      \
 	do {                                                                                       \
 		memset((st), 0, sizeof(*(st)));                                                    \
 		(st)->st_dev = makedev(0, 5);                                                      \
-		(st)->st_ino = id.ino;                                                             \
+		(st)->st_ino = (id).ino;                                                           \
 		(st)->st_mode = S_IFCHR | 0666;                                                    \
 		(st)->st_nlink = 1;                                                                \
-		(st)->st_rdev = makedev(id.rdev_major, id.rdev_minor);                             \
+		(st)->st_rdev = makedev((id).rdev_major, (id).rdev_minor);                         \
 		(st)->st_blksize = 4096;                                                           \
 		(st)->st_atime = (st)->st_mtime = (st)->st_ctime = time(NULL);                     \
 	} while (0)
@@ -58,8 +55,8 @@ int stat(const char *path, struct stat *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -72,8 +69,8 @@ int stat64(const char *path, struct stat64 *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -86,8 +83,8 @@ int lstat(const char *path, struct stat *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -100,8 +97,8 @@ int lstat64(const char *path, struct stat64 *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -129,8 +126,8 @@ int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path) || empty_path_fd(dirfd, path, flags, &id)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id) || empty_path_fd(dirfd, path, flags, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	if (map_at(dirfd, path, buf, sizeof(buf), &m))
@@ -144,8 +141,8 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path) || empty_path_fd(dirfd, path, flags, &id)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id) || empty_path_fd(dirfd, path, flags, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	if (map_at(dirfd, path, buf, sizeof(buf), &m))
@@ -176,8 +173,8 @@ int __xstat(int ver, const char *path, struct stat *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -190,8 +187,8 @@ int __xstat64(int ver, const char *path, struct stat64 *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -204,8 +201,8 @@ int __lxstat(int ver, const char *path, struct stat *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -218,8 +215,8 @@ int __lxstat64(int ver, const char *path, struct stat64 *st)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	MAP_OR_FAIL(path, buf, m);
@@ -232,8 +229,8 @@ int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path) || empty_path_fd(dirfd, path, flags, &id)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id) || empty_path_fd(dirfd, path, flags, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	if (map_at(dirfd, path, buf, sizeof(buf), &m))
@@ -247,8 +244,8 @@ int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int fl
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path) || empty_path_fd(dirfd, path, flags, &id)) {
-		FILL_DEV_STAT(st);
+	if (shim_devnode_path(path, &id) || empty_path_fd(dirfd, path, flags, &id)) {
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	if (map_at(dirfd, path, buf, sizeof(buf), &m))
@@ -261,7 +258,7 @@ int fstat(int fd, struct stat *st)
 	struct shim_devid id;
 
 	if (shim_devnode_fd(fd, &id)) {
-		FILL_DEV_STAT(st);
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	return shim_real_get()->fstat(fd, st);
@@ -272,7 +269,7 @@ int fstat64(int fd, struct stat64 *st)
 	struct shim_devid id;
 
 	if (shim_devnode_fd(fd, &id)) {
-		FILL_DEV_STAT(st);
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	return shim_real_get()->fstat64(fd, st);
@@ -286,7 +283,7 @@ int __fxstat(int ver, int fd, struct stat *st)
 	struct shim_devid id;
 
 	if (shim_devnode_fd(fd, &id)) {
-		FILL_DEV_STAT(st);
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	LEGACY_BODY(fxstat, ver, fd, st);
@@ -297,7 +294,7 @@ int __fxstat64(int ver, int fd, struct stat64 *st)
 	struct shim_devid id;
 
 	if (shim_devnode_fd(fd, &id)) {
-		FILL_DEV_STAT(st);
+		FILL_DEV_STAT(st, id);
 		return 0;
 	}
 	LEGACY_BODY(fxstat64, ver, fd, st);
@@ -324,7 +321,7 @@ int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *s
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path) || empty_path_fd(dirfd, path, flags, &id)) {
+	if (shim_devnode_path(path, &id) || empty_path_fd(dirfd, path, flags, &id)) {
 		fill_statx(&id, stx);
 		return 0;
 	}
@@ -343,7 +340,7 @@ int access(const char *path, int mode)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path))
+	if (shim_devnode_path(path, &id))
 		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
 	MAP_OR_FAIL(path, buf, m);
 	return shim_real_get()->access(m, mode);
@@ -355,7 +352,7 @@ int faccessat(int dirfd, const char *path, int mode, int flags)
 	const char *m;
 	struct shim_devid id;
 
-	if (dev_node(path))
+	if (shim_devnode_path(path, &id))
 		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
 	if (map_at(dirfd, path, buf, sizeof(buf), &m))
 		return -1;
