@@ -7,7 +7,7 @@ pkgs=(
 	libcmocka-dev libdrm-dev
 	# ROCm userspace the end-to-end tests run unmodified
 	rocminfo libhsa-runtime64-1 libhsa-runtime-dev libhsakmt1
-	# the ROCm 6.1 version matrix builds a Debian 13 chroot
+	# the ROCm version matrix builds Debian 13 and unstable chroots
 	debootstrap
 	# HIP acceptance test (tests/e2e/hip), built with hipcc at build time
 	hipcc libamdhip64-dev

@@ -591,13 +591,16 @@ static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 	uint64_t io_mask[VKFD_MAX_GPUS] = {0}, p2p_mask[VKFD_MAX_GPUS] = {0};
 	bool has_props[VKFD_MAX_GPUS] = {false};
 	unsigned int n_nodes = 0;
-	char *fixed = malloc(BK_TOPO_FIXED_CAP);
+	char *fixed = malloc(BK_TOPO_FIXED_CAP), *loc = malloc(BK_TOPO_FIXED_CAP);
 	struct bk_rec e;
 	size_t off;
 	int r = 0;
 
-	if (!fixed)
+	if (!fixed || !loc) {
+		free(fixed);
+		free(loc);
 		return -ENOMEM;
+	}
 	memset(bk.gpus, 0, sizeof(bk.gpus));
 	bk.n_gpus = 0;
 
@@ -667,6 +670,11 @@ static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 			    (const char *)e.data, e.data_len, fixed, BK_TOPO_FIXED_CAP,
 			    (unsigned int)__builtin_popcountll(io_mask[node]) + 1,
 			    (unsigned int)__builtin_popcountll(p2p_mask[node]));
+			if (fl >= 0) {
+				memcpy(loc, fixed, (size_t)fl);
+				fl = bk_topo_set_location(loc, (size_t)fl, fixed, BK_TOPO_FIXED_CAP,
+							  node);
+			}
 		} else {
 			if (node != UINT_MAX) {
 				char p[64];
@@ -710,6 +718,7 @@ static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 		r = bk_topo_writef(troot, "generation_id", "1\n");
 out:
 	free(fixed);
+	free(loc);
 	return r;
 }
 

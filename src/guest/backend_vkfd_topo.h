@@ -269,6 +269,43 @@ static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
  * what the guest's tree really holds (the exported link files plus the
  * GPU->CPU link the guest adds); keys the host left out are appended.
  * New length or -EOVERFLOW. */
+/* The guest's PCI location of exported GPU K: the host removes its own
+ * (location_id, domain), but libdrm and ROCr identify a GPU by it, so every
+ * guest GPU gets a distinct one of its own: domain 0, bus 0xc0 + K,
+ * device 0, function 0 (a high bus, away from the guest's real devices). */
+#define BK_TOPO_PCI_BUS_BASE 0xc0u
+
+/* Replace location_id/domain in properties text in[0, len) (out holds
+ * out_size bytes, may alias nothing) with those of guest GPU k. Length or
+ * -EOVERFLOW. */
+static ssize_t bk_topo_set_location(const char *in, size_t len, char *out, size_t out_size,
+				    unsigned int k)
+{
+	size_t o = 0, i = 0;
+	int w;
+
+	while (i < len) {
+		size_t e = i;
+
+		while (e < len && in[e] != '\n')
+			e++;
+		if (!(e - i > 12 && !strncmp(in + i, "location_id ", 12)) &&
+		    !(e - i > 7 && !strncmp(in + i, "domain ", 7)) && e > i) {
+			if (e - i + 1 > out_size - o)
+				return -EOVERFLOW;
+			memcpy(out + o, in + i, e - i);
+			o += e - i;
+			out[o++] = '\n';
+		}
+		i = e + 1;
+	}
+	w = snprintf(out + o, out_size - o, "location_id %u\ndomain 0\n",
+		     (BK_TOPO_PCI_BUS_BASE + k) << 8);
+	if (w < 0 || (size_t)w >= out_size - o)
+		return -EOVERFLOW;
+	return (ssize_t)(o + (size_t)w);
+}
+
 static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out, size_t out_size,
 				       unsigned int io, unsigned int p2p)
 {

@@ -11,6 +11,13 @@
  *                   real ISA looks like to kfdsim): ROCr must call the
  *                   queue's error callback with
  *                   HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
+ *   hsa_e2e matrix [MAX]  the version matrix's workload (tests/e2e/matrix):
+ *                   async copies host->device, device->host and
+ *                   device->device from 1 byte to 1 GiB verified byte for
+ *                   byte (copies above MAX bytes are left out), FILL_U32 and VADD_F32 dispatches, a
+ * barrier-AND packet and a copy held back by a dependency signal, signal waits that time out; with
+ * two GPUs also peer access, a copy between them and a dispatch on each. Prints one deterministic
+ * line per check, so runs can be compared.
  *
  * Kernels are kfdsim builtins: kernel_object points at a 64-byte descriptor
  * "KFDSIM01" + u32 builtin number (docs in DESIGN.md).
@@ -55,6 +62,9 @@ struct ctx {
 static int failures;
 /* Set by the illegal mode's queue error callback; ends signal waits. */
 static hsa_status_t queue_error = HSA_STATUS_SUCCESS;
+/* How long wait_signal waits before it reports a hang (the matrix mode's
+ * 1 GiB copies through vkfd on a busy machine need more). */
+static double wait_seconds = WAIT_SECONDS;
 
 #define CHECK_HSA(call)                                                                            \
 	do {                                                                                       \
@@ -190,7 +200,7 @@ static double now_s(void)
 /* Blocked wait (the interrupt path) until the signal drops below 1. */
 static bool wait_signal(hsa_signal_t s)
 {
-	double deadline = now_s() + WAIT_SECONDS;
+	double deadline = now_s() + wait_seconds;
 	uint64_t freq = 0;
 	hsa_signal_value_t v;
 
@@ -205,7 +215,7 @@ static bool wait_signal(hsa_signal_t s)
 	} while (now_s() < deadline &&
 		 __atomic_load_n(&queue_error, __ATOMIC_ACQUIRE) == HSA_STATUS_SUCCESS);
 	fprintf(stderr, "hsa_e2e: signal still %" PRId64 " after %.1f s\n", (int64_t)v,
-		now_s() - deadline + WAIT_SECONDS);
+		now_s() - deadline + wait_seconds);
 	return false;
 }
 
@@ -425,6 +435,8 @@ static int run_illegal(void)
 	return failures ? EXIT_CHECK : 0;
 }
 
+#include "hsa_matrix.h"
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -436,6 +448,8 @@ int main(int argc, char **argv)
 		return run_fault();
 	if (strcmp(mode, "illegal") == 0)
 		return run_illegal();
-	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal]\n");
+	if (strcmp(mode, "matrix") == 0)
+		return run_matrix(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : MATRIX_BIG);
+	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|matrix]\n");
 	return EXIT_SETUP;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -171,6 +172,88 @@ static void test_render_node(void **state)
 	fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(close(fd), 0);
+}
+
+/* The virtual nodes and their fds look like the kernel's character devices,
+ * with the sysfs device tree libdrm follows (docs/guest.md, "Device
+ * identities"); paths and fds that are not modelled stay real. */
+static void test_device_identities(void **state)
+{
+	char link[64], line[128], slot[32] = "";
+	struct stat st;
+	struct dirent *de;
+	bool card = false, render = false;
+	long long location = -1;
+	int kfd, rfd;
+	ssize_t n;
+	FILE *f;
+	DIR *d;
+
+	(void)state;
+	kfd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+	assert_true(kfd >= 0);
+	assert_int_equal(fstat(kfd, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", kfd);
+	memset(line, 0, sizeof(line));
+	assert_int_equal(readlink(link, line, sizeof(line)), 8);
+	assert_string_equal(line, "/dev/kfd");
+	/* readlink truncates without a terminator, as the kernel does */
+	memset(line, 0, sizeof(line));
+	assert_int_equal(readlink(link, line, 4), 4);
+	assert_string_equal(line, "/dev");
+
+	rfd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	assert_int_equal(fstat(rfd, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(st.st_rdev, makedev(226, 128));
+	assert_int_equal(stat("/dev/dri/card0", &st), 0);
+	assert_int_equal(st.st_rdev, makedev(226, 0));
+	/* one GPU: a minor it does not model is not made up */
+	assert_int_equal(stat("/dev/dri/renderD191", &st), -1);
+	assert_int_equal(stat("/sys/dev/char/226:191", &st), -1);
+
+	/* the PCI slot under /sys/dev/char agrees with the topology */
+	f = fopen(SYSFS_TOPO "/nodes/1/properties", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "location_id %lld", &location) == 1)
+			break;
+	fclose(f);
+	assert_true(location >= 0);
+	f = fopen("/sys/dev/char/226:128/device/uevent", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "PCI_SLOT_NAME=%31s", slot) == 1)
+			break;
+	fclose(f);
+	snprintf(line, sizeof(line), "0000:%02llx:%02llx.%llx", location >> 8, (location >> 3) & 31,
+		 location & 7);
+	assert_string_equal(slot, line);
+	n = readlink("/sys/dev/char/226:128/device/subsystem", line, sizeof(line) - 1);
+	assert_true(n > 4);
+	line[n] = '\0';
+	assert_string_equal(strrchr(line, '/'), "/pci");
+
+	d = opendir("/dev/dri");
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		card |= !strcmp(de->d_name, "card0");
+		render |= !strcmp(de->d_name, "renderD128");
+	}
+	closedir(d);
+	assert_true(card && render);
+
+	assert_int_equal(close(rfd), 0);
+	assert_int_equal(close(kfd), 0);
+	/* a closed number is an ordinary bad fd again */
+	errno = 0;
+	assert_int_equal(fstat(rfd, &st), -1);
+	assert_int_equal(errno, EBADF);
+	/* ordinary files keep their own identity */
+	assert_int_equal(stat("/proc/self/status", &st), 0);
+	assert_true(S_ISREG(st.st_mode));
 }
 
 static void test_dup_family(void **state)
@@ -435,6 +518,7 @@ int main(void)
 	    cmocka_unit_test(test_kfd_node_stat),
 	    cmocka_unit_test(test_other_paths_untouched),
 	    cmocka_unit_test(test_render_node),
+	    cmocka_unit_test(test_device_identities),
 	    cmocka_unit_test(test_dup_family),
 	    cmocka_unit_test(test_popen_lsmod),
 	    cmocka_unit_test(test_amdgpu_initstate),

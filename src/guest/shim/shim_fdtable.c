@@ -50,7 +50,7 @@ static int find_locked(int fd)
 	return -1;
 }
 
-int shim_fd_register(int backend_fd, enum shim_fd_kind kind)
+int shim_fd_register(int backend_fd, enum shim_fd_kind kind, int minor)
 {
 	struct shim_devfile *f;
 	int ret;
@@ -60,6 +60,7 @@ int shim_fd_register(int backend_fd, enum shim_fd_kind kind)
 		return -ENOMEM;
 	f->backend_fd = backend_fd;
 	f->kind = kind;
+	f->minor = minor;
 	f->refs = 1;
 	pthread_mutex_lock(&table_lock);
 	f->generation = generation;

@@ -20,6 +20,7 @@ enum shim_fd_kind {
 struct shim_devfile {
 	int backend_fd; /* the fd the backend returned */
 	enum shim_fd_kind kind;
+	int minor;           /* render nodes: the DRM minor opened */
 	int refs;            /* fd numbers + calls in flight */
 	unsigned generation; /* process generation (bumped in fork children) */
 };
@@ -28,8 +29,9 @@ struct shim_devfile {
 bool shim_fd_any(void);
 
 /* Register a new device file for backend_fd (which is also the fd the
- * application sees). 0 or -errno (-EMFILE when the table is full). */
-int shim_fd_register(int backend_fd, enum shim_fd_kind kind);
+ * application sees); minor is the render node's (ignored for KFD). 0 or
+ * -errno (-EMFILE when the table is full). */
+int shim_fd_register(int backend_fd, enum shim_fd_kind kind, int minor);
 
 /* Register fd as another number for f (after a successful real dup). */
 int shim_fd_register_dup(int fd, struct shim_devfile *f);

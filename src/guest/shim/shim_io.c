@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -22,7 +23,8 @@
 #include "shim_real.h"
 
 /* AMDKFD_IOC_ACQUIRE_VM: struct kfd_ioctl_acquire_vm_args. */
-#define KFD_NR_ACQUIRE_VM 0x15
+#define KFD_NR_ACQUIRE_VM   0x15
+#define KFD_NR_CREATE_QUEUE 0x02
 struct acquire_vm_args {
 	uint32_t drm_fd;
 	uint32_t gpu_id;
@@ -51,6 +53,22 @@ static int acquire_vm(const struct shim_backend *b, int kfd, unsigned long reque
 	return b->ioctl(kfd, request, &a);
 }
 
+/* Which queue ROCr created (the version matrix checks that copies run on
+ * SDMA queues): queue_type at offset 40 of kfd_ioctl_create_queue_args,
+ * sdma_engine_id at 88 since KFD 1.17 (the struct grew from 88 to 96). */
+static void log_create_queue(const void *arg, size_t size)
+{
+	uint32_t type, engine = 0, gpu_id, queue_id;
+
+	memcpy(&gpu_id, (const char *)arg + 36, 4);
+	memcpy(&type, (const char *)arg + 40, 4);
+	memcpy(&queue_id, (const char *)arg + 52, 4);
+	if (size >= 96)
+		memcpy(&engine, (const char *)arg + 88, 4);
+	shim_log("create_queue gpu_id %u type %u sdma_engine_id %u -> queue %u", gpu_id, type,
+		 engine, queue_id);
+}
+
 static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg)
 {
 	const struct shim_backend *b;
@@ -71,6 +89,9 @@ static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg
 	shim_debug("ioctl(%d, dir %lu type '%c' nr 0x%02lx size %lu) -> %d", f->backend_fd,
 		   (unsigned long)_IOC_DIR(request), (int)_IOC_TYPE(request),
 		   (unsigned long)_IOC_NR(request), (unsigned long)_IOC_SIZE(request), ret);
+	if (shim_debug_on && ret == 0 && f->kind == SHIM_FD_KFD && _IOC_TYPE(request) == 'K' &&
+	    _IOC_NR(request) == KFD_NR_CREATE_QUEUE && _IOC_SIZE(request) >= 88)
+		log_create_queue(arg, _IOC_SIZE(request));
 	return ret;
 }
 

@@ -49,7 +49,7 @@ static int device_open(enum shim_path_kind kind, int minor, int flags)
 		shim_debug("open(/dev/dri/renderD%d) -> backend %s: %d", minor, b->name, fd);
 	if (fd < 0)
 		goto out;
-	ret = shim_fd_register(fd, fk);
+	ret = shim_fd_register(fd, fk, minor);
 	if (ret) {
 		b->close(fd);
 		fd = ret;

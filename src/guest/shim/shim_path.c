@@ -8,6 +8,7 @@
 
 #include "shim_core.h"
 #include "shim_cpucache.h"
+#include "shim_devnode.h"
 #include "shim_path.h"
 
 #define KFD_SYSFS_DEV "/sys/devices/virtual/kfd/kfd"
@@ -93,6 +94,8 @@ int shim_path_map(const char *path, char *buf, size_t len, const char **out)
 		return 0;
 	if (shim_path_classify(path, &rest, NULL) != SHIM_PATH_SYSFS) {
 		ret = shim_cpucache_map(path, buf, len);
+		if (ret == 0)
+			ret = shim_devnode_map(path, buf, len);
 		if (ret < 0) {
 			errno = -ret;
 			return -1;

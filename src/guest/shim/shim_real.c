@@ -48,6 +48,11 @@ static void real_init(void)
 	RESOLVE(lstat64, "lstat64");
 	RESOLVE(fstatat, "fstatat");
 	RESOLVE(fstatat64, "fstatat64");
+	RESOLVE(fstat, "fstat");
+	RESOLVE(fstat64, "fstat64");
+	RESOLVE_COMPAT(fxstat, "__fxstat");
+	RESOLVE_COMPAT(fxstat64, "__fxstat64");
+	RESOLVE(statx, "statx");
 	RESOLVE_COMPAT(xstat, "__xstat");
 	RESOLVE_COMPAT(xstat64, "__xstat64");
 	RESOLVE_COMPAT(lxstat, "__lxstat");
@@ -57,6 +62,7 @@ static void real_init(void)
 	RESOLVE(access, "access");
 	RESOLVE(faccessat, "faccessat");
 	RESOLVE(readlink, "readlink");
+	RESOLVE(readlinkat, "readlinkat");
 	RESOLVE(realpath, "realpath");
 	RESOLVE(realpath_chk, "__realpath_chk");
 	RESOLVE(ioctl, "ioctl");

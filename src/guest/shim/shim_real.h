@@ -29,6 +29,11 @@ struct shim_real {
 	int (*lstat64)(const char *path, struct stat64 *st);
 	int (*fstatat)(int dirfd, const char *path, struct stat *st, int flags);
 	int (*fstatat64)(int dirfd, const char *path, struct stat64 *st, int flags);
+	int (*fstat)(int fd, struct stat *st);
+	int (*fstat64)(int fd, struct stat64 *st);
+	int (*fxstat)(int ver, int fd, struct stat *st);
+	int (*fxstat64)(int ver, int fd, struct stat64 *st);
+	int (*statx)(int dirfd, const char *path, int flags, unsigned mask, struct statx *st);
 	int (*xstat)(int ver, const char *path, struct stat *st);
 	int (*xstat64)(int ver, const char *path, struct stat64 *st);
 	int (*lxstat)(int ver, const char *path, struct stat *st);
@@ -38,6 +43,7 @@ struct shim_real {
 	int (*access)(const char *path, int mode);
 	int (*faccessat)(int dirfd, const char *path, int mode, int flags);
 	ssize_t (*readlink)(const char *path, char *buf, size_t len);
+	ssize_t (*readlinkat)(int dirfd, const char *path, char *buf, size_t len);
 	char *(*realpath)(const char *path, char *resolved);
 	char *(*realpath_chk)(const char *path, char *resolved, size_t resolvedlen);
 	int (*ioctl)(int fd, unsigned long request, ...);
