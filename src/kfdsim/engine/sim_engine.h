@@ -48,6 +48,8 @@ enum sim_queue_type {
 enum sim_queue_error_reason {
 	SIM_QERR_ILLEGAL_INSTRUCTION = 1,
 	SIM_QERR_INVALID_PACKET = 2,
+	/* s_trap 2 (device-side abort / assert): the trap handler's report */
+	SIM_QERR_TRAP = 3,
 };
 
 /* Everything the engine needs from CREATE_QUEUE, already validated by the
