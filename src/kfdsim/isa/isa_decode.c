@@ -223,7 +223,7 @@ static bool scalar_vdst(const struct isa_inst *in)
 
 static void fix_valu(struct isa_inst *in, bool e64, uint32_t vdst_field)
 {
-	if (in->fmt == ISA_FMT_VOPC || (e64 && in->hwop < 0x100)) {
+	if (in->fmt == ISA_FMT_VOPC || (in->fmt == ISA_FMT_VOP3 && in->hwop < 0x100)) {
 		/* compares: the result is a lane mask */
 		in->sdst = e64 ? (uint16_t)vdst_field : ISA_SRC_VCC_LO;
 		in->dst = in->sdst;

@@ -4,8 +4,10 @@
  * values of scalar operand codes, and the per-encoding dispatch of one
  * wave's instructions.
  */
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "isa_exec.h"
 
@@ -131,14 +133,41 @@ static const struct isa_inst *fetch(struct isa_wave *w, enum isa_result *r)
 	return &e->in;
 }
 
+/* VKFDSIM_ISA_TRACE=1: every executed instruction of every wave on stderr
+ * (debugging aid; slow). */
+static int trace_enabled(void)
+{
+	static int t = -1;
+
+	if (t < 0) {
+		const char *e = getenv("VKFDSIM_ISA_TRACE");
+
+		t = e && *e == '1';
+	}
+	return t;
+}
+
+static void trace(const struct isa_wave *w, const struct isa_inst *in)
+{
+	fprintf(stderr,
+		"isa: w%u pc %#" PRIx64 " exec %#" PRIx64
+		" %-24s dst %u src %u %u %u lit %#x imm %d\n",
+		w->id, w->pc, isa_exec(w), isa_op_name(in->op), in->dst, in->src[0], in->src[1],
+		in->src[2], in->literal, in->imm);
+}
+
 enum isa_result isa_wave_run(struct isa_wave *w, unsigned budget)
 {
+	int tr = trace_enabled();
+
 	while (budget--) {
 		enum isa_result r = ISA_NEXT;
 		const struct isa_inst *in = fetch(w, &r);
 
 		if (!in)
 			return r;
+		if (tr)
+			trace(w, in);
 		switch (in->fmt) {
 		case ISA_FMT_SOP2:
 		case ISA_FMT_SOPK:

@@ -228,8 +228,13 @@ static enum isa_result pk_f32(struct isa_wave *w, const struct isa_inst *in, uin
 	if (in->op != OP(v_pk_fma_f32) && in->op != OP(v_pk_mul_f32) &&
 	    in->op != OP(v_pk_add_f32) && in->op != OP(v_pk_mov_b32))
 		return ISA_UNHANDLED;
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 3; i++) {
 		s[i] = isa_vsrc64(w, in, i, ISA_T_B64);
+		/* constants are one f32 in the low dword (op_sel_hi picks it
+		 * for the high half too) */
+		if (in->src[i] >= 128 && in->src[i] < ISA_SRC_VGPR)
+			s[i].k = (uint32_t)isa_scalar_operand(w, in, in->src[i], ISA_T_F32);
+	}
 	FOR_LANES(exec, l)
 	{
 		float lo[3], hi[3];
@@ -260,10 +265,15 @@ static enum isa_result pk_f32(struct isa_wave *w, const struct isa_inst *in, uin
 			r0 = u32_of(lo[0] + lo[1]);
 			r1 = u32_of(hi[0] + hi[1]);
 			break;
-		default: /* v_pk_mov_b32: lo from src0, hi from src1 */
-			r0 = u32_of(lo[0]);
-			r1 = u32_of(hi[1]);
+		default: {
+			/* v_pk_mov_b32: op_sel picks the dword of src0 for the
+			 * low result and of src1 for the high result */
+			uint64_t v0 = rd64(&s[0], l), v1 = rd64(&s[1], l);
+
+			r0 = (uint32_t)((in->opsel & 1) ? v0 >> 32 : v0);
+			r1 = (uint32_t)((in->opsel & 2) ? v1 >> 32 : v1);
 			break;
+		}
 		}
 		d0[l] = r0;
 		d1[l] = r1;

@@ -206,6 +206,20 @@ static void test_f64_fma_and_division(void **state)
 	}
 }
 
+static void test_packed_f32(void **state)
+{
+	struct fixture *f = *state;
+	float *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_packed_f32, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		assert_true(out[2 * t] == (float)t * 2.0f + 0.5f);
+		assert_true(out[2 * t + 1] == (float)t * 4.0f - 1.0f);
+	}
+}
+
 static void test_scratch_is_lane_private(void **state)
 {
 	struct fixture *f = *state;
@@ -289,6 +303,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_global_atomics, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_divergent_loop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_f64_fma_and_division, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_packed_f32, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_reports_address, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unimplemented_is_illegal, setup, teardown),
