@@ -17,7 +17,7 @@ static const char *const op_names[ISA_OP_COUNT] = {
 
 static const char *const fmt_names[ISA_FMT_COUNT] = {
     "SOP2", "SOPK",  "SOP1", "SOPC", "SOPP",    "SMEM",   "VOP2",  "VOP1",  "VOPC",
-    "VOP3", "VOP3P", "DS",   "FLAT", "SCRATCH", "GLOBAL", "MUBUF", "MTBUF",
+    "VOP3", "VOP3P", "DS",   "FLAT", "SCRATCH", "GLOBAL", "MUBUF", "MTBUF", "MIMG",
 };
 
 struct encoding_row {
@@ -131,6 +131,8 @@ static enum isa_fmt classify(uint32_t w, bool *ok)
 		return ISA_FMT_MUBUF;
 	case 0x3a:
 		return ISA_FMT_MTBUF;
+	case 0x3c:
+		return ISA_FMT_MIMG;
 	default:
 		break;
 	}
@@ -169,6 +171,7 @@ static unsigned hw_opcode(enum isa_fmt f, uint32_t w)
 	case ISA_FMT_SCRATCH:
 	case ISA_FMT_GLOBAL:
 	case ISA_FMT_MUBUF:
+	case ISA_FMT_MIMG:
 		return bits(w, 24, 18);
 	case ISA_FMT_MTBUF:
 		return bits(w, 18, 15);
@@ -448,6 +451,8 @@ bool isa_decode(enum isa_target target, const uint32_t *words, unsigned n, struc
 		in->src[3] = (uint16_t)bits(w1, 31, 24);
 		break;
 	}
+	case ISA_FMT_MIMG:
+		break; /* image instructions: not executed, operands not needed */
 	default:
 		return false;
 	}

@@ -30,6 +30,7 @@ enum isa_fmt {
 	ISA_FMT_GLOBAL,
 	ISA_FMT_MUBUF,
 	ISA_FMT_MTBUF,
+	ISA_FMT_MIMG, /* decoded (names, lengths) but never executed */
 	ISA_FMT_COUNT,
 };
 

@@ -133,6 +133,49 @@ static const struct isa_inst *fetch(struct isa_wave *w, enum isa_result *r)
 	return &e->in;
 }
 
+enum isa_result isa_execute(struct isa_wave *w, const struct isa_inst *in)
+{
+	enum isa_result r;
+
+	switch (in->fmt) {
+	case ISA_FMT_SOP2:
+	case ISA_FMT_SOPK:
+	case ISA_FMT_SOP1:
+	case ISA_FMT_SOPC:
+		r = isa_exec_salu(w, in);
+		break;
+	case ISA_FMT_SOPP:
+		r = isa_exec_sopp(w, in);
+		break;
+	case ISA_FMT_SMEM:
+		r = isa_exec_smem(w, in);
+		break;
+	case ISA_FMT_VOP2:
+	case ISA_FMT_VOP1:
+	case ISA_FMT_VOPC:
+	case ISA_FMT_VOP3:
+	case ISA_FMT_VOP3P:
+		r = isa_exec_valu(w, in);
+		break;
+	case ISA_FMT_DS:
+		r = isa_exec_ds(w, in);
+		break;
+	case ISA_FMT_FLAT:
+	case ISA_FMT_SCRATCH:
+	case ISA_FMT_GLOBAL:
+		r = isa_exec_flat(w, in);
+		break;
+	case ISA_FMT_MUBUF:
+	case ISA_FMT_MTBUF:
+		r = isa_exec_mubuf(w, in);
+		break;
+	default:
+		r = isa_unimplemented(w, in);
+		break;
+	}
+	return r;
+}
+
 /* VKFDSIM_ISA_TRACE=1: every executed instruction of every wave on stderr
  * (debugging aid; slow). */
 static int trace_enabled(void)
@@ -168,42 +211,7 @@ enum isa_result isa_wave_run(struct isa_wave *w, unsigned budget)
 			return r;
 		if (tr)
 			trace(w, in);
-		switch (in->fmt) {
-		case ISA_FMT_SOP2:
-		case ISA_FMT_SOPK:
-		case ISA_FMT_SOP1:
-		case ISA_FMT_SOPC:
-			r = isa_exec_salu(w, in);
-			break;
-		case ISA_FMT_SOPP:
-			r = isa_exec_sopp(w, in);
-			break;
-		case ISA_FMT_SMEM:
-			r = isa_exec_smem(w, in);
-			break;
-		case ISA_FMT_VOP2:
-		case ISA_FMT_VOP1:
-		case ISA_FMT_VOPC:
-		case ISA_FMT_VOP3:
-		case ISA_FMT_VOP3P:
-			r = isa_exec_valu(w, in);
-			break;
-		case ISA_FMT_DS:
-			r = isa_exec_ds(w, in);
-			break;
-		case ISA_FMT_FLAT:
-		case ISA_FMT_SCRATCH:
-		case ISA_FMT_GLOBAL:
-			r = isa_exec_flat(w, in);
-			break;
-		case ISA_FMT_MUBUF:
-		case ISA_FMT_MTBUF:
-			r = isa_exec_mubuf(w, in);
-			break;
-		default:
-			r = isa_unimplemented(w, in);
-			break;
-		}
+		r = isa_execute(w, in);
 		w->ctx->instructions++;
 		switch (r) {
 		case ISA_NEXT:

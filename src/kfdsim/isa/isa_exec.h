@@ -9,4 +9,7 @@
  * out; ISA_BARRIER (pc past the barrier), ISA_END, or an error. */
 enum isa_result isa_wave_run(struct isa_wave *w, unsigned budget);
 
+/* Execute one decoded instruction (no fetch, pc not advanced). */
+enum isa_result isa_execute(struct isa_wave *w, const struct isa_inst *in);
+
 #endif

@@ -62,6 +62,8 @@ def words(fmt, op, var=()):
         return [0xE0000000 | op << 18, 0 | 2 << 8 | 1 << 16 | 0x80 << 24]
     if fmt == "MTBUF":
         return [0xE8000000 | op << 15 | 1 << 19, 0 | 2 << 8 | 1 << 16 | 0x80 << 24]
+    if fmt == "MIMG":
+        return [0xF0000000 | op << 18 | 0xF << 8, 0 | 4 << 8 | 1 << 16]
     raise ValueError(fmt)
 
 
@@ -69,7 +71,7 @@ RANGES = {
     "SOP2": 0x60, "SOPK": 0x1D, "SOP1": 0x100, "SOPC": 0x80, "SOPP": 0x80,
     "SMEM": 0x100, "VOP2": 0x3F, "VOP1": 0x100, "VOPC": 0x100, "VOP3": 0x380,
     "VOP3P": 0x80, "DS": 0x100, "FLAT": 0x80, "SCRATCH": 0x80, "GLOBAL": 0x80,
-    "MUBUF": 0x80, "MTBUF": 0x10,
+    "MUBUF": 0x80, "MTBUF": 0x10, "MIMG": 0x80,
 }
 
 
