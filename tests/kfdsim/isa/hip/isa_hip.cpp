@@ -156,6 +156,22 @@ __global__ void float_math(const float *x, float *out, int n)
 	}
 }
 
+__global__ void scale_add(const float *in, float *out, float k, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		out[i] = in[i] * k + 1.0f;
+}
+
+__global__ void device_abort(int *flag)
+{
+	if (threadIdx.x == 7) {
+		*flag = 1;
+		abort();
+	}
+}
+
 // ---- tests ----
 
 template <typename T> static T *dev_copy(const std::vector<T> &h)
@@ -430,6 +446,130 @@ static void t_memset()
 	hipFree(d);
 }
 
+// Several streams, ordered by events: stream 1 uploads and scales, stream 2
+// waits for its event and scales again, then downloads.
+static void t_streams_events()
+{
+	const int n = 1 << 16, chunks = 4;
+	float *h_in, *h_out, *d_a, *d_b;
+	hipStream_t s1, s2;
+	hipEvent_t ev[chunks];
+	CHECK_HIP(hipHostMalloc(&h_in, n * 4));
+	CHECK_HIP(hipHostMalloc(&h_out, n * 4));
+	CHECK_HIP(hipMalloc(&d_a, n * 4));
+	CHECK_HIP(hipMalloc(&d_b, n * 4));
+	CHECK_HIP(hipStreamCreate(&s1));
+	CHECK_HIP(hipStreamCreate(&s2));
+	for (int i = 0; i < n; i++)
+		h_in[i] = (float)(i % 4096);
+	const int c = n / chunks;
+	for (int k = 0; k < chunks; k++) {
+		CHECK_HIP(hipEventCreate(&ev[k]));
+		CHECK_HIP(hipMemcpyAsync(d_a + k * c, h_in + k * c, c * 4, hipMemcpyHostToDevice, s1));
+		hipLaunchKernelGGL(scale_add, dim3(c / 256), dim3(256), 0, s1, d_a + k * c, d_b + k * c,
+				   2.0f, c);
+		CHECK_HIP(hipEventRecord(ev[k], s1));
+		CHECK_HIP(hipStreamWaitEvent(s2, ev[k], 0));
+		hipLaunchKernelGGL(scale_add, dim3(c / 256), dim3(256), 0, s2, d_b + k * c, d_a + k * c,
+				   0.5f, c);
+		CHECK_HIP(hipMemcpyAsync(h_out + k * c, d_a + k * c, c * 4, hipMemcpyDeviceToHost, s2));
+	}
+	CHECK_HIP(hipStreamSynchronize(s2));
+	bool ok = true;
+	for (int i = 0; i < n; i++)
+		ok &= h_out[i] == (h_in[i] * 2.0f + 1.0f) * 0.5f + 1.0f;
+	report("streams ordered by events", ok);
+	for (int k = 0; k < chunks; k++)
+		hipEventDestroy(ev[k]);
+	hipStreamDestroy(s1);
+	hipStreamDestroy(s2);
+	hipHostFree(h_in);
+	hipHostFree(h_out);
+	hipFree(d_a);
+	hipFree(d_b);
+}
+
+// Kernels reading and writing host memory: hipHostMalloc and
+// hipHostRegister'ed malloc memory.
+static void t_host_memory()
+{
+	const int n = 5000;
+	float *pinned, *out_pinned;
+	CHECK_HIP(hipHostMalloc(&pinned, n * 4));
+	CHECK_HIP(hipHostMalloc(&out_pinned, n * 4));
+	std::vector<float> reg_in(n), reg_out(n, -1.0f);
+	for (int i = 0; i < n; i++) {
+		pinned[i] = (float)i;
+		reg_in[i] = (float)(n - i);
+	}
+	CHECK_HIP(hipHostRegister(reg_in.data(), n * 4, hipHostRegisterDefault));
+	CHECK_HIP(hipHostRegister(reg_out.data(), n * 4, hipHostRegisterDefault));
+	float *d_reg_in, *d_reg_out;
+	CHECK_HIP(hipHostGetDevicePointer((void **)&d_reg_in, reg_in.data(), 0));
+	CHECK_HIP(hipHostGetDevicePointer((void **)&d_reg_out, reg_out.data(), 0));
+	hipLaunchKernelGGL(scale_add, dim3((n + 255) / 256), dim3(256), 0, 0, pinned, out_pinned, 3.0f, n);
+	hipLaunchKernelGGL(scale_add, dim3((n + 255) / 256), dim3(256), 0, 0, d_reg_in, d_reg_out, -1.0f, n);
+	CHECK_HIP(hipDeviceSynchronize());
+	bool ok = true;
+	for (int i = 0; i < n; i++)
+		ok &= out_pinned[i] == (float)i * 3.0f + 1.0f && reg_out[i] == -(float)(n - i) + 1.0f;
+	report("kernels on host memory", ok);
+	hipHostUnregister(reg_in.data());
+	hipHostUnregister(reg_out.data());
+	hipHostFree(pinned);
+	hipHostFree(out_pinned);
+}
+
+// Two GPUs: fill on device 0, peer copy to device 1, compute there.
+static void t_two_gpus()
+{
+	int count = 0;
+	CHECK_HIP(hipGetDeviceCount(&count));
+	if (count < 2) {
+		printf("isa_hip: %-28s skipped (%d GPU)\n", "two GPUs, peer copy", count);
+		return;
+	}
+	const int n = 4096;
+	std::vector<float> h(n);
+	for (int i = 0; i < n; i++)
+		h[i] = (float)i * 0.5f;
+	float *d0, *d0b, *d1, *d1b;
+	CHECK_HIP(hipSetDevice(0));
+	CHECK_HIP(hipMalloc(&d0, n * 4));
+	CHECK_HIP(hipMalloc(&d0b, n * 4));
+	CHECK_HIP(hipMemcpy(d0, h.data(), n * 4, hipMemcpyHostToDevice));
+	hipLaunchKernelGGL(scale_add, dim3(n / 256), dim3(256), 0, 0, d0, d0b, 2.0f, n);
+	CHECK_HIP(hipDeviceSynchronize());
+	CHECK_HIP(hipSetDevice(1));
+	CHECK_HIP(hipMalloc(&d1, n * 4));
+	CHECK_HIP(hipMalloc(&d1b, n * 4));
+	CHECK_HIP(hipMemcpyPeer(d1, 1, d0b, 0, n * 4));
+	hipLaunchKernelGGL(scale_add, dim3(n / 256), dim3(256), 0, 0, d1, d1b, 3.0f, n);
+	std::vector<float> r(n);
+	CHECK_HIP(hipMemcpy(r.data(), d1b, n * 4, hipMemcpyDeviceToHost));
+	bool ok = true;
+	for (int i = 0; i < n; i++)
+		ok &= r[i] == (h[i] * 2.0f + 1.0f) * 3.0f + 1.0f;
+	report("two GPUs, peer copy", ok);
+	hipFree(d1);
+	hipFree(d1b);
+	CHECK_HIP(hipSetDevice(0));
+	hipFree(d0);
+	hipFree(d0b);
+}
+
+// Device-side abort(): the runtime reports the trap and the process ends
+// (run alone: "isa_hip abort"; the caller checks the exit and message).
+static void t_abort()
+{
+	int *flag;
+	CHECK_HIP(hipMalloc(&flag, 4));
+	hipLaunchKernelGGL(device_abort, dim3(1), dim3(64), 0, 0, flag);
+	hipError_t e = hipDeviceSynchronize();
+	printf("isa_hip: abort: hipDeviceSynchronize returned %s\n", hipGetErrorString(e));
+	report("device abort reported", e != hipSuccess);
+}
+
 struct test {
 	const char *name;
 	void (*fn)();
@@ -442,9 +582,11 @@ int main(int argc, char **argv)
 		{"atomics", t_atomics},      {"wave_ops", t_wave_ops},     {"int64_double", t_int64_double},
 		{"collatz", t_collatz},      {"dynamic_shared", t_dynamic_shared},
 		{"private_array", t_private_array}, {"float_math", t_float_math},
+		{"streams", t_streams_events},  {"host_memory", t_host_memory},
+		{"two_gpus", t_two_gpus},       {"abort", t_abort},
 	};
 	for (const test &t : tests) {
-		bool run = argc < 2;
+		bool run = argc < 2 && strcmp(t.name, "abort") != 0;
 		for (int i = 1; i < argc; i++)
 			run |= strcmp(argv[i], t.name) == 0;
 		if (run)
