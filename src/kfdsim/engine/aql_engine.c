@@ -12,9 +12,10 @@
 #include "engine_internal.h"
 #include "engine_mem.h"
 #include "engine_signal.h"
+#include "isa.h"
 
 static enum engine_status run_dispatch(struct sim_engine_queue *q,
-				       const struct aql_dispatch_packet *pkt)
+				       const struct aql_dispatch_packet *pkt, uint64_t pkt_va)
 {
 	const uint8_t *desc;
 	uint32_t id;
@@ -22,11 +23,8 @@ static enum engine_status run_dispatch(struct sim_engine_queue *q,
 	desc = engine_mem_object(q, pkt->kernel_object, KFDSIM_KERNEL_DESC_SIZE, false);
 	if (!desc)
 		return ENGINE_DEAD;
-	if (memcmp(desc, KFDSIM_KERNEL_MAGIC, KFDSIM_KERNEL_MAGIC_LEN) != 0) {
-		/* Real ISA (or garbage): the model cannot execute it. */
-		engine_queue_error(q, SIM_QERR_ILLEGAL_INSTRUCTION);
-		return ENGINE_DEAD;
-	}
+	if (memcmp(desc, KFDSIM_KERNEL_MAGIC, KFDSIM_KERNEL_MAGIC_LEN) != 0)
+		return isa_dispatch(q, pkt, pkt_va); /* a real kernel descriptor */
 	id = (uint32_t)desc[KFDSIM_KERNEL_ID_OFFSET] |
 	     (uint32_t)desc[KFDSIM_KERNEL_ID_OFFSET + 1] << 8 |
 	     (uint32_t)desc[KFDSIM_KERNEL_ID_OFFSET + 2] << 16 |
@@ -137,7 +135,7 @@ enum engine_status aql_process(struct sim_engine_queue *q)
 
 	switch (header & AQL_HEADER_TYPE_MASK) {
 	case AQL_TYPE_KERNEL_DISPATCH:
-		st = run_dispatch(q, &pkt.dispatch);
+		st = run_dispatch(q, &pkt.dispatch, slot_va);
 		completion = pkt.dispatch.completion_signal;
 		break;
 	case AQL_TYPE_BARRIER_AND:

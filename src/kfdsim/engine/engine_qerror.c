@@ -26,6 +26,7 @@
  * and its gfx9 trap handler's SIGNAL_CODE_*). */
 #define QERR_CODE_INVALID_FORMAT 32ull
 #define QERR_CODE_ILLEGAL_INST   (1ull << 30)
+#define QERR_CODE_LLVM_TRAP      (1ull << 31)
 
 /* ROCr's trap handler masks the doorbell id to 10 bits. */
 #define TRAP_DOORBELL_MASK 0x3ffu
@@ -92,12 +93,12 @@ bool engine_report_queue_error(struct sim_engine_queue *q, int reason)
 
 	if (q->desc.type != SIM_QUEUE_COMPUTE_AQL)
 		return true; /* SDMA errors reach no user-visible signal */
-	if (reason == SIM_QERR_ILLEGAL_INSTRUCTION) {
+	if (reason == SIM_QERR_ILLEGAL_INSTRUCTION || reason == SIM_QERR_TRAP) {
 		if (!q->env.trap_handler || !q->env.trap_handler(q->env.ctx, &tma))
 			return true; /* no handler: the wave just halts */
 		if (!read_u64(q, tma + 8ull * (q->desc.doorbell_index & TRAP_DOORBELL_MASK), &amdq))
 			return false;
-		code = QERR_CODE_ILLEGAL_INST;
+		code = reason == SIM_QERR_TRAP ? QERR_CODE_LLVM_TRAP : QERR_CODE_ILLEGAL_INST;
 	} else {
 		amdq = amd_queue_from_pointers(q);
 		if (!amdq)

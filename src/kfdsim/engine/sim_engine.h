@@ -52,6 +52,8 @@ enum sim_queue_error_reason {
 	 * opcode, a field value beyond what this SDMA version reads). The
 	 * engine halts; no user-visible signal carries it (see env.c). */
 	SIM_QERR_SDMA_INVALID_PACKET = 3,
+	/* s_trap 2 (device-side abort / assert): the trap handler's report */
+	SIM_QERR_TRAP = 4,
 };
 
 /* How one SDMA IP version reads the packet fields whose width differs

@@ -5,8 +5,8 @@
 # MODE: native (vkfd-run --native) or server (vkfd-run's default mode: a
 # private vkfd-server and the shim's vkfd backend).
 # HIP_BASIC is empty when hipcc was not found at configure time.
-# "copy" also runs hipMemcpy and hipFree, which need GPU ISA (docs/hip.md):
-# for manual runs only, not registered as a test.
+# "copy" also runs hipMemcpy and hipFree, which run ROCr's and ROCclr's blit
+# kernels on kfdsim's ISA interpreter (docs/hip.md; registered natively).
 # Exit 0 pass, 1 fail, 77 skip.
 set -u
 mode=$1

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Vector ALU entry: routes an instruction to its family's executor. */
+#include "isa_valu.h"
+
+enum isa_result isa_exec_valu(struct isa_wave *w, const struct isa_inst *in)
+{
+	uint64_t exec = isa_exec(w);
+	enum isa_result r;
+
+	/* DPP and SDWA forms are not modelled yet */
+	if (in->fmt != ISA_FMT_VOP3 && in->fmt != ISA_FMT_VOP3P &&
+	    (in->src[0] == ISA_SRC_DPP || in->src[0] == ISA_SRC_SDWA))
+		return isa_unimplemented(w, in);
+	/* VOP3 op_sel (16-bit halves) is not modelled */
+	if (in->fmt == ISA_FMT_VOP3 && in->opsel)
+		return isa_unimplemented(w, in);
+	r = isa_valu_cmp(w, in, exec);
+	if (r == ISA_UNHANDLED)
+		r = isa_valu_int(w, in, exec);
+	if (r == ISA_UNHANDLED)
+		r = isa_valu_float(w, in, exec);
+	if (r == ISA_UNHANDLED)
+		return isa_unimplemented(w, in);
+	return r;
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Regenerate src/kfdsim/isa/isa_opcodes.def: which opcode number of which
+gfx9 encoding is which instruction, on each gfx9 target. The facts come from
+probing Debian's llvm-mc-15 disassembler with one encoding per opcode value
+(benign operand fields) and keeping the encodings it decodes back to exactly
+the same bytes. Run: gen_opcodes.py > src/kfdsim/isa/isa_opcodes.def"""
+import re
+import subprocess
+import sys
+
+TARGETS = ["gfx900", "gfx906", "gfx908", "gfx90a"]
+
+
+# Operand-field variants per format: the disassembler rejects encodings
+# whose unused fields are not zero, so every opcode is tried with each.
+VARIANTS = {
+    "VOP3": [(0x108, 0x106), (0, 0x106), (0, 0)],
+    "DS": [(2, 4, 6), (2, 0, 0), (0, 0, 6), (2, 4, 0), (2, 0, 6), (0, 0, 0)],
+    "FLAT": [(4, 6), (4, 0), (0, 6), (0, 0)],
+    "SOP1": [(2, 4), (0, 4), (2, 0), (0, 0)],
+    "SMEM": [(4, 2, 0x10, 1), (4, 0, 0, 1), (0, 2, 0x10, 1), (0, 0, 0, 1), (0, 0, 0, 0)],
+    "VOP1": [(0x104,), (0,)],
+    "VOP2": [(False,), (True,)],
+    "VOP3P": [(1, 0x108, 0x106), (0, 0x108, 0x106), (1, 0, 0x106), (0, 0, 0x106),
+              (1, 0, 0), (0, 0, 0)],
+}
+VARIANTS["SCRATCH"] = VARIANTS["GLOBAL"] = VARIANTS["FLAT"]
+
+
+def words(fmt, op, var=()):
+    """(dwords) of a probe encoding for opcode `op` of format `fmt`."""
+    if fmt == "SOP2":
+        return [0x80000000 | op << 23 | 2 << 16 | 2 << 8 | 4]
+    if fmt == "SOPK":
+        return [0xB0000000 | op << 23 | 2 << 16 | 0x10]
+    if fmt == "SOP1":
+        return [0xBE800000 | var[0] << 16 | op << 8 | var[1]]
+    if fmt == "SOPC":
+        return [0xBF000000 | op << 16 | 2 << 8 | 4]
+    if fmt == "SOPP":
+        return [0xBF800000 | op << 16]
+    if fmt == "SMEM":
+        return [0xC0000000 | op << 18 | var[3] << 17 | var[0] << 6 | var[1], var[2]]
+    if fmt == "VOP2":
+        return [op << 25 | 2 << 9 | 0x104] + ([0x3F800000] if var[0] else [])
+    if fmt == "VOP1":
+        return [0x7E000000 | op << 9 | var[0]]
+    if fmt == "VOPC":
+        return [0x7C000000 | op << 17 | 2 << 9 | 0x104]
+    if fmt == "VOP3":
+        return [0xD0000000 | op << 16 | 0, 0x104 | var[1] << 9 | var[0] << 18]
+    if fmt == "VOP3P":
+        return [0xD3800000 | op << 16 | var[0] << 14, 0x104 | var[2] << 9 | var[1] << 18 | var[0] * 3 << 27]
+    if fmt == "DS":
+        return [0xD8000000 | op << 17, 1 | var[0] << 8 | var[1] << 16 | var[2] << 24]
+    if fmt in ("FLAT", "SCRATCH", "GLOBAL"):
+        seg = {"FLAT": 0, "SCRATCH": 1, "GLOBAL": 2}[fmt]
+        saddr = 0 if seg == 0 else 0x7F
+        return [0xDC000000 | seg << 14 | op << 18, 2 | var[0] << 8 | saddr << 16 | var[1] << 24]
+    if fmt == "MUBUF":
+        return [0xE0000000 | op << 18, 0 | 2 << 8 | 1 << 16 | 0x80 << 24]
+    if fmt == "MTBUF":
+        return [0xE8000000 | op << 15 | 1 << 19, 0 | 2 << 8 | 1 << 16 | 0x80 << 24]
+    if fmt == "MIMG":
+        return [0xF0000000 | op << 18 | 0xF << 8, 0 | 4 << 8 | 1 << 16]
+    raise ValueError(fmt)
+
+
+RANGES = {
+    "SOP2": 0x60, "SOPK": 0x1D, "SOP1": 0x100, "SOPC": 0x80, "SOPP": 0x80,
+    "SMEM": 0x100, "VOP2": 0x3F, "VOP1": 0x100, "VOPC": 0x100, "VOP3": 0x380,
+    "VOP3P": 0x80, "DS": 0x100, "FLAT": 0x80, "SCRATCH": 0x80, "GLOBAL": 0x80,
+    "MUBUF": 0x80, "MTBUF": 0x10, "MIMG": 0x80,
+}
+
+
+def enc_text(ws):
+    b = []
+    for w in ws:
+        b += [(w >> (8 * i)) & 0xFF for i in range(4)]
+    return ",".join("0x%02x" % x for x in b)
+
+
+def probe(target):
+    """{(fmt, op): mnemonic}. Each probe line follows a marker line
+    (s_movk_i32 s0, index); a probe is valid when llvm-mc warns nothing for
+    its line, and its decode is the first instruction after its marker."""
+    probes = [(fmt, op, var) for fmt, n in RANGES.items() for op in range(n)
+              for var in VARIANTS.get(fmt, [()])]
+    lines = []
+    for i, (fmt, op, var) in enumerate(probes):
+        lines.append(enc_text([0xB0000000 | i]))
+        lines.append(enc_text(words(fmt, op, var)))
+    res = subprocess.run(
+        ["llvm-mc-15", "--disassemble", "--triple=amdgcn-amd-amdhsa", "-mcpu=" + target],
+        input="\n".join(lines) + "\n", capture_output=True, text=True)
+    bad = {int(m.group(1)) for m in re.finditer(r"<stdin>:(\d+):\d+: warning", res.stderr)}
+    found = {}
+    cur = None
+    for line in res.stdout.splitlines():
+        m = re.match(r"\s*s_movk_i32 s0, (0x[0-9a-f]+|\d+)$", line)
+        if m:
+            cur = int(m.group(1), 0)
+            continue
+        m = re.match(r"\s*([a-z]\S*)", line)
+        if not m or cur is None or m.group(1).startswith("."):
+            continue
+        if 2 * cur + 2 not in bad:
+            found[probes[cur][:2]] = re.sub(r"_(e32|e64)$", "", m.group(1))
+        cur = None
+    return found
+
+
+def main():
+    per = {t: probe(t) for t in TARGETS}
+    keys = sorted({k for t in TARGETS for k in per[t]},
+                  key=lambda k: (list(RANGES).index(k[0]), k[1]))
+    names = []
+    print("/* SPDX-License-Identifier: MIT */")
+    print("/* Generated by tests/kfdsim/isa/gen_opcodes.py: gfx9 opcode numbers")
+    print(" * per encoding and the targets that have them. Do not edit. */")
+    rows = []
+    for k in keys:
+        byname = {}
+        for i, t in enumerate(TARGETS):
+            if k in per[t]:
+                byname.setdefault(per[t][k], 0)
+                byname[per[t][k]] |= 1 << i
+        for name, mask in sorted(byname.items()):
+            rows.append((k[0], k[1], name, mask))
+            if name not in names:
+                names.append(name)
+    print("#ifdef ISA_MNEMONIC")
+    for n in names:
+        print("ISA_MNEMONIC(%s)" % n)
+    print("#endif")
+    print("#ifdef ISA_ENCODING")
+    for fmt, op, name, mask in rows:
+        print("ISA_ENCODING(%s, 0x%03x, %s, 0x%x)" % (fmt, op, name, mask))
+    print("#endif")
+
+
+if __name__ == "__main__":
+    main()

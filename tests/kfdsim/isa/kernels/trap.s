@@ -1,0 +1,3 @@
+// Device-side abort(): llvm.trap is s_trap 2.
+	s_trap 2
+	s_endpgm

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gfx9 interpreter runs kernels written in assembly (kernels/NAME.s,
+ * assembled for gfx90a into isa_test_kernels.h) through the AQL engine
+ * with a fake GPU environment: dispatch state, SALU/VALU, global memory,
+ * LDS and barriers, atomics, scratch, faults, traps, stop.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "aql_packets.h"
+#include "engine_test_util.h"
+#include "isa_test_kernels.h"
+
+#define WAIT_MS   10000
+#define CODE_VA   0xa0000000ull /* descriptor at +0, code at +256 */
+#define CODE_SIZE 0x10000ull
+
+/* kernel descriptor fields (amdhsa) */
+#define KCP_PRIVATE_SEGMENT_BUFFER (1u << 0)
+#define KCP_KERNARG_SEGMENT_PTR    (1u << 3)
+#define RSRC2_PRIVATE_SEGMENT      (1u << 0)
+#define RSRC2_USER_SGPRS(n)        ((n) << 1)
+#define RSRC2_WORKGROUP_ID_X       (1u << 7)
+
+struct fixture {
+	struct fake_gpu g;
+	struct test_queue t;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	test_env_setup(&f->g);
+	fake_gpu_map(&f->g, CODE_VA, CODE_SIZE, false);
+	tq_start(&f->t, &f->g, SIM_QUEUE_COMPUTE_AQL, 4096);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f->t.q)
+		tq_stop(&f->t);
+	fake_gpu_fini(&f->g);
+	free(f);
+	return 0;
+}
+
+/* Write a descriptor for `code` (kernargs in s[0:1], or after the private
+ * segment buffer when `priv`) and the code itself. */
+static void load_kernel(struct fixture *f, const uint32_t *code, size_t bytes, bool priv)
+{
+	uint8_t *kd = host(&f->g, CODE_VA);
+	int64_t entry = 256;
+	uint32_t rsrc2, props;
+
+	memset(kd, 0, 64);
+	memcpy(kd + 16, &entry, 8);
+	props = KCP_KERNARG_SEGMENT_PTR | (priv ? KCP_PRIVATE_SEGMENT_BUFFER : 0);
+	rsrc2 = RSRC2_USER_SGPRS(priv ? 6u : 2u) | RSRC2_WORKGROUP_ID_X |
+		(priv ? RSRC2_PRIVATE_SEGMENT : 0);
+	memcpy(kd + 52, &rsrc2, 4);
+	memcpy(kd + 56, &props, 4);
+	memcpy(kd + 256, code, bytes);
+}
+
+static void dispatch(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv)
+{
+	struct aql_dispatch_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.header = AQL_TYPE_KERNEL_DISPATCH | AQL_HEADER_BARRIER;
+	p.setup = 1;
+	p.workgroup_size[0] = wg;
+	p.workgroup_size[1] = p.workgroup_size[2] = 1;
+	p.grid_size[0] = grid;
+	p.grid_size[1] = p.grid_size[2] = 1;
+	p.group_segment_size = lds;
+	p.private_segment_size = priv;
+	p.kernel_object = CODE_VA;
+	p.kernarg_address = KARG_VA;
+	p.completion_signal = SIG_VA;
+	aql_submit(&f->t, &p, true);
+}
+
+static void put_u64(struct fake_gpu *g, uint64_t va, uint64_t v)
+{
+	memcpy(host(g, va), &v, 8);
+}
+
+static void put_u32(struct fake_gpu *g, uint64_t va, uint32_t v)
+{
+	memcpy(host(g, va), &v, 4);
+}
+
+#define LOAD(f, k, priv) load_kernel(f, k, sizeof(k), priv)
+
+static void run_ok(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv)
+{
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+
+	dispatch(f, grid, wg, lds, priv);
+	assert_true(wait_i64(sig, 0, WAIT_MS));
+	assert_int_equal(fake_gpu_faults(&f->g), 0);
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+}
+
+static void test_vadd_partial_workgroup(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t n = 1000; /* 8 workgroups of 128, the last one partial */
+	float *a = host(&f->g, DATA_VA), *b = host(&f->g, DATA_VA + 0x10000);
+	float *c = host(&f->g, DATA_VA + 0x20000);
+
+	for (uint32_t i = 0; i < n; i++) {
+		a[i] = (float)i * 0.25f;
+		b[i] = 3.0f - (float)i;
+	}
+	for (uint32_t i = n; i < 1100; i++)
+		c[i] = -1.0f;
+	LOAD(f, kernel_vadd, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	put_u64(&f->g, KARG_VA + 8, DATA_VA + 0x10000);
+	put_u64(&f->g, KARG_VA + 16, DATA_VA + 0x20000);
+	put_u32(&f->g, KARG_VA + 24, n);
+	put_u32(&f->g, KARG_VA + 28, 128);
+	run_ok(f, 1024, 128, 0, 0);
+	for (uint32_t i = 0; i < n; i++)
+		assert_true(c[i] == (float)i * 0.25f + (3.0f - (float)i));
+	/* lanes past n were masked off by EXEC */
+	for (uint32_t i = n; i < 1100; i++)
+		assert_true(c[i] == -1.0f);
+}
+
+static void test_lds_barrier(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *in = host(&f->g, DATA_VA), *out = host(&f->g, DATA_VA + 0x10000);
+
+	for (uint32_t i = 0; i < 1024; i++)
+		in[i] = i * 7 + 1;
+	LOAD(f, kernel_lds_reverse, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	put_u64(&f->g, KARG_VA + 8, DATA_VA + 0x10000);
+	run_ok(f, 1024, 256, 1024, 0);
+	for (uint32_t g = 0; g < 4; g++)
+		for (uint32_t t = 0; t < 256; t++)
+			assert_int_equal(out[g * 256 + t], in[g * 256 + 255 - t]);
+}
+
+static void test_global_atomics(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t n = 640;
+	uint32_t *counter = host(&f->g, DATA_VA), *out = host(&f->g, DATA_VA + 0x1000);
+	uint8_t seen[640] = {0};
+
+	*counter = 0;
+	LOAD(f, kernel_atomic_counter, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	put_u64(&f->g, KARG_VA + 8, DATA_VA + 0x1000);
+	run_ok(f, n, 64, 0, 0);
+	assert_int_equal(*counter, n);
+	/* every ticket handed out exactly once */
+	for (uint32_t i = 0; i < n; i++) {
+		assert_true(out[i] < n);
+		assert_int_equal(seen[out[i]], 0);
+		seen[out[i]] = 1;
+	}
+}
+
+static void test_divergent_loop(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_divergent_loop, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++)
+		assert_int_equal(out[t], t * (t + 1) / 2);
+}
+
+static void test_f64_fma_and_division(void **state)
+{
+	struct fixture *f = *state;
+	double *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_f64_fma, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		volatile double num = (double)t * 0.5 + 1.0, den = 3.0;
+
+		assert_true(out[t] == num / den);
+	}
+}
+
+static void test_packed_f32(void **state)
+{
+	struct fixture *f = *state;
+	float *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_packed_f32, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		assert_true(out[2 * t] == (float)t * 2.0f + 0.5f);
+		assert_true(out[2 * t + 1] == (float)t * 4.0f - 1.0f);
+	}
+}
+
+static void test_scratch_is_lane_private(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_scratch, true);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 128, 128, 0, 64);
+	for (uint32_t t = 0; t < 128; t++)
+		assert_int_equal(out[t], 9 * t);
+}
+
+static void test_fault_reports_address(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+
+	LOAD(f, kernel_fault, false);
+	put_u64(&f->g, KARG_VA, HOLE_VA);
+	dispatch(f, 64, 64, 0, 0);
+	assert_true(wait_until(has_fault, &f->g, WAIT_MS));
+	assert_int_equal(f->g.fault_va, HOLE_VA + 16);
+	assert_false(f->g.fault_write);
+	assert_int_equal(*sig, 1); /* never completes */
+}
+
+static void test_unimplemented_is_illegal(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+
+	LOAD(f, kernel_unimplemented, false);
+	dispatch(f, 64, 64, 0, 0);
+	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
+	assert_int_equal(f->g.error_reason, SIM_QERR_ILLEGAL_INSTRUCTION);
+	assert_int_equal(*sig, 1);
+	assert_int_equal(fake_gpu_faults(&f->g), 0);
+}
+
+static void test_trap_reports(void **state)
+{
+	struct fixture *f = *state;
+
+	LOAD(f, kernel_trap, false);
+	signal_init(&f->g, SIG_VA, 1, 0, 0);
+	dispatch(f, 64, 64, 0, 0);
+	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
+	assert_int_equal(f->g.error_reason, SIM_QERR_TRAP);
+}
+
+static void test_endless_kernel_stops(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+
+	LOAD(f, kernel_spin, false);
+	dispatch(f, 64, 64, 0, 0);
+	sleep_ms(50);
+	tq_stop(&f->t); /* returns although the kernel never ends */
+	assert_int_equal(*sig, 1);
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+}
+
+static void test_garbage_code_is_illegal(void **state)
+{
+	struct fixture *f = *state;
+	static const uint32_t garbage[] = {0xffffffff, 0xffffffff};
+
+	LOAD(f, garbage, false);
+	signal_init(&f->g, SIG_VA, 1, 0, 0);
+	dispatch(f, 64, 64, 0, 0);
+	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
+	assert_int_equal(f->g.error_reason, SIM_QERR_ILLEGAL_INSTRUCTION);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_vadd_partial_workgroup, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lds_barrier, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_global_atomics, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_divergent_loop, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_f64_fma_and_division, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_packed_f32, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fault_reports_address, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unimplemented_is_illegal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trap_reports, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_endless_kernel_stops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_garbage_code_is_illegal, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
