@@ -595,6 +595,8 @@ static void test_eviction_races_restart_and_destroy(void **state)
 	free(pg);
 	printf("# %u rounds\n", round);
 	assert_true(round > 0);
+}
+
 /* An SDMA queue on the world's GPU whose ring is OFF_SDMA_RING. */
 struct sdma_q {
 	uint32_t id;
