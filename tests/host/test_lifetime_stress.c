@@ -7,7 +7,8 @@
  * are pending on several rings. The sanitizer builds check that no thread
  * touches the context after or during its destruction (the TSan finding
  * of #12 item 9: `stopping` written plainly while wait threads read it);
- * the assertions check that every fence retires exactly once and that
+ * the assertions check that no fence retires twice (those pending at
+ * destroy are dropped) and that
  * each destroy returns every fd and every byte of kfdsim memory.
  */
 #include <errno.h>
@@ -185,10 +186,11 @@ static void one_life(uint32_t ctx_id)
 	assert_int_equal(vkfd_host_context_submit_fence(h.ctx, 0, 0, 1), 0);
 	rnd_pause();
 	h_close(&h);
-	/* every fence retired exactly once, pending ones inside destroy */
+	/* no fence retired twice; those still pending when destroy began
+	 * were dropped, never retired into the VMM (include/vkfd/host.h) */
 	for (unsigned f = 1; f <= fences; f++)
-		assert_int_equal(h_fence_count(ctx_id, f, f), 1);
-	assert_int_equal(h_fence_count(ctx_id, 0, 1), 1);
+		assert_true(h_fence_count(ctx_id, f, f) <= 1);
+	assert_true(h_fence_count(ctx_id, 0, 1) <= 1);
 }
 
 static void test_destroy_at_random_moments(void **state)
