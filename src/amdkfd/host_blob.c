@@ -99,7 +99,7 @@ static int blob_table_grow(struct vkfd_host_context *ctx)
 
 int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
 {
-	struct blob_entry *e;
+	struct blob_entry *e, **head;
 	int ret;
 
 	if (blob_entry_find(ctx, blob_id))
@@ -116,8 +116,9 @@ int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_
 		return -ENOMEM;
 	e->blob_id = blob_id;
 	e->bo = bo;
-	e->hnext = *blob_slot(ctx, blob_id); /* NULL: the id is not there */
-	ctx->blob_buckets[blob_hash(ctx, blob_id) & (ctx->n_buckets - 1)] = e;
+	head = &ctx->blob_buckets[blob_hash(ctx, blob_id) & (ctx->n_buckets - 1)];
+	e->hnext = *head;
+	*head = e;
 	e->bnext = bo->blob_ids;
 	bo->blob_ids = e;
 	ctx->n_blobs++;

@@ -48,12 +48,15 @@ static uint32_t processed(const struct vkfd_guest *g)
 	return vkfd_load_acquire_u32(&shm_hdr(g)->seqno);
 }
 
-/* Wrap-safe for any first seqno (the header reads 0 before the first). */
+/* Wrap-safe for any first seqno (the header reads 0 before the first).
+ * base is read before issued, with acquire, so issued is never older than
+ * the base it is measured from. */
 static bool seqno_done(struct vkfd_guest *g, uint32_t seqno)
 {
-	return vkfd_seqno_processed(processed(g), seqno,
-				    __atomic_load_n(&g->seq_base, __ATOMIC_RELAXED),
-				    __atomic_load_n(&g->seq_issued, __ATOMIC_ACQUIRE));
+	uint32_t base = __atomic_load_n(&g->seq_base, __ATOMIC_ACQUIRE);
+	uint32_t issued = __atomic_load_n(&g->seq_issued, __ATOMIC_ACQUIRE);
+
+	return vkfd_seqno_processed(processed(g), seqno, base, issued);
 }
 
 /* The host is gone or lost the context: every later call and every
@@ -229,7 +232,7 @@ static int wait_processed(struct vkfd_guest *g, uint32_t seqno)
 	}
 	if (seqno_done(g, seqno)) {
 		/* later judgements measure from here (base stays <= header) */
-		__atomic_store_n(&g->seq_base, seqno, __ATOMIC_RELAXED);
+		__atomic_store_n(&g->seq_base, seqno, __ATOMIC_RELEASE);
 		return 0;
 	}
 	/* Ring 0 retired but our request was not processed: the host

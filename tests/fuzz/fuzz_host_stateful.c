@@ -19,6 +19,9 @@
  *  - a blob's fd holds at least the size get_blob reported (touched through
  *    a mapping: a short export is a SIGBUS);
  *  - AVAILABLE_MEMORY does not move when another context allocates;
+ *  - a blob id bound to a live BO (by a submitted batch) is exported on the
+ *    first get_blob of it with the BO's blob size, however much work is
+ *    still queued;
  *  - get_blob answers without waiting for queued work (bounded by the
  *    libFuzzer -timeout: a stall is reported as a timeout).
  */
@@ -39,14 +42,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_BOS      32
-#define MAX_QUEUES   4
-#define MAX_EVENTS   16
-#define MAX_BLOBS    32
-#define EVENT_PAGE   (4096u * 8u)
-#define PAGE         4096ull
-#define FIRST_VA     0x7f0000000000ull
-#define NEIGHBOUR_MB 192ull
+#define MAX_BOS       32
+#define MAX_QUEUES    4
+#define MAX_EVENTS    16
+#define MAX_BLOBS     32
+#define EVENT_PAGE    (4096u * 8u)
+#define PAGE          4096ull
+#define FIRST_VA      0x7f0000000000ull
+#define NEIGHBOUR_MB  192ull
+#define MAX_BOS_QUOTA 64 /* cfg.quota.max_bos: also the blob-id limit */
 
 /* ---- input cursor --------------------------------------------------- */
 
@@ -74,8 +78,18 @@ static uint32_t u16(struct cursor *c)
 
 struct bo {
 	uint64_t handle, va, size, blob_size;
-	uint32_t flags;
+	uint32_t flags, map_flags;
 	bool live;
+	bool event_page; /* FREE refuses it: it stays alive on the host */
+};
+
+/* A blob id this guest bound. `sure` when the host must export it: bound to
+ * a live BO by a fresh id within the id quota, its batch submitted, the BO
+ * not freed since and the id not exported yet. */
+struct blob_rec {
+	uint64_t id, handle;
+	uint32_t slot;
+	bool sure, submitted, exported;
 };
 
 struct guest {
@@ -92,8 +106,9 @@ struct guest {
 	uint64_t queues[MAX_QUEUES];
 	uint32_t events[MAX_EVENTS];
 	uint32_t n_events;
-	uint64_t blob_ids[MAX_BLOBS]; /* ids this guest bound */
+	struct blob_rec blobs[MAX_BLOBS];
 	uint32_t n_blob_ids;
+	uint32_t n_sure; /* sure ids bound to live BOs: the host holds them */
 	uint64_t next_blob_id;
 	uint64_t next_fence;
 };
@@ -123,7 +138,7 @@ static void lib_init(void)
 	cfg.retire_fence = no_retire;
 	cfg.quota.vram_bytes = 256ull << 20;
 	cfg.quota.gtt_bytes = 256ull << 20;
-	cfg.quota.max_bos = 64;
+	cfg.quota.max_bos = MAX_BOS_QUOTA;
 	cfg.quota.max_queues = MAX_QUEUES;
 	cfg.quota.max_events = MAX_EVENTS;
 	cfg.quota.max_pending_waits = 4;
@@ -133,8 +148,9 @@ static void lib_init(void)
 
 static void flush(struct guest *g)
 {
-	if (g->b.len)
-		vkfd_host_context_submit_cmd(g->ctx, g->batch, g->b.len);
+	if (g->b.len && vkfd_host_context_submit_cmd(g->ctx, g->batch, g->b.len) == 0)
+		for (uint32_t i = 0; i < g->n_blob_ids; i++)
+			g->blobs[i].submitted = true;
 	vkfd_builder_reset(&g->b);
 }
 
@@ -316,6 +332,7 @@ static void op_alloc(struct guest *g, struct cursor *c)
 			 .size = r.size,
 			 .blob_size = rsp.blob_size,
 			 .flags = r.flags,
+			 .map_flags = rsp.map_flags,
 			 .live = true};
 	if (rsp.blob_size > r.size)
 		__builtin_trap(); /* a blob larger than the BO */
@@ -351,7 +368,16 @@ static void op_free(struct guest *g, struct cursor *c)
 	memset(&r, 0, sizeof(r));
 	r.handle = b->handle;
 	async(g, VKFD_CMD_FREE_MEMORY, &r, sizeof(r));
+	if (b->event_page)
+		return; /* refused (-EPERM): it and its ids stay */
 	b->live = false;
+	/* its ids are gone */
+	for (uint32_t i = 0; i < g->n_blob_ids; i++) {
+		if (g->blobs[i].handle != b->handle || !g->blobs[i].sure)
+			continue;
+		g->blobs[i].sure = false;
+		g->n_sure--;
+	}
 }
 
 static void op_bind(struct guest *g, struct cursor *c)
@@ -360,13 +386,22 @@ static void op_bind(struct guest *g, struct cursor *c)
 	struct bo *b = pick_bo(g, c);
 	uint8_t how = u8(c);
 
+	bool fresh = !((how & 1) && g->n_blob_ids);
+
 	memset(&r, 0, sizeof(r));
 	r.handle = b ? b->handle : (uint64_t)how << 32 | 1u; /* a guessed handle */
-	r.blob_id =
-	    (how & 1) && g->n_blob_ids ? g->blob_ids[how % g->n_blob_ids] : g->next_blob_id++;
+	r.blob_id = fresh ? g->next_blob_id++ : g->blobs[how % g->n_blob_ids].id;
 	async(g, VKFD_CMD_BIND_BLOB, &r, sizeof(r));
-	if (g->n_blob_ids < MAX_BLOBS)
-		g->blob_ids[g->n_blob_ids++] = r.blob_id;
+	if (fresh && g->n_blob_ids < MAX_BLOBS) {
+		struct blob_rec *rec = &g->blobs[g->n_blob_ids++];
+
+		*rec = (struct blob_rec){.id = r.blob_id, .handle = r.handle};
+		if (b && !(b->map_flags & VKFD_ALLOC_MAP_NONE) && g->n_sure < MAX_BOS_QUOTA) {
+			rec->sure = true;
+			rec->slot = (uint32_t)(b - g->bos);
+			g->n_sure++;
+		}
+	}
 	if (how & 2)
 		flush(g);
 }
@@ -381,12 +416,25 @@ static void op_get_blob(struct guest *g, struct cursor *c)
 	uint64_t id, size;
 	void *p;
 
+	struct blob_rec *rec;
+	bool must;
+	int ret;
+
 	if (!g->n_blob_ids)
 		return;
-	id = g->blob_ids[how % g->n_blob_ids];
+	rec = &g->blobs[how % g->n_blob_ids];
+	id = rec->id;
+	if (how & 4)
+		b = rec->sure ? &g->bos[rec->slot] : NULL; /* the right size */
 	size = b ? b->blob_size : (uint64_t)(1u + (how >> 4)) * PAGE;
-	if (vkfd_host_context_get_blob(g->ctx, 1, id, size, (how & 8) ? 3 : 1, &blob))
+	must = (how & 4) && rec->sure && rec->submitted && !rec->exported;
+	ret = vkfd_host_context_get_blob(g->ctx, 1, id, size, (how & 8) ? 3 : 1, &blob);
+	/* an id bound to a live BO is exported once, whatever else is queued */
+	if (must && ret && !vkfd_load_acquire_u32(&((struct vkfd_shmem_hdr *)g->shm)->async_error))
+		__builtin_trap();
+	if (ret)
 		return;
+	rec->exported = true;
 	if (blob.size != size)
 		__builtin_trap(); /* the export must be the size asked for */
 	p = mmap(NULL, blob.size, PROT_READ, MAP_SHARED, blob.fd, 0);
@@ -415,6 +463,8 @@ static void op_create_event(struct guest *g, struct cursor *c)
 	r.auto_reset = (how >> 2) & 1;
 	if (call(g, VKFD_CMD_CREATE_EVENT, &r, sizeof(r), &rsp, sizeof(rsp)))
 		return;
+	if (b)
+		b->event_page = true;
 	/* the kernel writes a whole page through the BO's memory */
 	if (b && b->blob_size < EVENT_PAGE && r.event_type == KFD_IOC_EVENT_SIGNAL)
 		__builtin_trap();
@@ -567,6 +617,9 @@ static void op_raw(struct guest *g, struct cursor *c)
 	uint8_t req[64];
 	uint32_t cmd = u8(c) % VKFD_CMD_COUNT_;
 
+	/* the model must know which BOs and blob ids exist */
+	if (cmd == VKFD_CMD_FREE_MEMORY || cmd == VKFD_CMD_BIND_BLOB)
+		cmd = VKFD_CMD_GET_VERSION;
 	memset(req, 0, sizeof(req));
 	for (size_t i = sizeof(struct vkfd_req_hdr); i < sizeof(req); i++)
 		req[i] = u8(c);

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	first_seqno(&s, 1);
 	bo(&s, 0, GTT, 8, AT_NEXT); /* 32 KiB: the event page */
 	OP(&s, OP_BIND, 0, 2);
-	OP(&s, OP_GET_BLOB, 0, 0);
+	OP(&s, OP_GET_BLOB, 4, 0);
 	OP(&s, OP_CREATE_EVENT, 0, 0);
 	OP(&s, OP_CREATE_EVENT, 0, 4);
 	bo(&s, 1, GTT, 1, AT_NEXT); /* read / write pointers */
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 	OP(&s, OP_QUEUE, 3, 1, 9, 0x11); /* AQL memory: a ring of half its span */
 	OP(&s, OP_QUEUE_CMD, 0, 4);
 	OP(&s, OP_BIND, 2, 2);
-	OP(&s, OP_GET_BLOB, 1, 2);
+	OP(&s, OP_GET_BLOB, 5, 2);
 	OP(&s, OP_WAIT, 0, 1);
 	OP(&s, OP_EVENT, 0);
 	OP(&s, OP_WAIT, 0x41, 2);
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	OP(&s, OP_MAP, 0);
 	bo(&s, 1, VRAM, 1, AT_BASE);
 	OP(&s, OP_BIND, 0, 2);
-	OP(&s, OP_GET_BLOB, 0, 0);
+	OP(&s, OP_GET_BLOB, 4, 0);
 	ret |= write_seed(argv[1], "va-zero", &s);
 
 	/* threat case: what another context allocates must not show */
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 8; i++)
 		OP(&s, OP_QUEUE_CMD, 0, 255);
 	OP(&s, OP_BIND, 4, 2);
-	OP(&s, OP_GET_BLOB, 0, 4);
+	OP(&s, OP_GET_BLOB, 4, 4);
 	OP(&s, OP_DESTROY, 1);
 	ret |= write_seed(argv[1], "blob-behind-notifies", &s);
 
@@ -169,12 +169,28 @@ int main(int argc, char **argv)
 	OP(&s, OP_ALLOC, 2, GTT, 3, AT_OVERLAP);
 	OP(&s, OP_BIND, 0, 0);
 	OP(&s, OP_BIND, 1, 2);
-	OP(&s, OP_GET_BLOB, 0, 0);
-	OP(&s, OP_GET_BLOB, 1, 1);
+	OP(&s, OP_GET_BLOB, 4, 0);
+	OP(&s, OP_GET_BLOB, 5, 1);
 	OP(&s, OP_RAW, 0x25, 1, 2, 3, 4, 5, 6, 7, 8);
 	OP(&s, OP_FREE, 0);
 	OP(&s, OP_TIME, 1);
 	ret |= write_seed(argv[1], "shadow-blobs", &s);
+
+	/* many blob ids over a few BOs, each exported once */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 1);
+	for (uint8_t i = 0; i < 4; i++)
+		bo(&s, i, GTT, (uint8_t)(1 + i), AT_NEXT);
+	for (int k = 0; k < 8; k++)
+		for (uint8_t i = 0; i < 4; i++)
+			OP(&s, OP_BIND, i, 0);
+	OP(&s, OP_TIME, 0);
+	for (uint8_t idx = 0; idx < 32; idx++)
+		if (idx & 4)
+			OP(&s, OP_GET_BLOB, idx, 0);
+	OP(&s, OP_FREE, 1);
+	OP(&s, OP_GET_BLOB, 5, 0);
+	ret |= write_seed(argv[1], "many-blobs", &s);
 
 	if (!ret && argc > 2) {
 		FILE *f = fopen(argv[2], "w");

@@ -61,10 +61,59 @@ static void test_blob_ids_bounded_by_bo_quota(void **state)
 	h_lib_fini();
 }
 
+/* Many ids over several BOs: every bound id is found (hash chains and
+ * table growth keep them all), freeing a BO drops exactly its ids, and ids
+ * chosen by the guest (a sequence, powers of two) do not get lost. */
+static void test_many_blob_ids(void **state)
+{
+	/* a sequence above 2^32 (so it never meets the powers of two) */
+	const uint64_t BLOB_SEQ = (1ull << 32) + 1;
+	enum { N_BO = 8, PER_BO = 300 };
+	uint64_t handle[N_BO], va[N_BO];
+	struct vkfd_blob b;
+	struct harness h;
+
+	(void)state;
+	assert_int_equal(h_lib_init(0, NULL), 0);
+	assert_int_equal(h_open(&h, 2), 0);
+	for (int i = 0; i < N_BO; i++) {
+		va[i] = h_va(&h, 4096);
+		assert_int_equal(h_alloc(&h, va[i], 4096, GTT, &handle[i], NULL), 0);
+	}
+	for (uint64_t k = 0; k < PER_BO; k++)
+		for (int i = 0; i < N_BO; i++) {
+			struct vkfd_req_bind_blob r;
+
+			memset(&r, 0, sizeof(r));
+			r.handle = handle[i];
+			r.blob_id =
+			    k < 60 && i == 0 ? 1ull << (k + 4) : BLOB_SEQ + k * N_BO + (uint64_t)i;
+			h_add(&h, VKFD_CMD_BIND_BLOB, &r, sizeof(r), NULL);
+		}
+	assert_int_equal(h_flush(&h), 0);
+	h_free(&h, handle[3]); /* drops its ids only */
+	for (uint64_t k = 0; k < PER_BO; k++)
+		for (int i = 0; i < N_BO; i++) {
+			uint64_t id =
+			    k < 60 && i == 0 ? 1ull << (k + 4) : BLOB_SEQ + k * N_BO + (uint64_t)i;
+
+			if (i == 3) {
+				assert_int_equal(
+				    vkfd_host_context_get_blob(h.ctx, 1, id, 4096, 1, &b), -EINVAL);
+				continue;
+			}
+			assert_int_equal(vkfd_host_context_get_blob(h.ctx, 1, id, 4096, 1, &b), 0);
+			close(b.fd);
+		}
+	h_close(&h);
+	h_lib_fini();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_blob_ids_bounded_by_bo_quota),
+	    cmocka_unit_test(test_many_blob_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -281,6 +281,14 @@ static void test_queue_exact_shapes(void **state)
 		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), -EINVAL);
 		u.ring_size = 8192;
 		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), 0);
+		/* a (0, 0) ring disables the queue, as in the kernel; a ring
+		 * enables it again */
+		u.ring_base_address = 0;
+		u.ring_size = 0;
+		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), 0);
+		u.ring_base_address = two_va;
+		u.ring_size = 8192;
+		assert_int_equal(h_call(h, VKFD_CMD_UPDATE_QUEUE, &u, sizeof(u), NULL, 0), 0);
 		memset(&d, 0, sizeof(d));
 		d.handle = rsp.queue;
 		assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), 0);
