@@ -11,13 +11,16 @@
  *                   real ISA looks like to kfdsim): ROCr must call the
  *                   queue's error callback with
  *                   HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
- *   hsa_e2e matrix [MAX]  the version matrix's workload (tests/e2e/matrix):
- *                   async copies host->device, device->host and
- *                   device->device from 1 byte to 1 GiB verified byte for
- *                   byte (copies above MAX bytes are left out), FILL_U32 and VADD_F32 dispatches, a
- * barrier-AND packet and a copy held back by a dependency signal, signal waits that time out; with
- * two GPUs also peer access, a copy between them and a dispatch on each. Prints one deterministic
- * line per check, so runs can be compared.
+ *   hsa_e2e matrix [MAX]
+ *                   the version matrix's workload (tests/e2e/matrix, code
+ *                   in hsa_matrix.h): async copies host->device,
+ *                   device->host and device->device from 1 byte to 1 GiB
+ *                   (none above MAX bytes) verified byte for byte,
+ *                   FILL_U32 and VADD_F32 dispatches, a barrier-AND packet
+ *                   and a copy held back by a dependency signal, signal
+ *                   waits that time out; with two GPUs also peer access, a
+ *                   copy between them and a dispatch on each. One
+ *                   deterministic line per check, so runs can be compared.
  *
  * Kernels are kfdsim builtins: kernel_object points at a 64-byte descriptor
  * "KFDSIM01" + u32 builtin number (docs in DESIGN.md).
