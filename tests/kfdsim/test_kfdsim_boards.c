@@ -68,11 +68,34 @@ static void test_rx6900xt(void **state)
 	check_board(&rx, 17);
 }
 
+/* KFD 1.18: SET_MEMORY_POLICY's last word is misc_process_flag; only GC
+ * 9.5.0 acts on MFMA high precision, so on the modelled boards the call
+ * succeeds and nothing changes (the field was padding before). */
+static void test_misc_process_flag(void **state)
+{
+	struct kfdsim_config cfg;
+	struct kfd_ioctl_set_memory_policy_args a;
+	struct fx *f;
+
+	(void)state;
+	kfdsim_config_default(&cfg);
+	cfg.kfd_minor = 18;
+	f = fx_new(&cfg, true);
+	memset(&a, 0, sizeof(a));
+	a.gpu_id = f->gpu_id[0];
+	a.default_policy = KFD_IOC_CACHE_POLICY_COHERENT;
+	a.alternate_policy = KFD_IOC_CACHE_POLICY_COHERENT;
+	memcpy((uint8_t *)&a + sizeof(a) - 4, &(uint32_t){1u}, 4); /* MFMA_HIGH_PRECISION */
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_MEMORY_POLICY, &a), 0);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mi210),
 	    cmocka_unit_test(test_rx6900xt),
+	    cmocka_unit_test(test_misc_process_flag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,6 +111,39 @@ static void fill_raw(struct test_queue *t, uint64_t dst, uint32_t value, bool dw
 	sdma_write(t, p, 8);
 }
 
+/* `n` bytes at p all equal `b` / `n` bytes of dwords all `v`: compared a
+ * MiB at a time against a reference (fast under the sanitizers too). */
+static void expect_fill(const uint8_t *p, const uint8_t *ref, uint64_t n)
+{
+	for (uint64_t off = 0; off < n; off += 1u << 20) {
+		uint64_t len = n - off < (1u << 20) ? n - off : (1u << 20);
+
+		if (memcmp(p + off, ref, len) != 0)
+			fail_msg("fill wrong in the MiB at %#llx", (unsigned long long)off);
+	}
+}
+
+static void expect_bytes(const uint8_t *p, uint8_t b, uint64_t n)
+{
+	uint8_t *ref = malloc(1u << 20);
+
+	assert_non_null(ref);
+	memset(ref, b, 1u << 20);
+	expect_fill(p, ref, n);
+	free(ref);
+}
+
+static void expect_dwords(const uint8_t *p, uint32_t v, uint64_t n)
+{
+	uint8_t *ref = malloc(1u << 20);
+
+	assert_non_null(ref);
+	for (uint32_t i = 0; i < (1u << 20); i += 4)
+		memcpy(ref + i, &v, 4);
+	expect_fill(p, ref, n);
+	free(ref);
+}
+
 /* Submit, wait until the engine consumed everything, no error. */
 static void run_ok(struct fixture *f)
 {
@@ -228,16 +261,8 @@ static void fill_limits(void **state, uint32_t major, uint32_t minor)
 	/* dwords, ROCr's largest: 0x3fffe0 bytes */
 	fill_raw(&f->t, BIG_DST_VA + 0x400000, v, true, 0x3fffe0 - 4);
 	run_ok(f);
-	for (uint64_t i = 0; i < 0x400000; i++)
-		if (f->dst[i] != 0xf7)
-			fail_msg("byte fill wrong at %#llx", (unsigned long long)i);
-	for (uint64_t i = 0x400000; i < 0x400000 + 0x3fffe0; i += 4) {
-		uint32_t got;
-
-		memcpy(&got, f->dst + i, 4);
-		if (got != v)
-			fail_msg("dword fill wrong at %#llx", (unsigned long long)i);
-	}
+	expect_bytes(f->dst, 0xf7, 0x400000);
+	expect_dwords(f->dst + 0x400000, v, 0x3fffe0);
 	assert_int_equal(f->dst[0x400000 + 0x3fffe0], 0);
 }
 
@@ -274,13 +299,7 @@ static void test_fill_1gib(void **state)
 		done += n;
 	}
 	run_ok(f);
-	for (uint64_t i = 0; i < GIB; i += 4) {
-		uint32_t got;
-
-		memcpy(&got, f->dst + i, 4);
-		if (got != v)
-			fail_msg("fill wrong at %#llx", (unsigned long long)i);
-	}
+	expect_dwords(f->dst, v, GIB);
 }
 
 static void test_unmodelled_version_has_no_format(void **state)
