@@ -28,8 +28,8 @@ passed=0
 failed=0
 summary() {
 	# meson's testlog.json has one JSON object per test run: a suite run
-	# with --repeat N counts N times (meson stops repeating after a
-	# repetition with a failure, so a failure is counted once)
+	# with --repeat N counts N times (after a failed run meson starts no
+	# further runs, so what never ran is not counted)
 	local log="$1/meson-logs/testlog.json"
 	[ -f "$log" ] || return 0
 	local p f

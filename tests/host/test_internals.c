@@ -2,8 +2,10 @@
 /* Unit tests of the host library's building blocks: handle tables, the VA
  * map, fence rings, the wait pool and the doorbell relay. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -167,12 +169,30 @@ static void test_fence_async(void **state)
 
 static int job_runs;
 
+/* Jobs that stay busy until the test opens the gate: the cap is checked
+ * while both are certainly running, however slow the machine (a 20 ms
+ * sleep once let the first job finish before the third submit). */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool open;
+} gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+
+static void gate_set(bool open)
+{
+	pthread_mutex_lock(&gate.lock);
+	gate.open = open;
+	pthread_cond_broadcast(&gate.cond);
+	pthread_mutex_unlock(&gate.lock);
+}
+
 static void slow_job(void *arg)
 {
-	struct timespec ts = {0, 20 * 1000 * 1000};
-
 	(void)arg;
-	nanosleep(&ts, NULL);
+	pthread_mutex_lock(&gate.lock);
+	while (!gate.open)
+		pthread_cond_wait(&gate.cond, &gate.lock);
+	pthread_mutex_unlock(&gate.lock);
 	__atomic_fetch_add(&job_runs, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -182,13 +202,15 @@ static void test_wait_pool_cap(void **state)
 
 	(void)state;
 	job_runs = 0;
+	gate_set(false);
 	assert_int_equal(wait_pool_create(&p, 2), 0);
 	assert_int_equal(wait_pool_submit(p, slow_job, NULL), 0);
 	assert_int_equal(wait_pool_submit(p, slow_job, NULL), 0);
 	assert_int_equal(wait_pool_submit(p, slow_job, NULL), -EBUSY); /* cap */
+	gate_set(true);
 	while (wait_pool_busy(p))
 		usleep(1000);
-	assert_int_equal(job_runs, 2);
+	assert_int_equal(__atomic_load_n(&job_runs, __ATOMIC_SEQ_CST), 2);
 	assert_int_equal(wait_pool_submit(p, slow_job, NULL), 0); /* threads reused */
 	wait_pool_destroy(p);
 	assert_int_equal(job_runs, 3);
