@@ -220,6 +220,29 @@ static void test_packed_f32(void **state)
 	}
 }
 
+static void test_dpp_sdwa(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_dpp_sdwa, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		const uint32_t *o = out + 8 * t;
+		uint32_t r = t & 15, row = t & ~15u;
+
+		assert_int_equal(o[0], (t & ~3u) | (3 - (t & 3)));
+		assert_int_equal(o[1], r ? t - 1 : 0);
+		assert_int_equal(o[2], r ? t - 1 : 0xffffffffu);
+		assert_int_equal(o[3], row + 15 - r + t);
+		assert_int_equal(o[4], (row == 16 || row == 48) ? row - 1 : 1000);
+		assert_int_equal(o[5], t ? t - 1 : 0);
+		assert_int_equal(o[6], (0x33 + t) << 16);
+		assert_int_equal(o[7], 0xaa11aaaa);
+	}
+}
+
 static void test_scratch_is_lane_private(void **state)
 {
 	struct fixture *f = *state;
@@ -304,6 +327,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_divergent_loop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_f64_fma_and_division, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_packed_f32, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dpp_sdwa, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_reports_address, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unimplemented_is_illegal, setup, teardown),
