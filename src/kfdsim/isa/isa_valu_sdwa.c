@@ -109,8 +109,8 @@ enum isa_result isa_valu_sdwa(struct isa_wave *w, const struct isa_inst *in, uin
 			out = (v << shift) & m;
 			if (unused == 2) /* preserve */
 				out |= d[l] & ~m;
-			else if (unused == 1 && ((v >> (width - 1)) & 1)) /* sign-extend up */
-				out |= ~0u << (shift + width);
+			else if (unused == 1 && ((v >> (width - 1)) & 1) && shift + width < 32)
+				out |= ~0u << (shift + width); /* sign-extend up */
 			d[l] = out;
 		}
 	}
