@@ -20,7 +20,7 @@
 
 #define CODE_VA   0xa0000000ull
 #define CODE_SIZE 0x10000ull
-#define ROUNDS    250
+#define ROUNDS    200
 #define WORDS     96
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
