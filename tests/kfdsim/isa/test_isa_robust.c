@@ -17,6 +17,7 @@
 
 #include "aql_packets.h"
 #include "engine_test_util.h"
+#include "isa_decode.h"
 
 #define CODE_VA   0xa0000000ull
 #define CODE_SIZE 0x10000ull
@@ -45,11 +46,46 @@ static const struct {
     {0xdc000000, 0xfc000000}, {0xe0000000, 0xfc000000},
 };
 
+/* A real gfx90a instruction (random operands): prefix and opcode field. */
+static bool valid_word(uint32_t *out)
+{
+	static const struct {
+		enum isa_fmt fmt;
+		uint32_t bits, mask;
+		unsigned shift;
+	} f[] = {
+	    {ISA_FMT_VOP2, 0x00000000, 0xfe000000, 25},
+	    {ISA_FMT_VOP1, 0x7e000000, 0xfe01fe00, 9},
+	    {ISA_FMT_VOPC, 0x7c000000, 0xfffe0000, 17},
+	    {ISA_FMT_SOP2, 0x80000000, 0xff800000, 23},
+	    {ISA_FMT_SOP1, 0xbe800000, 0xff80ff00, 8},
+	    {ISA_FMT_SOPC, 0xbf000000, 0xffff0000, 16},
+	    {ISA_FMT_SOPK, 0xb0000000, 0xff800000, 23},
+	    {ISA_FMT_SMEM, 0xc0000000, 0xfffc0000, 18},
+	    {ISA_FMT_VOP3, 0xd0000000, 0xfdff0000, 16},
+	    {ISA_FMT_DS, 0xd8000000, 0xfdfe0000, 17},
+	    {ISA_FMT_GLOBAL, 0xdc008000, 0xfdfcc000, 18},
+	    {ISA_FMT_FLAT, 0xdc000000, 0xfdfcc000, 18},
+	    {ISA_FMT_MUBUF, 0xe0000000, 0xfdfc0000, 18},
+	};
+	unsigned k = rnd() % (sizeof(f) / sizeof(f[0]));
+	int hw = isa_encoding_of(ISA_GFX90A, f[k].fmt, 1 + rnd() % (ISA_OP_COUNT - 1));
+
+	if (hw < 0 || (f[k].fmt == ISA_FMT_VOP2 && hw >= 0x3e))
+		return false;
+	if (f[k].fmt == ISA_FMT_VOP3 && hw >= 0x380)
+		return false;
+	*out = (rnd() & ~f[k].mask) | f[k].bits | (uint32_t)hw << f[k].shift;
+	return true;
+}
+
 static uint32_t random_word(void)
 {
 	uint32_t w = rnd();
 	unsigned p;
 
+	if (rnd() % 2 == 0 && valid_word(&w))
+		return w;
 	if (rnd() % 4 == 0)
 		return w;
 	p = rnd() % (sizeof(prefixes) / sizeof(prefixes[0]));
