@@ -5,8 +5,11 @@
  * scheduler (waves of a workgroup take turns; s_barrier releases when
  * every live wave reached it). Workgroups run one after another.
  */
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "isa.h"
 #include "engine_mem.h"
@@ -266,6 +269,42 @@ static enum engine_status run_workgroup(struct isa_ctx *c, const struct launch *
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* VKFDSIM_ISA_STATS=1: one line per dispatch on stderr (instructions,
+ * time, rate); a measuring aid, not a test. */
+static bool stats_enabled(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("VKFDSIM_ISA_STATS");
+
+		on = e && *e == '1';
+	}
+	return on;
+}
+
+static void print_stats(const struct isa_ctx *c, const struct launch *l, uint64_t t0,
+			enum engine_status st)
+{
+	uint64_t ns = now_ns() - t0;
+
+	fprintf(stderr,
+		"kfdsim isa: dispatch %#" PRIx64 " grid %ux%ux%u wg %ux%ux%u: %" PRIu64
+		" wave instructions in %.3f ms (%.2f M/s)%s\n",
+		l->entry, l->grid[0], l->grid[1], l->grid[2], l->wg[0], l->wg[1], l->wg[2],
+		c->instructions, (double)ns / 1e6,
+		ns ? (double)c->instructions * 1e3 / (double)ns : 0.0,
+		st == ENGINE_OK ? "" : " (did not complete)");
+}
+
 static uint64_t amd_queue_va(const struct sim_engine_queue *q)
 {
 	uint64_t base = q->desc.rptr_va - AMDQ_READ_DISPATCH_ID;
@@ -285,6 +324,7 @@ enum engine_status isa_dispatch(struct sim_engine_queue *q, const struct aql_dis
 	enum engine_status st;
 	uint32_t wgid[3];
 	int64_t entry_off;
+	uint64_t t0;
 
 	if (!c) {
 		/* no host memory for the interpreter: the wave cannot start */
@@ -334,13 +374,15 @@ enum engine_status isa_dispatch(struct sim_engine_queue *q, const struct aql_dis
 		c->priv_size = pkt->private_segment_size;
 	}
 	c->bad_op = 0;
+	c->instructions = 0;
+	t0 = stats_enabled() ? now_ns() : 0;
 	isa_mem_flush(c);
-	for (wgid[2] = 0; wgid[2] < l.nwg[2]; wgid[2]++)
-		for (wgid[1] = 0; wgid[1] < l.nwg[1]; wgid[1]++)
-			for (wgid[0] = 0; wgid[0] < l.nwg[0]; wgid[0]++) {
+	st = ENGINE_OK;
+	for (wgid[2] = 0; wgid[2] < l.nwg[2] && st == ENGINE_OK; wgid[2]++)
+		for (wgid[1] = 0; wgid[1] < l.nwg[1] && st == ENGINE_OK; wgid[1]++)
+			for (wgid[0] = 0; wgid[0] < l.nwg[0] && st == ENGINE_OK; wgid[0]++)
 				st = run_workgroup(c, &l, wgid);
-				if (st != ENGINE_OK)
-					return st;
-			}
-	return ENGINE_OK;
+	if (t0)
+		print_stats(c, &l, t0, st);
+	return st;
 }

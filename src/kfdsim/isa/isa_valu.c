@@ -7,10 +7,12 @@ enum isa_result isa_exec_valu(struct isa_wave *w, const struct isa_inst *in)
 	uint64_t exec = isa_exec(w);
 	enum isa_result r;
 
-	/* DPP and SDWA forms are not modelled yet */
-	if (in->fmt != ISA_FMT_VOP3 && in->fmt != ISA_FMT_VOP3P &&
-	    (in->src[0] == ISA_SRC_DPP || in->src[0] == ISA_SRC_SDWA))
-		return isa_unimplemented(w, in);
+	if (in->fmt != ISA_FMT_VOP3 && in->fmt != ISA_FMT_VOP3P) {
+		if (in->src[0] == ISA_SRC_DPP)
+			return isa_valu_dpp(w, in, exec);
+		if (in->src[0] == ISA_SRC_SDWA)
+			return isa_valu_sdwa(w, in, exec);
+	}
 	/* VOP3 op_sel (16-bit halves) is not modelled */
 	if (in->fmt == ISA_FMT_VOP3 && in->opsel)
 		return isa_unimplemented(w, in);

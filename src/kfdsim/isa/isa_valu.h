@@ -160,5 +160,8 @@ static inline void wr_mask(struct isa_wave *w, unsigned code, uint64_t m)
 enum isa_result isa_valu_int(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 enum isa_result isa_valu_cmp(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
+/* DPP / SDWA forms: rewrite the operands, then run the family executors. */
+enum isa_result isa_valu_dpp(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
+enum isa_result isa_valu_sdwa(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 
 #endif

@@ -280,7 +280,7 @@ enum isa_result isa_valu_int(struct isa_wave *w, const struct isa_inst *in, uint
 	case OP(v_subrev_u32):
 		L2(y - x);
 	case OP(v_mul_i32_i24):
-		L2((uint32_t)((int32_t)sext24(x) * (int32_t)sext24(y)));
+		L2((uint32_t)((int64_t)(int32_t)sext24(x) * (int32_t)sext24(y)));
 	case OP(v_mul_hi_i32_i24):
 		L2((uint32_t)(((int64_t)(int32_t)sext24(x) * (int32_t)sext24(y)) >> 32));
 	case OP(v_mul_u32_u24):
@@ -326,7 +326,7 @@ enum isa_result isa_valu_int(struct isa_wave *w, const struct isa_inst *in, uint
 	case OP(v_mad_u32_u24):
 		L3((x & 0xffffff) * (y & 0xffffff) + z);
 	case OP(v_mad_i32_i24):
-		L3((uint32_t)((int32_t)sext24(x) * (int32_t)sext24(y)) + z);
+		L3((uint32_t)((int64_t)(int32_t)sext24(x) * (int32_t)sext24(y)) + z);
 	case OP(v_bfe_u32):
 		L3(bfe(x, y, z, false));
 	case OP(v_bfe_i32):

@@ -6,6 +6,11 @@
 #include "isa_memop.h"
 #include "isa_wave.h"
 
+/* Active lanes, lowest first. */
+#define FOR_EACH_ACTIVE(exec, l)                                                                   \
+	for (unsigned l = 0; l < ISA_LANES; l++)                                                   \
+		if ((exec) >> l & 1)
+
 /* Where a lane's access goes. */
 enum isa_space {
 	ISA_SPACE_GLOBAL,

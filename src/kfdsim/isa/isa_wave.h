@@ -21,9 +21,14 @@
 #define ISA_SREGS 160
 /* 256 VGPRs then 256 AGPRs (operand codes 256+n / 512+n), plus slack for
  * register tuples starting near the end. */
-#define ISA_VREGS     528
-#define ISA_MAX_WAVES 16 /* 1024 work-items per workgroup */
-#define ISA_LDS_MAX   (64u * 1024u)
+#define ISA_VREGS 528
+/* Rows of the slack used as temporaries by DPP and SDWA. */
+#define ISA_ROW_DPP      520
+#define ISA_ROW_SDWA0    521
+#define ISA_ROW_SDWA1    522
+#define ISA_ROW_SDWA_DST 523
+#define ISA_MAX_WAVES    16 /* 1024 work-items per workgroup */
+#define ISA_LDS_MAX      (64u * 1024u)
 /* Largest private segment per work-item the model backs (gfx9: a wave's
  * scratch is at most 8 MiB, i.e. 128 KiB per lane). */
 #define ISA_PRIVATE_MAX (128u * 1024u)

@@ -2,10 +2,11 @@
 /*
  * isa_disasm TARGET FILE: decode the raw gfx9 machine code in FILE (a
  * .text section) with kfdsim's decoder and print one line per instruction:
- * "OFFSET MNEMONIC SIZE IMPL", IMPL being 1 when the interpreter executes
+ * "OFFSET MNEMONIC SIZE IMPL REGS", IMPL being 1 when the interpreter executes
  * the instruction (tried once on a wave with EXEC = 0, so no lane and no
  * memory is touched except by scalar memory instructions, which read a
- * dummy page) and 0 when it reports it as unimplemented. Used by
+ * dummy page) and 0 when it reports it as unimplemented, REGS the registers
+ * its decoded operand fields name. Used by
  * decode_vs_llvm.py to compare the decoder with llvm-objdump.
  */
 #include <stdio.h>
@@ -41,6 +42,68 @@ static int target_of(const char *s, enum isa_target *t)
 			return 0;
 		}
 	return -1;
+}
+
+/* Operand code as LLVM names the register (first of a range), or NULL for
+ * constants. */
+static const char *reg_name(unsigned code, char *buf, size_t n)
+{
+	if (code < 102)
+		snprintf(buf, n, "s%u", code);
+	else if (code == 102 || code == 103)
+		snprintf(buf, n, "flat_scratch");
+	else if (code == 104 || code == 105)
+		snprintf(buf, n, "xnack_mask");
+	else if (code == 106 || code == 107)
+		snprintf(buf, n, "vcc");
+	else if (code >= 108 && code <= 123)
+		snprintf(buf, n, "ttmp%u", code - 108);
+	else if (code == 124)
+		snprintf(buf, n, "m0");
+	else if (code == 126 || code == 127)
+		snprintf(buf, n, "exec");
+	else if (code >= ISA_SRC_AGPR && code < ISA_SRC_AGPR + 256)
+		snprintf(buf, n, "a%u", code - ISA_SRC_AGPR);
+	else if (code >= ISA_SRC_VGPR && code < ISA_SRC_AGPR)
+		snprintf(buf, n, "v%u", code - ISA_SRC_VGPR);
+	else
+		return NULL;
+	return buf;
+}
+
+/* The registers the decoded fields name, comma separated (a superset of
+ * what the instruction uses: unused fields are printed too). */
+static void print_regs(const struct isa_inst *in)
+{
+	unsigned codes[8], n = 0;
+	char buf[32];
+	bool first = true;
+
+	if (in->fmt == ISA_FMT_SOPP || in->fmt == ISA_FMT_MIMG) {
+		printf(" -");
+		return;
+	}
+	codes[n++] = in->dst;
+	if (in->fmt == ISA_FMT_SMEM || in->fmt == ISA_FMT_MUBUF || in->fmt == ISA_FMT_MTBUF ||
+	    in->fmt == ISA_FMT_GLOBAL || in->fmt == ISA_FMT_SCRATCH || in->fmt == ISA_FMT_FLAT)
+		codes[n++] = in->sdst; /* sbase / srsrc / saddr as SGPR codes */
+	else if (in->fmt == ISA_FMT_VOPC || in->fmt == ISA_FMT_VOP3 || in->fmt == ISA_FMT_VOP2)
+		codes[n++] = in->sdst;
+	for (unsigned i = 0; i < 4; i++)
+		codes[n++] = in->src[i];
+	if (in->src[0] == ISA_SRC_DPP || in->src[0] == ISA_SRC_SDWA)
+		codes[n++] = ISA_SRC_VGPR + (in->ext & 0xff);
+	putchar(' ');
+	for (unsigned i = 0; i < n; i++) {
+		const char *r = reg_name(codes[i], buf, sizeof(buf));
+
+		if (!r)
+			continue;
+		printf("%s%s", first ? "" : ",", r);
+		first = false;
+	}
+	if (first)
+		putchar('-');
 }
 
 static int implemented(struct isa_ctx *c, const struct isa_inst *in)
@@ -92,11 +155,13 @@ int main(int argc, char **argv)
 
 		memcpy(words, buf + off, 4 * avail);
 		if (!isa_decode(t, words, avail, &in)) {
-			printf("%lx <invalid> 4 0\n", off);
+			printf("%lx <invalid> 4 0 -\n", off);
 			off += 4;
 			continue;
 		}
-		printf("%lx %s %u %d\n", off, isa_op_name(in.op), in.size, implemented(&c, &in));
+		printf("%lx %s %u %d", off, isa_op_name(in.op), in.size, implemented(&c, &in));
+		print_regs(&in);
+		putchar('\n');
 		off += in.size;
 	}
 	free(c.waves[0].v);

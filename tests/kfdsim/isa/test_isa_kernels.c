@@ -220,6 +220,79 @@ static void test_packed_f32(void **state)
 	}
 }
 
+static void test_dpp_sdwa(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_dpp_sdwa, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		const uint32_t *o = out + 8 * t;
+		uint32_t r = t & 15, row = t & ~15u;
+
+		assert_int_equal(o[0], (t & ~3u) | (3 - (t & 3)));
+		assert_int_equal(o[1], r ? t - 1 : 0);
+		assert_int_equal(o[2], r ? t - 1 : 0xffffffffu);
+		assert_int_equal(o[3], row + 15 - r + t);
+		assert_int_equal(o[4], (row == 16 || row == 48) ? row - 1 : 1000);
+		assert_int_equal(o[5], t ? t - 1 : 0);
+		assert_int_equal(o[6], (0x33 + t) << 16);
+		assert_int_equal(o[7], 0xaa11aaaa);
+	}
+}
+
+static void test_grid3d_initial_state(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t WX = 4, WY = 4, WZ = 2, GX = 10, GY = 6, GZ = 3;
+	uint32_t *out = host(&f->g, DATA_VA);
+	uint8_t *kd = host(&f->g, CODE_VA);
+	/* dispatch ptr + kernarg ptr, 4 user SGPRs, workgroup ids x/y/z,
+	 * work-item ids x, y and z */
+	uint32_t props = (1u << 1) | KCP_KERNARG_SEGMENT_PTR;
+	uint32_t rsrc2 = RSRC2_USER_SGPRS(4u) | (7u << 7) | (2u << 11);
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+	struct aql_dispatch_packet p;
+
+	LOAD(f, kernel_grid3d, false);
+	memcpy(kd + 52, &rsrc2, 4);
+	memcpy(kd + 56, &props, 4);
+	memset(out, 0xff, 16 * GX * GY * GZ);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	put_u32(&f->g, KARG_VA + 8, WX);
+	put_u32(&f->g, KARG_VA + 12, WY);
+	put_u32(&f->g, KARG_VA + 16, WZ);
+	put_u32(&f->g, KARG_VA + 20, GX);
+	put_u32(&f->g, KARG_VA + 24, GY);
+	memset(&p, 0, sizeof(p));
+	p.header = AQL_TYPE_KERNEL_DISPATCH | AQL_HEADER_BARRIER;
+	p.setup = 3;
+	p.workgroup_size[0] = WX;
+	p.workgroup_size[1] = WY;
+	p.workgroup_size[2] = WZ;
+	p.grid_size[0] = GX;
+	p.grid_size[1] = GY;
+	p.grid_size[2] = GZ;
+	p.kernel_object = CODE_VA;
+	p.kernarg_address = KARG_VA;
+	p.completion_signal = SIG_VA;
+	aql_submit(&f->t, &p, true);
+	assert_true(wait_i64(sig, 0, WAIT_MS));
+	assert_int_equal(fake_gpu_queue_errors(&f->g) + fake_gpu_faults(&f->g), 0);
+	for (uint32_t z = 0; z < GZ; z++)
+		for (uint32_t y = 0; y < GY; y++)
+			for (uint32_t x = 0; x < GX; x++) {
+				const uint32_t *o = out + 4 * (x + GX * (y + GY * z));
+
+				assert_int_equal(o[0], (x % WX) | (y % WY) << 10 | (z % WZ) << 20);
+				assert_int_equal(o[1], (x / WX) | (y / WY) << 10 | (z / WZ) << 20);
+				assert_int_equal(o[2], WX | WY << 16);
+				assert_int_equal(o[3], GX);
+			}
+}
+
 static void test_scratch_is_lane_private(void **state)
 {
 	struct fixture *f = *state;
@@ -229,7 +302,7 @@ static void test_scratch_is_lane_private(void **state)
 	put_u64(&f->g, KARG_VA, DATA_VA);
 	run_ok(f, 128, 128, 0, 64);
 	for (uint32_t t = 0; t < 128; t++)
-		assert_int_equal(out[t], 9 * t);
+		assert_int_equal(out[t], 16 * t);
 }
 
 static void test_fault_reports_address(void **state)
@@ -304,6 +377,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_divergent_loop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_f64_fma_and_division, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_packed_f32, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dpp_sdwa, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_grid3d_initial_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_reports_address, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unimplemented_is_illegal, setup, teardown),
