@@ -67,7 +67,8 @@ static int mark_lost(struct vkfd_guest *g, int err)
 	pthread_mutex_lock(&g->lock);
 	if (!g->err) {
 		guest_log(GUEST_LOG_ERROR, "host context lost: %s", strerror(-err));
-		g->err = err;
+		/* atomic: waiters read it under ring_lock, not g->lock */
+		__atomic_store_n(&g->err, err, __ATOMIC_RELEASE);
 	}
 	err = g->err;
 	pthread_mutex_unlock(&g->lock);
@@ -127,8 +128,13 @@ static int flush_locked(struct vkfd_guest *g, uint32_t ring, uint64_t *fence)
 {
 	int r;
 
-	if (g->err)
+	if (g->err) {
+		/* a lost context drops what is queued, so that the flusher
+		 * does not find it due again and again */
+		vkfd_builder_reset(&g->b);
+		g->first_pending_ns = 0;
 		return g->err;
+	}
 	if (!g->b.count && !fence)
 		return 0;
 	r = g->t->ops->submit(g->t, g->batch, g->b.len, ring, fence);
