@@ -3,7 +3,9 @@
  * MUBUF: buffer loads, stores and atomics through a 128-bit buffer
  * resource (V#) in four SGPRs. A resource with ADD_TID_ENABLE is taken
  * as the lane-private (scratch) segment, which is what the private
- * segment buffer the dispatch hands out is; other resources address
+ * segment buffer the dispatch hands out is (its base and the SGPR offset,
+ * e.g. LLVM's stack pointer, are wave-scaled: 64 times a lane's private
+ * byte offset, as the hardware's swizzle makes them); other resources address
  * global memory as base + offset (+ index * stride), with out-of-range
  * accesses (beyond num_records) reading 0 and dropping writes.
  */
@@ -22,6 +24,10 @@ enum isa_result isa_exec_mubuf(struct isa_wave *w, const struct isa_inst *in)
 	uint32_t soff = (uint32_t)isa_scalar_operand(w, in, in->src[3], ISA_T_B32);
 	unsigned v = in->src[0] - ISA_SRC_VGPR;
 
+	/* cache write-back / invalidate: memory is coherent, nothing to do */
+	if (in->op == ISA_OP_buffer_wbinvl1 || in->op == ISA_OP_buffer_wbinvl1_vol ||
+	    in->op == ISA_OP_buffer_invl2 || in->op == ISA_OP_buffer_wbl2)
+		return ISA_NEXT;
 	if (in->fmt != ISA_FMT_MUBUF || m->kind == MK_NONE || (in->flags & (ISA_F_LDS | ISA_F_TFE)))
 		return isa_unimplemented(w, in);
 	for (unsigned l = 0; l < ISA_LANES; l++) {
@@ -36,7 +42,11 @@ enum isa_result isa_exec_mubuf(struct isa_wave *w, const struct isa_inst *in)
 		if (in->flags & ISA_F_OFFEN)
 			offset += w->v[vi][l];
 		if (priv) {
-			addr = base + soff + offset;
+			/* swizzled: base and soffset are wave-scaled byte offsets
+			 * (a lane's byte k of dword d sits at d * 256 + lane * 4
+			 * + k), so they move each lane's private address by a
+			 * 64th; the offsets are the lane's own */
+			addr = ((base + soff) >> 6) + offset;
 			r = isa_vmem_lane(w, in, m, l, ISA_SPACE_PRIVATE, (uint32_t)addr,
 					  in->flags & ISA_F_GLC);
 		} else {

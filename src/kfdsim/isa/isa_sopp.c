@@ -54,8 +54,19 @@ enum isa_result isa_exec_sopp(struct isa_wave *w, const struct isa_inst *in)
 		return ISA_NEXT; /* no debugger attached */
 	case OP(s_cbranch_cdbgsys_or_user):
 		return ISA_NEXT;
+	case OP(s_sendmsg):
+		/* MSG_INTERRUPT: the wave interrupts the host with M0 as the
+		 * context (ROCm's signal code puts the event id there after
+		 * writing the event mailbox), as kfd_int_process_v9 forwards */
+		if ((in->imm & 0xf) != 1)
+			return isa_unimplemented(w, in);
+		if (!engine_raise_interrupt(w->ctx->q, w->s[ISA_SRC_M0] & 0xffffff))
+			return ISA_STOPPED;
+		/* the engine was parked during the callback */
+		isa_mem_flush(w->ctx);
+		return ISA_NEXT;
 	default:
-		/* s_sendmsg, s_sethalt, s_setkill, GPR indexing mode ... */
+		/* other messages, s_sethalt, s_setkill, GPR indexing mode ... */
 		return isa_unimplemented(w, in);
 	}
 }

@@ -302,7 +302,7 @@ static void test_scratch_is_lane_private(void **state)
 	put_u64(&f->g, KARG_VA, DATA_VA);
 	run_ok(f, 128, 128, 0, 64);
 	for (uint32_t t = 0; t < 128; t++)
-		assert_int_equal(out[t], 9 * t);
+		assert_int_equal(out[t], 16 * t);
 }
 
 static void test_fault_reports_address(void **state)

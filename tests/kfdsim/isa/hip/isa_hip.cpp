@@ -4,6 +4,8 @@
 // Usage: isa_hip [TEST...]  (no argument: all). Exit 0 when all pass.
 #include <hip/hip_runtime.h>
 
+#include <cassert>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -162,6 +164,17 @@ __global__ void scale_add(const float *in, float *out, float k, int n)
 
 	if (i < n)
 		out[i] = in[i] * k + 1.0f;
+}
+
+__global__ void device_printf(int base)
+{
+	if (threadIdx.x % 16 == 3)
+		printf("isa_hip: device printf %d from thread %d\n", base + (int)threadIdx.x, (int)threadIdx.x);
+}
+
+__global__ void device_assert(const int *v)
+{
+	assert(v[threadIdx.x] < 40);
 }
 
 __global__ void device_abort(int *flag)
@@ -558,6 +571,15 @@ static void t_two_gpus()
 	hipFree(d0b);
 }
 
+// Device printf goes through ROCm's hostcall buffer and an interrupt
+// (s_sendmsg); run alone ("isa_hip printf"), the caller checks the lines.
+static void t_printf()
+{
+	hipLaunchKernelGGL(device_printf, dim3(1), dim3(64), 0, 0, 1000);
+	CHECK_HIP(hipDeviceSynchronize());
+	report("device printf returned", true);
+}
+
 // Device-side abort(): the runtime reports the trap and the process ends
 // (run alone: "isa_hip abort"; the caller checks the exit and message).
 static void t_abort()
@@ -568,6 +590,19 @@ static void t_abort()
 	hipError_t e = hipDeviceSynchronize();
 	printf("isa_hip: abort: hipDeviceSynchronize returned %s\n", hipGetErrorString(e));
 	report("device abort reported", e != hipSuccess);
+}
+
+// A failing device-side assert(): the message through hostcall, then the
+// trap (run alone: "isa_hip assert").
+static void t_assert()
+{
+	std::vector<int> h(64);
+	for (int i = 0; i < 64; i++)
+		h[i] = i;
+	int *d = dev_copy(h);
+	hipLaunchKernelGGL(device_assert, dim3(1), dim3(64), 0, 0, d);
+	hipError_t e = hipDeviceSynchronize();
+	report("device assert reported", e != hipSuccess);
 }
 
 struct test {
@@ -584,9 +619,11 @@ int main(int argc, char **argv)
 		{"private_array", t_private_array}, {"float_math", t_float_math},
 		{"streams", t_streams_events},  {"host_memory", t_host_memory},
 		{"two_gpus", t_two_gpus},       {"abort", t_abort},
+		{"printf", t_printf},           {"assert", t_assert},
 	};
 	for (const test &t : tests) {
-		bool run = argc < 2 && strcmp(t.name, "abort") != 0;
+		bool run = argc < 2 && strcmp(t.name, "abort") != 0 &&
+			   strcmp(t.name, "printf") != 0 && strcmp(t.name, "assert") != 0;
 		for (int i = 1; i < argc; i++)
 			run |= strcmp(argv[i], t.name) == 0;
 		if (run)
