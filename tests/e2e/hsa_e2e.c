@@ -7,10 +7,10 @@
  *                   interrupt completion signal, host<->device SDMA copies
  *   hsa_e2e fault   a FAULT dispatch at FAULT_ADDR: ROCr must report
  *                   "Memory access fault" and abort the process
- *   hsa_e2e illegal a dispatch whose descriptor is not "KFDSIM01" (what
- *                   real ISA looks like to kfdsim): ROCr must call the
- *                   queue's error callback with
- *                   HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
+ *   hsa_e2e illegal a real kernel descriptor (not "KFDSIM01") whose code
+ *                   is not a gfx9 instruction: kfdsim's ISA interpreter
+ *                   finds it illegal and ROCr must call the queue's error
+ *                   callback with HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
  *   hsa_e2e matrix [MAX]
  *                   the version matrix's workload (tests/e2e/matrix, code
  *                   in hsa_matrix.h): async copies host->device,
@@ -224,13 +224,21 @@ static bool wait_signal(hsa_signal_t s)
 
 static void *make_descriptor(struct ctx *c, uint32_t builtin)
 {
-	uint8_t *d = alloc_in(c, c->sys_pool, 64);
+	uint8_t *d = alloc_in(c, c->sys_pool, 128);
 
-	memset(d, 0, 64);
-	/* builtin 0: a descriptor without the magic, like real ISA */
-	if (builtin)
+	memset(d, 0, 128);
+	if (builtin) {
 		memcpy(d, "KFDSIM01", 8);
-	memcpy(d + 8, &builtin, sizeof(builtin));
+		memcpy(d + 8, &builtin, sizeof(builtin));
+	} else {
+		/* builtin 0: a real (code object v3) kernel descriptor whose
+		 * entry, 64 bytes on, holds words that are no gfx9
+		 * instruction (encoding 0xffffffff) */
+		int64_t entry = 64;
+
+		memcpy(d + 16, &entry, sizeof(entry));
+		memset(d + 64, 0xff, 64);
+	}
 	return d;
 }
 
@@ -416,7 +424,7 @@ static int run_illegal(void)
 	double deadline;
 
 	setup_queue(&c, on_queue_error);
-	printf("hsa_e2e: dispatch of a descriptor without KFDSIM01\n");
+	printf("hsa_e2e: dispatch of a kernel whose code is not a gfx9 instruction\n");
 	fflush(stdout);
 	/* The completion signal never drops; the callback must come first. */
 	deadline = now_s() + WAIT_SECONDS;

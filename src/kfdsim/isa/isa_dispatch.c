@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -226,8 +227,19 @@ static enum engine_status run_workgroup(struct isa_ctx *c, const struct launch *
 	c->nwaves = (threads + ISA_LANES - 1) / ISA_LANES;
 	memset(c->lds, 0, c->lds_size);
 	for (unsigned i = 0; i < c->nwaves; i++) {
-		c->waves[i].id = i;
-		init_wave(c, l, &c->waves[i], wgid, size, threads);
+		struct isa_wave *w = &c->waves[i];
+
+		if (c->priv_size && !w->priv) {
+			w->priv = calloc(ISA_LANES, c->priv_size);
+			if (!w->priv) {
+				/* no host memory for the scratch the packet asks
+				 * for: the wave cannot be launched */
+				engine_queue_error(c->q, SIM_QERR_ILLEGAL_INSTRUCTION);
+				return ENGINE_DEAD;
+			}
+		}
+		w->id = i;
+		init_wave(c, l, w, wgid, size, threads);
 	}
 	for (;;) {
 		unsigned running = 0, waiting = 0;
@@ -281,14 +293,17 @@ static uint64_t now_ns(void)
  * time, rate); a measuring aid, not a test. */
 static bool stats_enabled(void)
 {
-	static int on = -1;
+	/* engine threads read it concurrently: an atomic, computed once */
+	static _Atomic int on = -1;
+	int v = atomic_load_explicit(&on, memory_order_relaxed);
 
-	if (on < 0) {
+	if (v < 0) {
 		const char *e = getenv("VKFDSIM_ISA_STATS");
 
-		on = e && *e == '1';
+		v = e && *e == '1';
+		atomic_store_explicit(&on, v, memory_order_relaxed);
 	}
-	return on;
+	return v;
 }
 
 static void print_stats(const struct isa_ctx *c, const struct launch *l, uint64_t t0,

@@ -180,14 +180,17 @@ enum isa_result isa_execute(struct isa_wave *w, const struct isa_inst *in)
  * (debugging aid; slow). */
 static int trace_enabled(void)
 {
-	static int t = -1;
+	/* engine threads read it concurrently: an atomic, computed once */
+	static _Atomic int t = -1;
+	int v = atomic_load_explicit(&t, memory_order_relaxed);
 
-	if (t < 0) {
+	if (v < 0) {
 		const char *e = getenv("VKFDSIM_ISA_TRACE");
 
-		t = e && *e == '1';
+		v = e && *e == '1';
+		atomic_store_explicit(&t, v, memory_order_relaxed);
 	}
-	return t;
+	return v;
 }
 
 static void trace(const struct isa_wave *w, const struct isa_inst *in)

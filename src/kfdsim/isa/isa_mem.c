@@ -6,8 +6,6 @@
  * pointers live until the next one), the workgroup's LDS and the waves'
  * lane-private segments.
  */
-#include <stdlib.h>
-
 #include "isa_wave.h"
 
 void isa_mem_flush(struct isa_ctx *c)
@@ -52,13 +50,8 @@ uint8_t *isa_private(struct isa_wave *w, unsigned lane, uint64_t addr, unsigned 
 {
 	uint32_t size = w->ctx->priv_size;
 
-	if (addr > size || len > size - addr)
+	if (!w->priv || addr > size || len > size - addr)
 		return NULL;
-	if (!w->priv) {
-		w->priv = calloc(ISA_LANES, size);
-		if (!w->priv)
-			return NULL;
-	}
 	return w->priv + (size_t)lane * size + addr;
 }
 

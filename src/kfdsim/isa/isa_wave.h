@@ -67,7 +67,7 @@ struct isa_wave {
 	uint32_t mode;
 	uint32_t trapsts;
 	uint32_t id;   /* wave index inside the workgroup */
-	uint8_t *priv; /* [ISA_LANES][priv_size], allocated on first use */
+	uint8_t *priv; /* [ISA_LANES][priv_size], allocated before the wave starts */
 	struct isa_ctx *ctx;
 };
 

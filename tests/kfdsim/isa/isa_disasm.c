@@ -9,6 +9,8 @@
  * its decoded operand fields name. Used by
  * decode_vs_llvm.py to compare the decoder with llvm-objdump.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,12 @@ static void *dummy_translate(void *ctx, uint64_t va, uint64_t len, bool write)
 	if (len > 65536)
 		return NULL;
 	return dummy_page + (va % 64);
+}
+
+static void dummy_interrupt(void *ctx, uint32_t id)
+{
+	(void)ctx;
+	(void)id;
 }
 
 static uint64_t dummy_clock(void *ctx)
@@ -142,6 +150,10 @@ int main(int argc, char **argv)
 	fclose(f);
 	q.env.translate = dummy_translate;
 	q.env.gpu_clock = dummy_clock;
+	q.env.interrupt = dummy_interrupt;
+	pthread_mutex_init(&q.lock, NULL);
+	pthread_cond_init(&q.cond, NULL);
+	atomic_store(&q.active, true);
 	c.q = &q;
 	c.target = t;
 	c.waves[0].v = calloc(ISA_VREGS, sizeof(*c.waves[0].v));
