@@ -2118,6 +2118,20 @@ static int h_enotty(struct bk_conn *c, void *arg, uint32_t usize)
 	return -ENOTTY;
 }
 
+/* DBG_TRAP (KFD 1.13) is not carried: the host's KFD process is shared by
+ * every context of a server on a real device, so its snapshots, queue
+ * suspension and exception state would reach across guests, and the
+ * notification fd is a guest fd. The guest answers every op as a kernel
+ * that cannot debug its queues (sched_policy=2, no hardware scheduler):
+ * -EINVAL before the pid is even looked up (docs/security.md). */
+static int h_dbg_trap(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	(void)c;
+	(void)arg;
+	(void)usize;
+	return -EINVAL;
+}
+
 static int h_einval(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)c;
@@ -2209,7 +2223,7 @@ static const struct bk_ioctl_desc bk_ioctls[] = {
     [BK_NR_AVAILABLE_MEMORY] = {16, BK_IN | BK_OUT, h_available_memory},
     [BK_NR_EXPORT_DMABUF] = {16, BK_IN | BK_OUT, h_einval},
     [BK_NR_RUNTIME_ENABLE] = {16, BK_IN | BK_OUT, h_runtime_enable},
-    [BK_NR_DBG_TRAP] = {32, BK_IN | BK_OUT, h_enotty},
+    [BK_NR_DBG_TRAP] = {32, BK_IN | BK_OUT, h_dbg_trap},
     [BK_NR_CREATE_PROCESS] = {0, 0, h_enotty},
 };
 

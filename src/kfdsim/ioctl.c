@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/ioctl.h>
 
+#include "kfd_dbg_trap.h"
 #include "sim_priv.h"
 
 struct ioctl_desc {
@@ -69,7 +70,7 @@ static const struct ioctl_desc table[256] = {
     [0x22] = {.cmd = _IOWR('K', 0x22, struct kfd_ioctl_criu_args),
 	      .fn = sim_ioctl_criu,
 	      .min_minor = 7},
-    [0x26] = {.cmd = _IOWR('K', 0x26, uint8_t[32]), .fn = sim_ioctl_primary_only, .min_minor = 0},
+    DEF(VKFD_KFD_IOC_DBG_TRAP, sim_ioctl_dbg_trap, 13),
 };
 
 /* Test hooks: injected errors and latches (parking) per nr. */
