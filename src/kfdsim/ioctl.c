@@ -59,6 +59,7 @@ static const struct ioctl_desc table[256] = {
     DEF(AMDKFD_IOC_GET_DMABUF_INFO, sim_ioctl_get_dmabuf_info, 0),
     DEF(AMDKFD_IOC_IMPORT_DMABUF, sim_ioctl_import_dmabuf, 0),
     DEF(AMDKFD_IOC_ALLOC_QUEUE_GWS, sim_ioctl_alloc_queue_gws, 0),
+    DEF(AMDKFD_IOC_SMI_EVENTS, sim_ioctl_smi_events, 3),
     DEF(AMDKFD_IOC_SET_XNACK_MODE, sim_ioctl_set_xnack_mode, 0),
     DEF(AMDKFD_IOC_AVAILABLE_MEMORY, sim_ioctl_available_memory, 9),
     DEF(VKFD_KFD_IOC_EXPORT_DMABUF, sim_ioctl_export_dmabuf, 12),

@@ -90,6 +90,13 @@ struct sim_gpu {
 struct sim_process;
 struct sim_backing;
 
+/* An SMI event client (smi.c): kfdsim's end of the client's socket. */
+struct sim_smi_client {
+	int fd;
+	uint64_t events; /* the mask the client wrote last */
+	struct sim_smi_client *next;
+};
+
 enum sim_file_kind { SIM_FILE_KFD = 1, SIM_FILE_RENDER = 2 };
 
 struct sim_render {
@@ -134,6 +141,9 @@ struct kfdsim {
 	uint64_t next_fake_offset;
 	struct sim_export *exports;
 	size_t nexports, exports_cap;
+	/* SMI event clients per GPU index (smi.c), under smi_lock */
+	pthread_mutex_t smi_lock;
+	struct sim_smi_client *smi[KFDSIM_MAX_GPUS];
 	struct {
 		unsigned nth;
 		int err;
@@ -372,6 +382,10 @@ unsigned sim_pdd_queue_count(struct sim_pdd *pdd);
 /* Re-evaluate a queue's engine activity (after suspend/resume). */
 void sim_queue_refresh_active(struct sim_queue *q);
 
+/* smi.c */
+void sim_smi_vmfault(struct kfdsim *sim, struct sim_gpu *gpu);
+void sim_smi_release(struct kfdsim *sim);
+
 /* debug_trap.c */
 void sim_debug_queue_new(struct sim_process *p, uint32_t qid);
 void sim_debug_release(struct sim_process *p);
@@ -394,6 +408,7 @@ int sim_ioctl_available_memory(struct sim_process *p, void *args);
 int sim_ioctl_get_tile_config(struct sim_process *p, void *args);
 int sim_ioctl_runtime_enable(struct sim_process *p, void *args);
 int sim_ioctl_dbg_trap(struct sim_process *p, void *args);
+int sim_ioctl_smi_events(struct sim_process *p, void *args);
 int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args);
 int sim_ioctl_primary_only(struct sim_process *p, void *args);
 int sim_ioctl_svm(struct sim_process *p, void *args);
