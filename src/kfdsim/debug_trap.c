@@ -90,9 +90,10 @@ static uint32_t set_suspended(struct sim_process *p, uint32_t qid, bool suspend,
 	if (!q)
 		return VKFD_DBG_QUEUE_INVALID_MASK;
 	if (suspend) {
-		/* a queue the debugger has not been told about yet is "new" */
-		if (q->suspended || (q->exception_status & VKFD_EC_MASK(VKFD_EC_QUEUE_NEW) &
-				     ~clear_mask & p->exception_enable_mask))
+		/* suspend_single_queue: an already suspended queue counts; a
+		 * queue still flagged EC_QUEUE_NEW is skipped (the clear mask
+		 * applies only to queues that were suspended) */
+		if (!q->suspended && (q->exception_status & VKFD_EC_MASK(VKFD_EC_QUEUE_NEW)))
 			return VKFD_DBG_QUEUE_INVALID_MASK;
 		pthread_mutex_lock(&p->q_lock);
 		q->exception_status &= ~clear_mask;
@@ -117,8 +118,10 @@ static int suspend_resume(struct sim_process *p, uint64_t ptr, uint32_t n, bool 
 	uint32_t *ids;
 	int done = 0;
 
-	if (n > SIM_MAX_QUEUES * KFDSIM_MAX_GPUS || (n && !ptr))
-		return -EINVAL;
+	/* the kernel duplicates the array (memdup_user): a bad pointer is
+	 * -EFAULT, an array it cannot allocate -ENOMEM */
+	if (n > (1u << 20))
+		return -ENOMEM;
 	if (!n)
 		return 0;
 	ids = calloc(n, sizeof(*ids));
