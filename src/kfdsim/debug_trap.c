@@ -212,6 +212,9 @@ static void clear_exceptions(struct sim_process *p)
 static int op_disable(struct sim_process *p)
 {
 	deactivate(p);
+	/* a RUNTIME_ENABLE still waiting for this debugger is let go */
+	p->runtime_unblock = true;
+	pthread_cond_broadcast(&p->dbg_cv);
 	if (p->dbg_ev_fd >= 0)
 		close(p->dbg_ev_fd);
 	p->dbg_ev_fd = -1;

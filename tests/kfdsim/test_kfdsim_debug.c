@@ -527,6 +527,19 @@ static void test_runtime_handshake(void **state)
 	assert_int_equal(b.r, 0);
 	assert_int_equal(destroy_q(f, b.qid), -EINVAL);
 
+	/* a debugger that leaves lets a waiting RUNTIME_ENABLE go */
+	assert_int_equal(runtime(f, false), 0);
+	b.done = false;
+	assert_int_equal(pthread_create(&t, NULL, bg_runtime_enable, &b), 0);
+	do {
+		memset(&a, 0, sizeof(a));
+		sched_yield();
+	} while (dbg(f, &a, VKFD_DBG_TRAP_QUERY_DEBUG_EVENT) == -EAGAIN);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(dbg(f, &a, VKFD_DBG_TRAP_DISABLE), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(b.r, 0);
+
 	/* RUNTIME_ENABLE once the process has queues */
 	b.qid = create_q(f, &qb);
 	assert_int_equal(runtime(f, false), 0);
