@@ -29,6 +29,8 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -127,6 +129,15 @@ struct bk_ev {
 	uint8_t type;        /* KFD event type */
 };
 
+/* An SMI event client (KFD 1.3): this side of the socket whose other end
+ * the application holds. */
+struct bk_smi {
+	int fd;
+	uint32_t gpu_id;
+	uint64_t events; /* the mask the client wrote last */
+	struct bk_smi *next;
+};
+
 struct bk_conn {
 	struct vkfd_guest *g;
 	pid_t pid;
@@ -140,6 +151,7 @@ struct bk_conn {
 	struct bk_queue queues[BK_MAX_QUEUES];
 	int acquired[VKFD_MAX_GPUS]; /* render fd acquired per GPU, -1 none */
 	struct bk_ev ev[BK_SIGNAL_EVENT_LIMIT];
+	struct bk_smi *smi; /* under ev_lock */
 	unsigned int local_answers;
 	pthread_mutex_t ev_lock;
 	/* clock rebasing per GPU */
@@ -355,6 +367,13 @@ static void bk_conn_free(struct bk_conn *c)
 	 * anything on it, only forget it. */
 	if (!c->dead)
 		vkfd_guest_disconnect(c->g);
+	while (c->smi) {
+		struct bk_smi *s = c->smi;
+
+		c->smi = s->next;
+		close(s->fd);
+		free(s);
+	}
 	pthread_mutex_destroy(&c->ev_lock);
 	free(c);
 }
@@ -2020,6 +2039,8 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 	return ok;
 }
 
+static void bk_smi_vmfault(struct bk_conn *c, uint32_t gpu_id);
+
 static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_wait_events *a = arg;
@@ -2098,6 +2119,7 @@ static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 
 			_Static_assert(sizeof(m) == 32, "abi");
 			memcpy(ev[i].exception, &m, sizeof(m));
+			bk_smi_vmfault(c, d->gpu_id);
 		} else if (d->kind == VKFD_EVENT_DATA_HW) {
 			uint32_t hw[4] = {d->reset_type, d->reset_cause, d->memory_lost, d->gpu_id};
 
@@ -2127,12 +2149,99 @@ static int h_enotty(struct bk_conn *c, void *arg, uint32_t usize)
 	return -ENOTTY;
 }
 
+/* DBG_TRAP (KFD 1.13) is not carried: the host's KFD process is shared by
+ * every context of a server on a real device, so its snapshots, queue
+ * suspension and exception state would reach across guests, and the
+ * notification fd is a guest fd. The guest answers every op as a kernel
+ * that cannot debug its queues (sched_policy=2, no hardware scheduler):
+ * -EINVAL before the pid is even looked up (docs/security.md). */
+static int h_dbg_trap(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	(void)c;
+	(void)arg;
+	(void)usize;
+	return -EINVAL;
+}
+
 static int h_einval(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)c;
 	(void)arg;
 	(void)usize;
 	return -EINVAL;
+}
+
+/* SMI_EVENTS (KFD 1.3), answered in the guest: the host's SMI events
+ * describe the host's KFD processes and are never forwarded. The client
+ * fd is one end of a non-blocking stream socketpair (as kfdsim's, see
+ * docs/kfdsim.md): the application writes its 8-byte event mask and reads
+ * text records without waiting. The records are the VM faults of this
+ * process, which reach the guest with the memory exception data of
+ * WAIT_EVENTS (ROCr's event thread waits on them): "1 pid:comm". Faults
+ * of other processes and host-side events (throttling, resets) are not
+ * seen (docs/kfd-uapi.md). */
+static int h_smi_events(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	struct {
+		uint32_t gpuid, anon_fd;
+	} *a = arg;
+	struct bk_smi *s;
+	int sv[2];
+
+	(void)usize;
+	if (bk_gpu_index(a->gpuid) < 0)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		free(s);
+		return -errno;
+	}
+	fcntl(sv[0], F_SETFL, O_NONBLOCK | O_RDWR);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	s->fd = sv[1];
+	s->gpu_id = a->gpuid;
+	pthread_mutex_lock(&c->ev_lock);
+	s->next = c->smi;
+	c->smi = s;
+	pthread_mutex_unlock(&c->ev_lock);
+	a->anon_fd = (uint32_t)sv[0];
+	return 0;
+}
+
+/* A VM fault on gpu_id: one record to each client of that GPU that asked
+ * for VMFAULT; clients that closed their fd are dropped. ev_lock held. */
+static void bk_smi_vmfault(struct bk_conn *c, uint32_t gpu_id)
+{
+	char comm[17] = {0}, msg[96];
+	struct bk_smi **pp = &c->smi;
+	int len;
+
+	if (!c->smi)
+		return;
+	prctl(PR_GET_NAME, comm);
+	len = snprintf(msg, sizeof(msg), "1 %x:%s\n", (unsigned)getpid(), comm);
+	if (len < 0 || len >= (int)sizeof(msg))
+		len = (int)sizeof(msg) - 1;
+	while (*pp) {
+		struct bk_smi *s = *pp;
+		uint64_t buf[16];
+		ssize_t n;
+
+		while ((n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+			if (n >= (ssize_t)sizeof(uint64_t))
+				s->events = buf[n / 8 - 1];
+		if (n == 0) { /* the application closed its end */
+			*pp = s->next;
+			close(s->fd);
+			free(s);
+			continue;
+		}
+		if (s->gpu_id == gpu_id && (s->events & 1u))
+			(void)send(s->fd, msg, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		pp = &s->next;
+	}
 }
 
 /* SVM in a kernel built without CONFIG_HSA_AMD_SVM */
@@ -2210,7 +2319,7 @@ static const struct bk_ioctl_desc bk_ioctls[] = {
     [BK_NR_GET_DMABUF_INFO] = {32, BK_IN | BK_OUT, h_einval},
     [BK_NR_IMPORT_DMABUF] = {24, BK_IN | BK_OUT, h_einval},
     [BK_NR_ALLOC_QUEUE_GWS] = {16, BK_IN | BK_OUT, h_alloc_gws},
-    [BK_NR_SMI_EVENTS] = {8, BK_IN | BK_OUT, h_enotty},
+    [BK_NR_SMI_EVENTS] = {8, BK_IN | BK_OUT, h_smi_events},
     /* like a kernel built without SVM support */
     [BK_NR_SVM] = {24, BK_IN | BK_OUT, h_svm},
     [BK_NR_SET_XNACK_MODE] = {4, BK_IN | BK_OUT, h_set_xnack},
@@ -2218,7 +2327,7 @@ static const struct bk_ioctl_desc bk_ioctls[] = {
     [BK_NR_AVAILABLE_MEMORY] = {16, BK_IN | BK_OUT, h_available_memory},
     [BK_NR_EXPORT_DMABUF] = {16, BK_IN | BK_OUT, h_einval},
     [BK_NR_RUNTIME_ENABLE] = {16, BK_IN | BK_OUT, h_runtime_enable},
-    [BK_NR_DBG_TRAP] = {32, BK_IN | BK_OUT, h_enotty},
+    [BK_NR_DBG_TRAP] = {32, BK_IN | BK_OUT, h_dbg_trap},
     [BK_NR_CREATE_PROCESS] = {0, 0, h_enotty},
 };
 

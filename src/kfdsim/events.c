@@ -476,6 +476,7 @@ void sim_events_vm_fault(struct sim_process *p, struct sim_gpu *gpu, uint64_t va
 		}
 	}
 	pthread_mutex_unlock(&p->ev_lock);
+	sim_smi_vmfault(p->sim, gpu);
 }
 
 /* kfd_signal_reset_event / kfd_signal_hw_exception_event */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/ioctl.h>
 
+#include "kfd_dbg_trap.h"
 #include "sim_priv.h"
 
 struct ioctl_desc {
@@ -58,6 +59,7 @@ static const struct ioctl_desc table[256] = {
     DEF(AMDKFD_IOC_GET_DMABUF_INFO, sim_ioctl_get_dmabuf_info, 0),
     DEF(AMDKFD_IOC_IMPORT_DMABUF, sim_ioctl_import_dmabuf, 0),
     DEF(AMDKFD_IOC_ALLOC_QUEUE_GWS, sim_ioctl_alloc_queue_gws, 0),
+    DEF(AMDKFD_IOC_SMI_EVENTS, sim_ioctl_smi_events, 3),
     DEF(AMDKFD_IOC_SET_XNACK_MODE, sim_ioctl_set_xnack_mode, 0),
     DEF(AMDKFD_IOC_AVAILABLE_MEMORY, sim_ioctl_available_memory, 9),
     DEF(VKFD_KFD_IOC_EXPORT_DMABUF, sim_ioctl_export_dmabuf, 12),
@@ -69,7 +71,7 @@ static const struct ioctl_desc table[256] = {
     [0x22] = {.cmd = _IOWR('K', 0x22, struct kfd_ioctl_criu_args),
 	      .fn = sim_ioctl_criu,
 	      .min_minor = 7},
-    [0x26] = {.cmd = _IOWR('K', 0x26, uint8_t[32]), .fn = sim_ioctl_primary_only, .min_minor = 0},
+    DEF(VKFD_KFD_IOC_DBG_TRAP, sim_ioctl_dbg_trap, 13),
 };
 
 /* Test hooks: injected errors and latches (parking) per nr. */

@@ -30,6 +30,8 @@ struct sim_process *sim_process_create(struct kfdsim *sim)
 	pthread_mutex_init(&p->ev_lock, NULL);
 	pthread_mutex_init(&p->q_lock, NULL);
 	pthread_cond_init(&p->q_cv, NULL);
+	pthread_cond_init(&p->dbg_cv, NULL);
+	p->dbg_ev_fd = -1;
 	{
 		pthread_condattr_t ca;
 
@@ -56,6 +58,10 @@ void sim_process_close(struct sim_process *p)
 	p->closed = true;
 	pthread_mutex_unlock(&p->ev_lock);
 	sim_events_cancel_waits(p);
+	/* a RUNTIME_ENABLE waiting for a debugger gives up */
+	pthread_mutex_lock(&p->lock);
+	pthread_cond_broadcast(&p->dbg_cv);
+	pthread_mutex_unlock(&p->lock);
 }
 
 void sim_process_destroy(struct sim_process *p)
@@ -78,8 +84,10 @@ void sim_process_destroy(struct sim_process *p)
 		pthread_mutex_unlock(&sim->lock);
 		pthread_rwlock_destroy(&pdd->vm_lock);
 	}
+	sim_debug_release(p);
 	pthread_cond_destroy(&p->ev_cv);
 	pthread_cond_destroy(&p->q_cv);
+	pthread_cond_destroy(&p->dbg_cv);
 	pthread_mutex_destroy(&p->q_lock);
 	pthread_mutex_destroy(&p->ev_lock);
 	pthread_mutex_destroy(&p->lock);
@@ -120,8 +128,8 @@ int sim_ioctl_get_version(struct sim_process *p, void *args)
 	return 0;
 }
 
-static void fill_apertures(struct sim_process *p, struct sim_pdd *pdd,
-			   struct kfd_process_device_apertures *ap)
+void sim_fill_apertures(struct sim_process *p, struct sim_pdd *pdd,
+			struct kfd_process_device_apertures *ap)
 {
 	memset(ap, 0, sizeof(*ap));
 	ap->gpu_id = pdd->gpu->gpu_id;
@@ -141,7 +149,7 @@ int sim_ioctl_get_apertures(struct sim_process *p, void *args)
 
 	pthread_mutex_lock(&p->lock);
 	for (unsigned i = 0; i < p->sim->ngpus && n < NUM_OF_SUPPORTED_GPUS; i++)
-		fill_apertures(p, &p->pdd[i], &a->process_apertures[n++]);
+		sim_fill_apertures(p, &p->pdd[i], &a->process_apertures[n++]);
 	a->num_of_nodes = n;
 	pthread_mutex_unlock(&p->lock);
 	return 0;
@@ -161,7 +169,7 @@ int sim_ioctl_get_apertures_new(struct sim_process *p, void *args)
 	n = a->num_of_nodes < p->sim->ngpus ? a->num_of_nodes : p->sim->ngpus;
 	pthread_mutex_lock(&p->lock);
 	for (unsigned i = 0; i < n; i++)
-		fill_apertures(p, &p->pdd[i], &pa[i]);
+		sim_fill_apertures(p, &p->pdd[i], &pa[i]);
 	pthread_mutex_unlock(&p->lock);
 	a->num_of_nodes = n;
 	return sim_copy_to_user(a->kfd_process_device_apertures_ptr, pa, n * sizeof(pa[0]));
@@ -376,26 +384,8 @@ int sim_ioctl_get_tile_config(struct sim_process *p, void *args)
 	return 0;
 }
 
-int sim_ioctl_runtime_enable(struct sim_process *p, void *args)
-{
-	struct vkfd_kfd_runtime_enable_args *a = args;
-	int ret = 0;
-
-	pthread_mutex_lock(&p->lock);
-	if (a->mode_mask & KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK) {
-		if (p->runtime_enabled)
-			ret = -EBUSY;
-		else
-			__atomic_store_n(&p->runtime_enabled, true, __ATOMIC_RELEASE);
-	} else {
-		__atomic_store_n(&p->runtime_enabled, false, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return ret;
-}
-
-/* SVM and DBG_TRAP are not modelled: -ENOTTY, except that a secondary
- * process is refused first, as the kernel does (-EOPNOTSUPP). */
+/* Not modelled: -ENOTTY, except that a secondary process is refused
+ * first, as the kernel does (-EOPNOTSUPP). */
 int sim_ioctl_primary_only(struct sim_process *p, void *args)
 {
 	(void)args;

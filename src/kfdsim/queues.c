@@ -124,7 +124,7 @@ static void doorbell_free(struct sim_pdd *pdd, unsigned i)
 
 static bool queue_active(const struct sim_queue *q)
 {
-	return q->ring_size > 0 && q->ring != 0 && q->percent > 0 && !q->evicted;
+	return q->ring_size > 0 && q->ring != 0 && q->percent > 0 && !q->evicted && !q->suspended;
 }
 
 #ifdef KFDSIM_HAVE_ENGINES
@@ -334,6 +334,7 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	p->queues[qid] = q;
 	p->nqueues++;
 	pthread_mutex_unlock(&p->q_lock);
+	sim_debug_queue_new(p, qid);
 	a->queue_id = qid;
 	a->doorbell_offset =
 	    VKFD_KFD_MMAP_TYPE_DOORBELL | VKFD_KFD_MMAP_GPU_ID(a->gpu_id) | (uint64_t)db * 8u;
@@ -365,6 +366,11 @@ int sim_ioctl_destroy_queue(struct sim_process *p, void *args)
 
 	pthread_mutex_lock(&p->lock);
 	q = queue_get(p, a->queue_id);
+	/* a queue the debugger suspended is destroyed once it is resumed */
+	while (q && q->suspended) {
+		pthread_cond_wait(&p->dbg_cv, &p->lock);
+		q = queue_get(p, a->queue_id);
+	}
 	if (!q) {
 		pthread_mutex_unlock(&p->lock);
 		return -EINVAL;
@@ -518,6 +524,11 @@ int sim_ioctl_alloc_queue_gws(struct sim_process *p, void *args)
 out:
 	pthread_mutex_unlock(&p->lock);
 	return r;
+}
+
+void sim_queue_refresh_active(struct sim_queue *q)
+{
+	engine_set_active(q, queue_active(q));
 }
 
 unsigned sim_pdd_queue_count(struct sim_pdd *pdd)

@@ -71,6 +71,7 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	}
 	sim->next_fake_offset = 0x10000000ULL; /* DRM_FILE_PAGE_OFFSET_START */
 	pthread_mutex_init(&sim->lock, NULL);
+	pthread_mutex_init(&sim->smi_lock, NULL);
 	pthread_cond_init(&sim->latch_cv, NULL);
 	r = sim_topology_init(sim);
 	if (r)
@@ -89,6 +90,7 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 fail:
 	sim_root_release(sim);
 	pthread_cond_destroy(&sim->latch_cv);
+	pthread_mutex_destroy(&sim->smi_lock);
 	pthread_mutex_destroy(&sim->lock);
 	free(sim);
 	errno = -r;
@@ -130,6 +132,8 @@ void kfdsim_destroy(struct kfdsim *sim)
 		free(f);
 	}
 	sim_root_release(sim);
+	sim_smi_release(sim);
+	pthread_mutex_destroy(&sim->smi_lock);
 	free(sim->files);
 	free(sim->exports);
 	pthread_cond_destroy(&sim->latch_cv);

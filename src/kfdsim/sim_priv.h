@@ -90,6 +90,13 @@ struct sim_gpu {
 struct sim_process;
 struct sim_backing;
 
+/* An SMI event client (smi.c): kfdsim's end of the client's socket. */
+struct sim_smi_client {
+	int fd;
+	uint64_t events; /* the mask the client wrote last */
+	struct sim_smi_client *next;
+};
+
 enum sim_file_kind { SIM_FILE_KFD = 1, SIM_FILE_RENDER = 2 };
 
 struct sim_render {
@@ -134,6 +141,9 @@ struct kfdsim {
 	uint64_t next_fake_offset;
 	struct sim_export *exports;
 	size_t nexports, exports_cap;
+	/* SMI event clients per GPU index (smi.c), under smi_lock */
+	pthread_mutex_t smi_lock;
+	struct sim_smi_client *smi[KFDSIM_MAX_GPUS];
 	struct {
 		unsigned nth;
 		int err;
@@ -210,6 +220,10 @@ struct sim_pdd {
 	uint64_t ape1_base, ape1_size;
 	bool gws_assigned;
 	struct sim_gpu_env env;
+	/* debugger (debug_trap.c), under proc->lock */
+	uint64_t exception_status;
+	uint32_t watch_ids; /* address watch ids in use, one bit each */
+	uint64_t watch_addr[4];
 };
 
 struct sim_event;
@@ -254,6 +268,10 @@ struct sim_queue {
 	struct sim_engine_queue *eng;
 	bool has_sdma_slot;
 	struct sim_sdma_slot sdma_slot;
+	/* debugger: raised exceptions (under q_lock) and suspension (set
+	 * under proc->lock and q_lock) */
+	uint64_t exception_status;
+	bool suspended;
 };
 
 struct sim_process {
@@ -265,6 +283,17 @@ struct sim_process {
 	int32_t xnack;
 	bool runtime_enabled;
 	bool secondary; /* made by AMDKFD_IOC_CREATE_PROCESS (KFD 1.19) */
+
+	/* runtime enable and debugger state (debug_trap.c), under lock */
+	uint64_t r_debug;
+	bool ttmp_setup;
+	bool debug_trap_enabled;
+	bool runtime_unblock; /* the debugger answered EC_PROCESS_RUNTIME */
+	int dbg_ev_fd;        /* dup of ENABLE's dbg_fd, -1 when off */
+	uint64_t exception_enable_mask;
+	uint64_t exception_status; /* process exceptions */
+	uint32_t launch_mode, trap_override_mask, dbg_flags;
+	pthread_cond_t dbg_cv; /* with lock: RUNTIME_ENABLE and DESTROY_QUEUE wait */
 
 	/* events, under ev_lock */
 	pthread_mutex_t ev_lock;
@@ -302,6 +331,8 @@ void sim_render_put_locked(struct kfdsim *sim, struct sim_render *r);
 /* topology.c */
 int sim_topology_init(struct kfdsim *sim);
 int sim_topology_write(struct kfdsim *sim);
+/* the node's "capability" as reported at KFD minor version kfd_minor */
+uint32_t sim_topology_capability(const struct sim_target *t, uint32_t kfd_minor);
 /* sim_root.c: the private sysfs tree in $TMPDIR and its owner lock. */
 int sim_root_create(struct kfdsim *sim);
 void sim_root_release(struct kfdsim *sim);
@@ -311,6 +342,8 @@ struct sim_process *sim_process_create(struct kfdsim *sim);
 void sim_process_destroy(struct sim_process *p);
 void sim_process_close(struct sim_process *p);
 struct sim_pdd *sim_pdd_by_id(struct sim_process *p, uint32_t gpu_id);
+void sim_fill_apertures(struct sim_process *p, struct sim_pdd *pdd,
+			struct kfd_process_device_apertures *ap);
 int sim_pdd_bind(struct sim_pdd *pdd);
 uint64_t sim_gpu_clock(void);
 
@@ -346,6 +379,16 @@ int sim_sdma_slot_get(struct kfdsim *sim, struct sim_gpu *g, uint32_t queue_type
 		      uint32_t engine_id, struct sim_sdma_slot *out);
 void sim_sdma_slot_put(struct kfdsim *sim, struct sim_gpu *g, const struct sim_sdma_slot *s);
 unsigned sim_pdd_queue_count(struct sim_pdd *pdd);
+/* Re-evaluate a queue's engine activity (after suspend/resume). */
+void sim_queue_refresh_active(struct sim_queue *q);
+
+/* smi.c */
+void sim_smi_vmfault(struct kfdsim *sim, struct sim_gpu *gpu);
+void sim_smi_release(struct kfdsim *sim);
+
+/* debug_trap.c */
+void sim_debug_queue_new(struct sim_process *p, uint32_t qid);
+void sim_debug_release(struct sim_process *p);
 
 /* env.c */
 void sim_env_init(struct sim_pdd *pdd);
@@ -364,6 +407,8 @@ int sim_ioctl_set_xnack_mode(struct sim_process *p, void *args);
 int sim_ioctl_available_memory(struct sim_process *p, void *args);
 int sim_ioctl_get_tile_config(struct sim_process *p, void *args);
 int sim_ioctl_runtime_enable(struct sim_process *p, void *args);
+int sim_ioctl_dbg_trap(struct sim_process *p, void *args);
+int sim_ioctl_smi_events(struct sim_process *p, void *args);
 int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args);
 int sim_ioctl_primary_only(struct sim_process *p, void *args);
 int sim_ioctl_svm(struct sim_process *p, void *args);

@@ -256,7 +256,7 @@ struct node_props {
 };
 
 /* KFD 1.4 moved SRAM EDC to bit 26; older kernels set bit 19. */
-static uint32_t capability(const struct sim_target *t, uint32_t kfd_minor)
+uint32_t sim_topology_capability(const struct sim_target *t, uint32_t kfd_minor)
 {
 	uint32_t c = t->capability;
 
@@ -304,7 +304,7 @@ static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t
 		u32p(b, "max_engine_clk_fcompute", t->max_clk_mhz);
 		u64p(b, "local_mem_size", 0);
 		u32p(b, "fw_version", t->fw_version);
-		u32p(b, "capability", capability(t, kfd_minor));
+		u32p(b, "capability", sim_topology_capability(t, kfd_minor));
 		u64p(b, "debug_prop", t->debug_prop);
 		u32p(b, "sdma_fw_version", t->sdma_fw_version);
 		u64p(b, "unique_id", n->g->unique_id);

@@ -183,10 +183,11 @@ static void test_unknown_nr(void **state)
 	uint8_t buf[64] = {0};
 
 	(void)state;
-	/* libhsakmt 5.2.3's DKMS debug ioctl, SMI, DBG_TRAP */
+	/* libhsakmt 5.2.3's DKMS debug ioctl; SMI for no GPU; DBG_TRAP for a
+	 * pid with no KFD process here */
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x82, uint8_t[32]), buf), -ENOTTY);
-	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x1f, uint8_t[8]), buf), -ENOTTY);
-	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x26, uint8_t[32]), buf), -ENOTTY);
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x1f, uint8_t[8]), buf), -EINVAL); /* gpuid 0 */
+	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x26, uint8_t[32]), buf), -ESRCH);
 	/* SVM as a kernel without CONFIG_HSA_AMD_SVM; CRIU for a caller
 	 * without CAP_CHECKPOINT_RESTORE */
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24]), buf), -EPERM);

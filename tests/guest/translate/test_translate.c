@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -211,8 +212,10 @@ static void test_version_and_unknown(void **state)
 	assert_int_equal(kio(kfd, RW, 0x60, 16, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, BK_NR_CRIU_OP, 56, junk), -EACCES);
 	assert_int_equal(kio(kfd, RW, BK_NR_GET_QUEUE_WAVE_STATE, 24, junk), -EFAULT);
-	assert_int_equal(kio(kfd, RW, BK_NR_DBG_TRAP, 32, junk), -ENOTTY);
-	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, 8, junk), -ENOTTY);
+	/* the debugger: not carried, refused as a kernel without HWS */
+	assert_int_equal(kio(kfd, RW, BK_NR_DBG_TRAP, 32, junk), -EINVAL);
+	/* SMI for a GPU this process does not have */
+	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, 8, junk), -EINVAL);
 	assert_int_equal(kio(kfd, RW, 0x0d, 8, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_PROCESS, 8, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, BK_NR_SVM, 24, junk), -EPERM);
@@ -813,6 +816,33 @@ static void test_wait_does_not_block_others(void **state)
 	munmap((void *)(uintptr_t)va, 16 * PAGE);
 }
 
+/* SMI_EVENTS (KFD 1.3), answered in the guest: a client fd that takes
+ * the event mask and gives records without waiting; the host's events
+ * never reach it. */
+static void test_smi_events(void **state)
+{
+	struct {
+		uint32_t gpuid, anon_fd;
+	} a = {gpu_id, 0};
+	uint64_t mask = 1; /* VMFAULT */
+	char buf[128];
+	struct pollfd pfd;
+	int fd;
+
+	(void)state;
+	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, sizeof(a), &a), 0);
+	fd = (int)a.anon_fd;
+	assert_true(fd > 2);
+	assert_int_equal(write(fd, &mask, sizeof(mask)), (ssize_t)sizeof(mask));
+	assert_int_equal(read(fd, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EAGAIN);
+	pfd = (struct pollfd){.fd = fd, .events = POLLIN};
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	close(fd);
+	a.gpuid = gpu_id + 1;
+	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, sizeof(a), &a), -EINVAL);
+}
+
 static void test_create_queue_sizes(void **state)
 {
 	/* KFD 1.17 rules: rptr and wptr each in a one-page mapping, the ring
@@ -1069,6 +1099,7 @@ int main(void)
 	    cmocka_unit_test(test_wait_does_not_block_others),
 	    cmocka_unit_test(test_create_queue_sizes),
 	    cmocka_unit_test(test_sizes_and_misc),
+	    cmocka_unit_test(test_smi_events),
 	    cmocka_unit_test(test_render_drm),
 	};
 
