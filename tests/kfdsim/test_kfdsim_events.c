@@ -244,13 +244,29 @@ struct bg {
 	uint32_t id;
 	unsigned long req;
 	unsigned delay_ms;
+	bool after_waiter; /* first wait until a waiter blocks on signal event `id` */
 };
+
+/* White box: a WAIT_EVENTS is registered on signal event `id`. */
+static bool has_waiter(struct fx *f, uint32_t id)
+{
+	struct sim_process *p = proc_of(f);
+	bool r;
+
+	pthread_mutex_lock(&p->ev_lock);
+	r = id < KFD_SIGNAL_EVENT_LIMIT && p->sig[id] && p->sig[id]->waiters;
+	pthread_mutex_unlock(&p->ev_lock);
+	return r;
+}
 
 static void *bg_op(void *arg)
 {
 	struct bg *b = arg;
 
 	usleep(b->delay_ms * 1000);
+	/* a slow machine must not let the op overtake the wait it is for */
+	for (int i = 0; b->after_waiter && !has_waiter(b->f, b->id) && i < 10000; i++)
+		usleep(1000);
 	ev_op(b->f, b->req, b->id);
 	return NULL;
 }
@@ -289,7 +305,11 @@ static void test_wait_destroyed(void **state)
 
 	(void)state;
 	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, 0, &s), 0);
-	b = (struct bg){.f = f, .id = s.event_id, .req = AMDKFD_IOC_DESTROY_EVENT, .delay_ms = 20};
+	b = (struct bg){.f = f,
+			.id = s.event_id,
+			.req = AMDKFD_IOC_DESTROY_EVENT,
+			.delay_ms = 20,
+			.after_waiter = true};
 	pthread_create(&t, NULL, bg_op, &b);
 	assert_int_equal(wait1(f, s.event_id, 5000, NULL, &res), -EIO);
 	assert_int_equal(res, KFD_IOC_WAIT_RESULT_FAIL);
