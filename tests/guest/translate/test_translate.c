@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -838,9 +839,81 @@ static void test_smi_events(void **state)
 	assert_int_equal(errno, EAGAIN);
 	pfd = (struct pollfd){.fd = fd, .events = POLLIN};
 	assert_int_equal(poll(&pfd, 1, 0), 0);
-	close(fd);
 	a.gpuid = gpu_id + 1;
 	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, sizeof(a), &a), -EINVAL);
+
+	/* a VM fault of this process: an SDMA copy from an unmapped VA; the
+	 * memory event's data reaches the guest and the client's record is
+	 * "1 pid:comm" */
+	{
+		struct bk_alloc_memory ring, ptrs, db;
+		struct bk_create_queue q;
+		struct bk_create_event ce;
+		struct bk_event_data ed;
+		struct bk_wait_events w;
+		uint32_t ids[1] = {gpu_id}, ns = 0, *pk;
+		uint64_t rva = va_reserve(16 * PAGE), pva = va_reserve(PAGE);
+		uint64_t dva = va_reserve(2 * PAGE), wp = 28;
+		char comm[17] = {0}, want[64];
+		void *m;
+		int n;
+
+		prctl(PR_GET_NAME, comm);
+		snprintf(want, sizeof(want), "1 %x:%s\n", (unsigned)getpid(), comm);
+		memset(&ce, 0, sizeof(ce));
+		ce.event_type = BK_EVENT_MEMORY;
+		assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+		assert_int_equal(alloc_bo(rva, 16 * PAGE, GTT_FLAGS, &ring), 0);
+		assert_int_equal(alloc_bo(pva, PAGE, GTT_FLAGS, &ptrs), 0);
+		assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, ring.handle, ids, 1, &ns), 0);
+		ns = 0;
+		assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, ptrs.handle, ids, 1, &ns), 0);
+		assert_ptr_equal(B.mmap((void *)(uintptr_t)rva, 16 * PAGE, PROT_READ | PROT_WRITE,
+					MAP_SHARED | MAP_FIXED, rfd, (off_t)ring.mmap_offset),
+				 (void *)(uintptr_t)rva);
+		assert_ptr_equal(B.mmap((void *)(uintptr_t)pva, PAGE, PROT_READ | PROT_WRITE,
+					MAP_SHARED | MAP_FIXED, rfd, (off_t)ptrs.mmap_offset),
+				 (void *)(uintptr_t)pva);
+		memset(&q, 0, sizeof(q));
+		q.ring_base_address = rva;
+		q.ring_size = 16 * PAGE;
+		q.write_pointer_address = pva;
+		q.read_pointer_address = pva + 64;
+		q.gpu_id = gpu_id;
+		q.queue_type = 1; /* SDMA */
+		q.queue_percentage = 100;
+		assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), 0);
+		/* COPY_LINEAR of 16 bytes from an unmapped VA */
+		pk = (uint32_t *)(uintptr_t)rva;
+		pk[0] = 1;  /* op COPY, sub-op LINEAR */
+		pk[1] = 15; /* bytes - 1 */
+		pk[2] = 0;
+		pk[3] = 0x10000000u; /* src: nothing mapped there */
+		pk[4] = 0x7f;
+		pk[5] = (uint32_t)(rva + 8 * PAGE);
+		pk[6] = (uint32_t)((rva + 8 * PAGE) >> 32);
+		__atomic_store_n((uint64_t *)(uintptr_t)pva, wp, __ATOMIC_RELEASE);
+		assert_int_equal(
+		    alloc_bo(dva, 2 * PAGE, BK_ALLOC_DOORBELL | (1u << 31) | (1u << 26), &db), 0);
+		m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_FIXED, kfd,
+			   (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
+		assert_ptr_equal(m, (void *)(uintptr_t)dva);
+		memcpy((char *)m + (q.doorbell_offset & (2 * PAGE - 1)), &wp, 8);
+		memset(&ed, 0, sizeof(ed));
+		ed.event_id = ce.event_id;
+		memset(&w, 0, sizeof(w));
+		w.events_ptr = (uintptr_t)&ed;
+		w.num_events = 1;
+		w.timeout = 10000;
+		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+		assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
+		n = (int)read(fd, buf, sizeof(buf) - 1);
+		assert_int_equal(n, (int)strlen(want));
+		buf[n] = 0;
+		assert_string_equal(buf, want);
+	}
+	close(fd);
 }
 
 static void test_create_queue_sizes(void **state)
