@@ -1060,8 +1060,9 @@ static bool bk_userptr_len(struct bk_bo *b)
 /* What the CPU range [s, e) of a new USERPTR already holds, with bk_lock:
  * -EBUSY if it overlaps a converted USERPTR range (converting again would
  * move those pages to a second blob, and the first BO's GPU view would go
- * stale), -EFAULT if it overlaps a BO that is CPU-mapped from its blob (a
- * PFN mapping: the kernel cannot take user pages from it either), else 0. */
+ * stale), -EFAULT if it overlaps another BO's VA: there the CPU holds that
+ * BO's blob mapping (a PFN mapping: the kernel cannot take user pages from
+ * it either) or libhsakmt's reservation, else 0. */
 static int bk_userptr_overlap(uint64_t s, uint64_t e)
 {
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
@@ -1073,7 +1074,7 @@ static int bk_userptr_overlap(uint64_t s, uint64_t e)
 			if (b->userptr && b->userptr_mapped && s < b->cpu_va + b->uptr_len &&
 			    b->cpu_va < e)
 				return -EBUSY;
-			if (!b->userptr && b->cookie && s < b->va + b->size && b->va < e)
+			if (!b->userptr && s < b->va + b->size && b->va < e)
 				return -EFAULT;
 		}
 	}

@@ -1022,6 +1022,15 @@ static void test_create_queue_sizes(void **state)
 	m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 		   kfd, (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
 	assert_ptr_equal(m, (void *)(uintptr_t)dva);
+	/* the doorbell slice cannot be registered as user memory; it stays
+	 * the doorbell mapping */
+	{
+		struct bk_alloc_memory u;
+		uint64_t gva = va_reserve(2 * PAGE);
+
+		assert_int_equal(alloc_userptr(gva, dva, 2 * PAGE, &u), -EFAULT);
+		munmap((void *)(uintptr_t)gva, 2 * PAGE);
+	}
 	/* ring the doorbell as ROCr does: a plain store */
 	memcpy((char *)m + (q.doorbell_offset & (2 * PAGE - 1)), &ev, 8);
 	{
