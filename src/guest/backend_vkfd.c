@@ -108,6 +108,7 @@ struct bk_bo {
 	bool has_blob;
 	struct vkfd_guest_blob blob;
 	bool userptr;        /* converted guest USERPTR range */
+	uint64_t cpu_va;     /* its CPU address (mmap_offset); va is the GPU's */
 	uint64_t uptr_len;   /* bytes of it backed by the blob */
 	bool userptr_mapped; /* the range still holds our blob mapping */
 	bool event_page;     /* given to CREATE_EVENT: FREE -> EPERM */
@@ -1056,6 +1057,30 @@ static bool bk_userptr_len(struct bk_bo *b)
 	return true;
 }
 
+/* What the CPU range [s, e) of a new USERPTR already holds, with bk_lock:
+ * -EBUSY if it overlaps a converted USERPTR range (converting again would
+ * move those pages to a second blob, and the first BO's GPU view would go
+ * stale), -EFAULT if it overlaps another BO's VA: there the CPU holds that
+ * BO's blob mapping (a PFN mapping: the kernel cannot take user pages from
+ * it either) or libhsakmt's reservation, else 0. */
+static int bk_userptr_overlap(uint64_t s, uint64_t e)
+{
+	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
+		struct bk_conn *c = bk.files[i].conn;
+
+		if (bk.files[i].kind != BK_KFD || !c)
+			continue;
+		for (struct bk_bo *b = c->bos; b; b = b->next) {
+			if (b->userptr && b->userptr_mapped && s < b->cpu_va + b->uptr_len &&
+			    b->cpu_va < e)
+				return -EBUSY;
+			if (!b->userptr && s < b->va + b->size && b->va < e)
+				return -EFAULT;
+		}
+	}
+	return 0;
+}
+
 /* True if [va, va+len) lies entirely in readable private anonymous
  * mappings: there, a page that is neither present nor swapped has never
  * been written and reads as zero. */
@@ -1124,7 +1149,8 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 	return r;
 }
 
-/* USERPTR: the range becomes host-backed shared memory at the same VA
+/* USERPTR: the CPU range becomes host-backed shared memory, GPU-mapped at
+ * the BO's VA, which may differ from the CPU address
  * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
 static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
 {
@@ -1142,17 +1168,17 @@ static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
 		return -errno;
 	/* current contents first (the blob is zeroed by the host); then the
 	 * blob replaces the pages */
-	if (bk_range_anon_private(b->va, b->uptr_len))
-		r = bk_copy_populated(tmp, b->va, b->uptr_len);
+	if (bk_range_anon_private(b->cpu_va, b->uptr_len))
+		r = bk_copy_populated(tmp, b->cpu_va, b->uptr_len);
 	else
-		r = bk_read_user(tmp, b->va, b->uptr_len);
+		r = bk_read_user(tmp, b->cpu_va, b->uptr_len);
 	munmap(tmp, b->uptr_len);
 	t2 = bk_clock_ns(CLOCK_MONOTONIC);
 	bk_log("userptr %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us", b->uptr_len,
 	       (t1 - t0) / 1000, (t2 - t1) / 1000);
 	if (r)
 		return r;
-	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->va, b->uptr_len, 0,
+	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->cpu_va, b->uptr_len, 0,
 				PROT_READ | PROT_WRITE) == MAP_FAILED)
 		return -errno;
 	b->userptr_mapped = true;
@@ -1167,20 +1193,20 @@ static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
 	off_t pos = 0, end = (off_t)b->uptr_len;
 
 	if (!b->has_blob || b->blob.fd < 0 || lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
-		return bk_read_user(dst, b->va, b->uptr_len);
+		return bk_read_user(dst, b->cpu_va, b->uptr_len);
 	while (pos < end) {
 		off_t d = lseek(b->blob.fd, pos, SEEK_DATA), h;
 
 		if (d < 0)
 			return errno == ENXIO ? 0
-					      : bk_read_user(dst + pos, b->va + (uint64_t)pos,
+					      : bk_read_user(dst + pos, b->cpu_va + (uint64_t)pos,
 							     (size_t)(end - pos));
 		if (d >= end)
 			break;
 		h = lseek(b->blob.fd, d, SEEK_HOLE);
 		if (h < 0 || h > end)
 			h = end;
-		if (bk_read_user(dst + d, b->va + (uint64_t)d, (size_t)(h - d)))
+		if (bk_read_user(dst + d, b->cpu_va + (uint64_t)d, (size_t)(h - d)))
 			return -EFAULT;
 		pos = h;
 	}
@@ -1200,7 +1226,7 @@ static void bk_userptr_restore(struct bk_bo *b)
 		return;
 	if (bk_copy_blob_data(tmp, b) ||
 	    mremap(tmp, b->uptr_len, b->uptr_len, MREMAP_MAYMOVE | MREMAP_FIXED,
-		   (void *)(uintptr_t)b->va) == MAP_FAILED)
+		   (void *)(uintptr_t)b->cpu_va) == MAP_FAILED)
 		munmap(tmp, b->uptr_len);
 	b->userptr_mapped = false;
 }
@@ -1547,9 +1573,10 @@ static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
 	if (bk_gpu_index(a->gpu_id) < 0)
 		return -EINVAL;
 	if (userptr) {
-		/* GPU VA = CPU VA is how we convert; page granular */
-		if (a->mmap_offset != a->va_addr || (a->va_addr | a->size) & (uint64_t)(pg - 1) ||
-		    a->va_addr + a->size < a->va_addr)
+		/* page granular (libhsakmt registers whole pages); the GPU VA
+		 * may differ from the CPU address */
+		if ((a->va_addr | a->mmap_offset | a->size) & (uint64_t)(pg - 1) ||
+		    a->va_addr + a->size < a->va_addr || a->mmap_offset + a->size < a->mmap_offset)
 			return -EINVAL;
 		flags = (flags & ~BK_ALLOC_USERPTR) | BK_ALLOC_GTT;
 	}
@@ -1570,13 +1597,21 @@ static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
 	b->map_info = rsp.map_info;
 	b->map_flags = rsp.map_flags;
 	b->userptr = userptr;
+	b->cpu_va = userptr ? a->mmap_offset : 0;
 
 	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64 " blob %#" PRIx64
 	       " map_flags %#x",
 	       a->va_addr, a->size, a->flags, rsp.handle, rsp.blob_size, rsp.map_flags);
 	pthread_mutex_lock(&bk_mem_lock);
 	if (userptr) {
-		r = bk_userptr_len(b) ? bk_userptr_convert(c, b) : -EIO;
+		r = bk_userptr_len(b) ? 0 : -EIO;
+		if (!r) {
+			pthread_mutex_lock(&bk_lock);
+			r = bk_userptr_overlap(b->cpu_va, b->cpu_va + b->uptr_len);
+			pthread_mutex_unlock(&bk_lock);
+		}
+		if (!r)
+			r = bk_userptr_convert(c, b);
 		if (r) {
 			if (b->has_blob)
 				vkfd_guest_blob_destroy(c->g, &b->blob);
@@ -2534,7 +2569,8 @@ static void bk_munmap_notify(void *addr, size_t len)
 		if (bk.files[i].kind != BK_KFD || !c)
 			continue;
 		for (struct bk_bo *b = c->bos; b; b = b->next)
-			if (b->userptr && b->userptr_mapped && s < b->va + b->uptr_len && b->va < e)
+			if (b->userptr && b->userptr_mapped && s < b->cpu_va + b->uptr_len &&
+			    b->cpu_va < e)
 				b->userptr_mapped = false;
 	}
 	pthread_mutex_unlock(&bk_lock);

@@ -11,6 +11,11 @@
  *                   is not a gfx9 instruction: kfdsim's ISA interpreter
  *                   finds it illegal and ROCr must call the queue's error
  *                   callback with HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
+ *   hsa_e2e lock    hsa_amd_memory_lock of malloc'ed memory that starts
+ *                   and ends inside a page (hipHostRegister), SDMA copies
+ *                   to and from the returned agent pointer, the bytes seen
+ *                   through the CPU pointer and the bytes around the
+ *                   buffer checked, then hsa_amd_memory_unlock
  *   hsa_e2e matrix [MAX]
  *                   the version matrix's workload (tests/e2e/matrix, code
  *                   in hsa_matrix.h): async copies host->device,
@@ -392,6 +397,79 @@ static int run_all(void)
 	return failures ? EXIT_CHECK : 0;
 }
 
+/* hsa_amd_memory_lock: ROCr registers the pages around the buffer with
+ * libhsakmt, which gives them a GPU VA of its own (the agent pointer). */
+static int run_lock(void)
+{
+	const size_t size = N_ELEMS * 4, pad = 4096;
+	struct ctx c;
+	uint32_t *dev, *staging, *buf;
+	unsigned char *raw;
+	void *agent_ptr = NULL;
+	uint32_t bad = 0;
+	bool ok;
+
+	setup(&c);
+	dev = alloc_in(&c, c.dev_pool, size);
+	staging = alloc_in(&c, c.sys_pool, size);
+	raw = malloc(size + 2 * pad);
+	if (!raw) {
+		fprintf(stderr, "hsa_e2e: malloc failed\n");
+		return EXIT_SETUP;
+	}
+	memset(raw, 0x5c, size + 2 * pad);
+	/* neither end on a page boundary */
+	buf = (uint32_t *)(void *)(raw + pad + 36 - ((uintptr_t)raw & 4095));
+	for (uint32_t i = 0; i < N_ELEMS; i++)
+		buf[i] = i * 2246822519u + 7;
+	ok = hsa_amd_memory_lock(buf, size, &c.gpu, 1, &agent_ptr) == HSA_STATUS_SUCCESS &&
+	     agent_ptr != NULL;
+	report("hsa_amd_memory_lock", ok);
+	if (!ok)
+		return EXIT_CHECK;
+	printf("hsa_e2e: agent pointer %s the CPU pointer\n",
+	       agent_ptr == (void *)buf ? "equals" : "differs from");
+	for (uint32_t i = 0; i < N_ELEMS; i++)
+		if (buf[i] != i * 2246822519u + 7)
+			bad++;
+	report("locked buffer keeps its contents", bad == 0);
+	/* locked -> device -> staging: the GPU read the CPU's bytes */
+	ok = copy(&c, dev, c.gpu, agent_ptr, c.gpu, size);
+	ok = ok && copy(&c, staging, c.cpu, dev, c.gpu, size);
+	report("copy from the agent pointer", ok && memcmp(staging, buf, size) == 0);
+	/* device -> locked: the CPU sees the GPU's bytes */
+	for (uint32_t i = 0; i < N_ELEMS; i++)
+		staging[i] = ~i;
+	ok = copy(&c, dev, c.gpu, staging, c.cpu, size);
+	ok = ok && copy(&c, agent_ptr, c.gpu, dev, c.gpu, size);
+	bad = 0;
+	for (uint32_t i = 0; ok && i < N_ELEMS; i++)
+		if (buf[i] != ~i)
+			bad++;
+	report("copy to the agent pointer, seen by the CPU", ok && bad == 0);
+	/* the bytes around the buffer, in its first and last page */
+	bad = 0;
+	for (unsigned char *q = raw; q < (unsigned char *)buf; q++)
+		bad += *q != 0x5c;
+	for (unsigned char *q = (unsigned char *)buf + size; q < raw + size + 2 * pad; q++)
+		bad += *q != 0x5c;
+	report("bytes around the locked buffer untouched", bad == 0);
+	buf[0] = 0xabcdef01u;
+	report("hsa_amd_memory_unlock", hsa_amd_memory_unlock(buf) == HSA_STATUS_SUCCESS);
+	bad = 0;
+	for (uint32_t i = 1; i < N_ELEMS; i++)
+		if (buf[i] != ~i)
+			bad++;
+	report("contents survive unlock", buf[0] == 0xabcdef01u && bad == 0 && raw[0] == 0x5c);
+	free(raw);
+	CHECK_HSA(hsa_amd_memory_pool_free(staging));
+	CHECK_HSA(hsa_amd_memory_pool_free(dev));
+	CHECK_HSA(hsa_queue_destroy(c.queue));
+	CHECK_HSA(hsa_shut_down());
+	printf("hsa_e2e: %s (%d failed)\n", failures ? "FAILED" : "all passed", failures);
+	return failures ? EXIT_CHECK : 0;
+}
+
 static int run_fault(void)
 {
 	struct ctx c;
@@ -457,10 +535,12 @@ int main(int argc, char **argv)
 		return run_all();
 	if (strcmp(mode, "fault") == 0)
 		return run_fault();
+	if (strcmp(mode, "lock") == 0)
+		return run_lock();
 	if (strcmp(mode, "illegal") == 0)
 		return run_illegal();
 	if (strcmp(mode, "matrix") == 0)
 		return run_matrix(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : MATRIX_BIG);
-	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|matrix]\n");
+	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|lock|matrix]\n");
 	return EXIT_SETUP;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # One end-to-end case with real ROCm userspace on a kfdsim GPU.
 #   run_e2e.sh CASE VKFD_RUN HSA_E2E SANITIZE [MODE]
-# CASE: rocminfo | rocminfo-multi | hsa | hsa-fault | hsa-illegal
+# CASE: rocminfo | rocminfo-multi | hsa | hsa-fault | hsa-illegal | hsa-lock
 # MODE: native (vkfd-run --native, the default) or server (vkfd-run's default
 # mode: a private vkfd-server and the shim's vkfd backend).
 # VKFD_E2E_RUN_ARGS, when set, replaces the vkfd-run options MODE picks.
@@ -91,6 +91,12 @@ hsa)
 	"$vkfd_run" $run_args -- "$hsa_e2e" all >"$out/stdout" 2>"$out/stderr"
 	rc=$?
 	[ $rc -eq 0 ] || fail "hsa_e2e exited with $rc"
+	grep -q '^hsa_e2e: all passed' "$out/stdout" || fail "no pass summary"
+	;;
+hsa-lock)
+	"$vkfd_run" $run_args -- "$hsa_e2e" lock >"$out/stdout" 2>"$out/stderr"
+	rc=$?
+	[ $rc -eq 0 ] || fail "hsa_e2e lock exited with $rc"
 	grep -q '^hsa_e2e: all passed' "$out/stdout" || fail "no pass summary"
 	;;
 hsa-fault)

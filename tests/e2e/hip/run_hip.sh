@@ -6,7 +6,7 @@
 # private vkfd-server and the shim's vkfd backend).
 # HIP_BASIC is empty when hipcc was not found at configure time.
 # "copy" also runs hipMemcpy and hipFree, which run ROCr's and ROCclr's blit
-# kernels on kfdsim's ISA interpreter (docs/hip.md; registered natively).
+# kernels on kfdsim's ISA interpreter (docs/hip.md; registered both ways).
 # Exit 0 pass, 1 fail, 77 skip.
 set -u
 mode=$1

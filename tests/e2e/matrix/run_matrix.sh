@@ -18,7 +18,9 @@
 #                     the shim's debug log, which names every created queue:
 #                     the copies must have run on SDMA queues (and on this
 #                     ROCr's expected SDMA queue type), never blit kernels;
-#   hsa_e2e fault     ROCr must report the GPU memory fault and abort.
+#   hsa_e2e fault     ROCr must report the GPU memory fault and abort;
+#   hsa_e2e lock      hsa_amd_memory_lock of malloc'ed memory, copies
+#                     through the agent pointer verified (one GPU).
 # The hsa_e2e matrix output of the native and the vkfd run must be
 # identical. HSA_E2E and DRM_IDENTITY are built on the host against
 # bookworm's headers and run unchanged in the chroots (ROCr's and libdrm's C
@@ -387,6 +389,8 @@ for gpus in 1 2; do
 		if [ $gpus = 1 ]; then
 			run fault-$tag $backend $gpus $bin/$(basename "$hsa_e2e") fault
 			check_fault fault-$tag
+			run lock-$tag $backend $gpus $bin/$(basename "$hsa_e2e") lock
+			check_rc0 lock-$tag
 		fi
 		[ $backend = vkfd ] && stop_server
 	done

@@ -444,14 +444,7 @@ static void test_userptr_conversion(void **state)
 	assert_true(p != MAP_FAILED);
 	for (size_t i = 0; i < size; i++)
 		p[i] = (unsigned char)(i * 7);
-	/* VA and CPU address must be the same: that is how we convert */
-	memset(&a, 0, sizeof(a));
-	a.va_addr = (uintptr_t)p;
-	a.mmap_offset = (uintptr_t)p + PAGE;
-	a.size = size;
-	a.gpu_id = gpu_id;
-	a.flags = BK_ALLOC_USERPTR | (1u << 31);
-	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(a), &a), -EINVAL);
+	/* page granular: libhsakmt registers whole pages */
 	assert_int_equal(alloc_bo((uintptr_t)p + 1, size, BK_ALLOC_USERPTR | (1u << 31), &a),
 			 -EINVAL);
 	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
@@ -490,6 +483,105 @@ static void test_userptr_conversion(void **state)
 	p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), -EFAULT);
 	munmap(p, size);
+}
+
+static int alloc_userptr(uint64_t gva, uint64_t cpu, uint64_t size, struct bk_alloc_memory *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->va_addr = gva;
+	a->mmap_offset = cpu;
+	a->size = size;
+	a->gpu_id = gpu_id;
+	a->flags = BK_ALLOC_USERPTR | (1u << 31);
+	return kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(*a), a);
+}
+
+/* hsaKmtRegisterMemory: the GPU VA comes from libhsakmt's aperture, not
+ * the CPU address. A malloc'd buffer rarely starts on a page: libhsakmt
+ * registers the whole pages around it, so the bytes around the buffer in
+ * its first and last page must survive too. */
+static void test_userptr_unequal_va(void **state)
+{
+	struct bk_alloc_memory a, a2;
+	size_t size = 4 * PAGE;
+	uint32_t ids[1] = {gpu_id}, ns = 0;
+	uint64_t gva = va_reserve(size), gva2 = va_reserve(size);
+	unsigned char *p;
+
+	(void)state;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	for (size_t i = 0; i < size; i++)
+		p[i] = (unsigned char)(i * 13);
+	/* unaligned CPU address, GPU VA or size */
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p + 100, size, &a), -EINVAL);
+	assert_int_equal(alloc_userptr(gva + 100, (uintptr_t)p, size, &a), -EINVAL);
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p, size - 100, &a), -EINVAL);
+	assert_int_equal(alloc_userptr(gva, UINT64_MAX & ~(PAGE - 1), size, &a), -EINVAL);
+	/* the middle pages, as for a buffer at p + 100 of 2 pages + 5 bytes */
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p + PAGE, 3 * PAGE, &a), 0);
+	assert_true(a.handle != 0);
+	assert_int_equal(a.mmap_offset, (uintptr_t)p + PAGE); /* untouched */
+	for (size_t i = 0; i < size; i++)
+		if (p[i] != (unsigned char)(i * 13))
+			fail_msg("byte %zu changed", i);
+	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 1, &ns), 0);
+	assert_int_equal(ns, 1);
+	p[PAGE - 1] = 0xa1; /* outside, just before */
+	p[PAGE] = 0xb2;     /* first registered byte */
+	p[size - 1] = 0xc3; /* last registered byte */
+	/* the same pages again, or overlapping them: refused (the kernel
+	 * allows two BOs over the same pages; docs/guest-vkfd-backend.md) */
+	assert_int_equal(alloc_userptr(gva2, (uintptr_t)p + PAGE, 3 * PAGE, &a2), -EBUSY);
+	assert_int_equal(alloc_userptr(gva2, (uintptr_t)p, 2 * PAGE, &a2), -EBUSY);
+	/* the page before is not registered: it can be */
+	assert_int_equal(alloc_userptr(gva + 3 * PAGE, (uintptr_t)p, PAGE, &a2), 0);
+	assert_int_equal(p[PAGE - 1], 0xa1);
+	assert_int_equal(p[0], 0);
+	ns = 0;
+	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1, &ns), 0);
+	/* unregistering one leaves the other's pages as they are */
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_int_equal(p[PAGE], 0xb2);
+	assert_int_equal(p[size - 1], 0xc3);
+	assert_int_equal(p[2 * PAGE], (unsigned char)(2 * PAGE * 13));
+	p[PAGE - 2] = 0xd4;
+	assert_int_equal(free_bo(a2.handle), 0);
+	assert_int_equal(p[PAGE - 1], 0xa1);
+	assert_int_equal(p[PAGE - 2], 0xd4);
+	/* freed: the same range registers again */
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p, size, &a), 0);
+	assert_int_equal(p[PAGE], 0xb2);
+	assert_int_equal(free_bo(a.handle), 0);
+	munmap(p, size);
+	munmap((void *)(uintptr_t)gva, size);
+	munmap((void *)(uintptr_t)gva2, size);
+}
+
+/* Registering memory that is itself a CPU mapping of a BO (hipHostMalloc
+ * memory): refused with -EFAULT, as the kernel cannot take user pages from
+ * a PFN mapping; the BO is unharmed. libhsakmt answers such a registration
+ * itself, without an ioctl, since the address is in its own aperture. */
+static void test_userptr_of_bo_mapping(void **state)
+{
+	struct bk_alloc_memory a, u;
+	uint64_t va = va_reserve(4 * PAGE), gva = va_reserve(4 * PAGE);
+	unsigned char *m;
+
+	(void)state;
+	assert_int_equal(alloc_bo(va, 4 * PAGE, GTT_FLAGS, &a), 0);
+	m = B.mmap((void *)(uintptr_t)va, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	m[PAGE] = 0x5a;
+	assert_int_equal(alloc_userptr(gva, va + PAGE, PAGE, &u), -EFAULT);
+	assert_int_equal(alloc_userptr(gva, va, 4 * PAGE, &u), -EFAULT);
+	assert_int_equal(m[PAGE], 0x5a);
+	m[PAGE + 1] = 0x6b;
+	assert_int_equal(m[PAGE + 1], 0x6b);
+	assert_int_equal(free_bo(a.handle), 0);
+	munmap((void *)(uintptr_t)va, 4 * PAGE);
+	munmap((void *)(uintptr_t)gva, 4 * PAGE);
 }
 
 /* Sparse anonymous memory (only touched pages are copied) and a private
@@ -1003,6 +1095,15 @@ static void test_create_queue_sizes(void **state)
 	m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 		   kfd, (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
 	assert_ptr_equal(m, (void *)(uintptr_t)dva);
+	/* the doorbell slice cannot be registered as user memory; it stays
+	 * the doorbell mapping */
+	{
+		struct bk_alloc_memory u;
+		uint64_t gva = va_reserve(2 * PAGE);
+
+		assert_int_equal(alloc_userptr(gva, dva, 2 * PAGE, &u), -EFAULT);
+		munmap((void *)(uintptr_t)gva, 2 * PAGE);
+	}
 	/* ring the doorbell as ROCr does: a plain store */
 	memcpy((char *)m + (q.doorbell_offset & (2 * PAGE - 1)), &ev, 8);
 	{
@@ -1165,6 +1266,8 @@ int main(void)
 	    cmocka_unit_test(test_vram_alloc_mmap_map_free),
 	    cmocka_unit_test(test_gtt_aql_mirrored),
 	    cmocka_unit_test(test_userptr_conversion),
+	    cmocka_unit_test(test_userptr_unequal_va),
+	    cmocka_unit_test(test_userptr_of_bo_mapping),
 	    cmocka_unit_test(test_userptr_sparse_and_file),
 	    cmocka_unit_test(test_userptr_o_direct),
 	    cmocka_unit_test(test_events),
