@@ -89,14 +89,14 @@ retest() {
 echo "== build: ASan + UBSan"
 run_build build-san "" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false || rc=1
 echo "== ASan + UBSan: the threaded suites twice more"
-retest build-san 2 "$THREADED_SUITES" || rc=1
+retest build-san 2 "$THREADED_SUITES" --no-suite bulk || rc=1
 
 echo "== build: TSan (threaded suites three times, e2e once)"
 # Guests that fork (fork_reopen, ROCm's fork tests) start threads in the
 # child of a multi-threaded process: TSan must let them.
 tsan_fork="$TSAN_OPTIONS:die_after_fork=0"
 TSAN_OPTIONS="$tsan_fork" run_build build-tsan "$THREADED_SUITES" -Dwerror=true -Db_sanitize=thread || rc=1
-TSAN_OPTIONS="$tsan_fork" retest build-tsan 2 "$THREADED_SUITES" || rc=1
+TSAN_OPTIONS="$tsan_fork" retest build-tsan 2 "$THREADED_SUITES" --no-suite bulk || rc=1
 # ROCm programs on kfdsim and vkfd-server under TSan: GPU-memory accesses
 # are suppressed (ordered by uninstrumented ROCm code, ci/tsan-rocm.supp).
 # The version matrix (suite matrix) is left out here: it runs uninstrumented
