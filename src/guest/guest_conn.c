@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-
 static struct guest_transport *open_transport(enum vkfd_transport tr, const char *target)
 {
 	if (tr == VKFD_TRANSPORT_AUTO) {

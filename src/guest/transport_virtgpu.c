@@ -350,8 +350,8 @@ struct guest_transport *gt_virtgpu_open(const char *node_path)
 	int fd = node_path ? open_node(node_path) : scan_nodes();
 
 	if (fd < 0) {
-		guest_log(GUEST_LOG_INFO, "virtgpu: no node with capset %u (%s)", VIRTIO_GPU_CAPSET_AMDKFD,
-			  strerror(-fd));
+		guest_log(GUEST_LOG_INFO, "virtgpu: no node with capset %u (%s)",
+			  VIRTIO_GPU_CAPSET_AMDKFD, strerror(-fd));
 		errno = -fd;
 		return NULL;
 	}

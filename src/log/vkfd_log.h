@@ -33,7 +33,7 @@ int vkfd_log_env_level(int fallback);
 
 /* One line from `component` at `level` (not VKFD_LOG_NONE); the caller has
  * decided that it is enabled. Longer messages are truncated. */
-void vkfd_log_vwrite(const char *component, enum vkfd_log_level level, const char *fmt,
-		     va_list ap) __attribute__((format(printf, 3, 0)));
+void vkfd_log_vwrite(const char *component, enum vkfd_log_level level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif

@@ -145,12 +145,9 @@ static void test_long_line_truncated(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_names),
-	    cmocka_unit_test(test_parse_digits),
-	    cmocka_unit_test(test_parse_rejects),
-	    cmocka_unit_test(test_env_none_is_quiet),
-	    cmocka_unit_test(test_line_format),
-	    cmocka_unit_test(test_long_line_truncated),
+	    cmocka_unit_test(test_parse_names),   cmocka_unit_test(test_parse_digits),
+	    cmocka_unit_test(test_parse_rejects), cmocka_unit_test(test_env_none_is_quiet),
+	    cmocka_unit_test(test_line_format),   cmocka_unit_test(test_long_line_truncated),
 	};
 
 	setenv("VKFD_DEBUG", "none", 1);

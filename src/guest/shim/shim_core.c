@@ -54,7 +54,8 @@ static const struct shim_backend *select_backend(void)
 	if (!name || !*name)
 		return &shim_backend_vkfd;
 	if (strcmp(name, "native") == 0) {
-		shim_log("VKFD_BACKEND=native: this shim was built without kfdsim (guest-only build)");
+		shim_log(
+		    "VKFD_BACKEND=native: this shim was built without kfdsim (guest-only build)");
 		errno = ENOSYS;
 		return NULL;
 	}

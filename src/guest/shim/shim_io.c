@@ -66,7 +66,7 @@ static void log_create_queue(const void *arg, size_t size)
 	if (size >= 96)
 		memcpy(&engine, (const char *)arg + 88, 4);
 	shim_debug("create_queue gpu_id %u type %u sdma_engine_id %u -> queue %u", gpu_id, type,
-		 engine, queue_id);
+		   engine, queue_id);
 }
 
 static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg)
