@@ -174,9 +174,17 @@ def check_build(builddir):
         if not os.path.isfile(lib):
             continue
         allow = map_globals(map_rel)
-        extra = [n for n in exported(lib) if not allowed_by(n, allow)]
+        names = exported(lib)
+        extra = [n for n in names if not allowed_by(n, allow)]
         if extra:
             errors.append(f"{lib}: exports outside {map_rel}: {' '.join(sorted(extra))}")
+        # a listed name that is not exported is a lost interposer or API
+        missing = [p for p in allow if not p.endswith("*") and p not in names]
+        if any(p.startswith("kfdsim_") for p in missing) and not any(
+                n.startswith("kfdsim_") for n in names):
+            missing = [p for p in missing if not p.startswith("kfdsim_")]  # built without kfdsim
+        if missing:
+            errors.append(f"{lib}: does not export {' '.join(sorted(missing))} ({map_rel})")
     return errors
 
 
