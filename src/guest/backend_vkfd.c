@@ -40,6 +40,7 @@
 #include "vkfd/guest.h"
 #include "../proto/vkfd_protocol.h"
 #include "shim/shim_backend.h"
+#include "vkfd_log.h"
 
 #include "backend_vkfd_kfd.h"
 #include "backend_vkfd_topo.h"
@@ -63,26 +64,16 @@ static uint64_t bk_clock_ns(clockid_t id)
 
 static void bk_log(const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	int n;
 
-	if (bk_debug < 0) {
-		const char *d = getenv("VKFD_DEBUG");
-
-		bk_debug = d && *d && strcmp(d, "0") != 0;
-	}
+	/* per-call tracing: VKFD_DEBUG=debug (src/log/vkfd_log.h) */
+	if (bk_debug < 0)
+		bk_debug = vkfd_log_env_level(VKFD_LOG_ERROR) >= VKFD_LOG_DEBUG;
 	if (!bk_debug)
 		return;
-	n = snprintf(buf, sizeof(buf), "vkfd-backend[%d]: ", (int)getpid());
 	va_start(ap, fmt);
-	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	vkfd_log_vwrite("vkfd-backend", VKFD_LOG_DEBUG, fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof(buf) - 1)
-		n = (int)sizeof(buf) - 2;
-	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
-		return;
 }
 
 /* ------------------------------------------------------------------ */

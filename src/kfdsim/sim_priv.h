@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "vkfd/kfdsim.h"
+#include "kfdsim_test_hooks.h"
 #include "sim_kfd_internal.h"
 #include "engine/sim_engine.h"
 

@@ -16,6 +16,7 @@
 
 #include "host_harness.h"
 #include "host_internal.h"
+#include "kfdsim_test_hooks.h"
 #include "vkfd/kfdsim.h"
 
 #define VRAM_QUOTA (512ull << 20)

@@ -376,7 +376,7 @@ for gpus in 1 2; do
 		check_rocminfo rocminfo-$tag $target $gpus
 		run drm-$tag $backend $gpus $bin/$(basename "$drm_identity")
 		check_rc0 drm-$tag
-		debug=1
+		debug=debug
 		run hsa-$tag $backend $gpus $bin/$(basename "$hsa_e2e") matrix $max
 		debug=0
 		check_rc0 hsa-$tag
