@@ -13,6 +13,7 @@
  * counts and embedded pointers are bounded and read with process_vm_readv
  * (EFAULT instead of a crash). Errors are the errno the kernel would give.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -198,6 +199,75 @@ static pthread_mutex_t bk_lock = PTHREAD_MUTEX_INITIALIZER;
  * that a BO cannot disappear while it is being mapped. Taken before
  * bk_lock, never while holding it. */
 static pthread_mutex_t bk_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Who holds what, for the _locked assertions: a per-thread record set by
+ * the lock wrappers below. A per-thread variable (not an owner field in
+ * the mutex, nor pthread_mutex_trylock) because it answers "does THIS
+ * thread hold it" exactly, is never read by another thread (so there is no
+ * data race for TSan to report), and needs no compiler extension. Checked
+ * by assert(), so NDEBUG builds pay nothing. A thread holds at most one
+ * connection's ev_lock at a time.
+ */
+static _Thread_local unsigned int bk_lock_depth;
+static _Thread_local unsigned int bk_mem_lock_depth;
+static _Thread_local const struct bk_conn *bk_ev_lock_holder;
+
+#define BK_ASSERT_TABLE_LOCKED()  assert(bk_lock_depth > 0)
+#define BK_ASSERT_MEM_LOCKED()    assert(bk_mem_lock_depth > 0)
+#define BK_ASSERT_EV_LOCKED(conn) assert(bk_ev_lock_holder == (conn))
+
+static void bk_table_lock(void)
+{
+	pthread_mutex_lock(&bk_lock);
+	bk_lock_depth++;
+}
+
+static void bk_table_unlock(void)
+{
+	assert(bk_lock_depth > 0);
+	bk_lock_depth--;
+	pthread_mutex_unlock(&bk_lock);
+}
+
+static void bk_mem_lock_take(void)
+{
+	assert(bk_lock_depth == 0); /* the order: bk_mem_lock, then bk_lock */
+	pthread_mutex_lock(&bk_mem_lock);
+	bk_mem_lock_depth++;
+}
+
+static void bk_mem_lock_release(void)
+{
+	assert(bk_mem_lock_depth > 0);
+	bk_mem_lock_depth--;
+	pthread_mutex_unlock(&bk_mem_lock);
+}
+
+static void bk_ev_lock(struct bk_conn *c)
+{
+	assert(!bk_ev_lock_holder); /* a leaf lock: one at a time */
+	pthread_mutex_lock(&c->ev_lock);
+	bk_ev_lock_holder = c;
+}
+
+static void bk_ev_unlock(struct bk_conn *c)
+{
+	BK_ASSERT_EV_LOCKED(c);
+	bk_ev_lock_holder = NULL;
+	pthread_mutex_unlock(&c->ev_lock);
+}
+
+/* After fork, in the child: only this thread survives and the locks may
+ * be held by threads that are gone. */
+static void bk_locks_reset_child(void)
+{
+	pthread_mutex_init(&bk_lock, NULL);
+	pthread_mutex_init(&bk_mem_lock, NULL);
+	bk_lock_depth = 0;
+	bk_mem_lock_depth = 0;
+	bk_ev_lock_holder = NULL;
+}
 
 #define BK_COOKIE_SHIFT 24 /* 16 MiB apart: page aligned, fits off_t */
 
@@ -386,11 +456,12 @@ static void bk_conn_free(struct bk_conn *c)
 /* After fork the table still holds the parent's entries (they answer EBADF
  * in the child). The child may close such an fd behind our back and get the
  * same number again from a new open: its own entry must win. */
-static struct bk_file *bk_file_get(int fd)
+static struct bk_file *bk_file_get_locked(int fd)
 {
 	struct bk_file *inherited = NULL;
 	pid_t self = getpid();
 
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_file *f = &bk.files[i];
 
@@ -403,10 +474,11 @@ static struct bk_file *bk_file_get(int fd)
 	return inherited;
 }
 
-static struct bk_file *bk_file_add(int fd, enum bk_kind kind)
+static struct bk_file *bk_file_add_locked(int fd, enum bk_kind kind)
 {
 	pid_t self = getpid();
 
+	BK_ASSERT_TABLE_LOCKED();
 	/* A new open returned this number, so an inherited entry for it is
 	 * gone for good (its connection was already marked dead at fork). */
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
@@ -430,24 +502,27 @@ static struct bk_file *bk_file_add(int fd, enum bk_kind kind)
 	return NULL;
 }
 
-static int bk_gpu_index(uint32_t gpu_id)
+static int bk_gpu_index_locked(uint32_t gpu_id)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < bk.n_gpus; i++)
 		if (bk.gpus[i].gpu_id == gpu_id)
 			return (int)i;
 	return -1;
 }
 
-static struct bk_bo *bk_bo_find(struct bk_conn *c, uint64_t handle)
+static struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (struct bk_bo *b = c->bos; b; b = b->next)
 		if (b->handle == handle)
 			return b;
 	return NULL;
 }
 
-static struct bk_bo *bk_bo_by_cookie(uint64_t cookie, struct bk_conn **owner)
+static struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **owner)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_file *f = &bk.files[i];
 
@@ -606,7 +681,7 @@ static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off, struct bk_re
  * Link directories are renumbered densely and the link counts in each GPU
  * node's properties are set from the link files actually exported (the
  * guest's tree must be self-consistent whatever the host sent). */
-static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
+static int bk_topo_build_locked(const char *troot, const uint8_t *buf, size_t len)
 {
 	uint64_t io_mask[VKFD_MAX_GPUS] = {0}, p2p_mask[VKFD_MAX_GPUS] = {0};
 	bool has_props[VKFD_MAX_GPUS] = {false};
@@ -616,6 +691,7 @@ static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
 	size_t off;
 	int r = 0;
 
+	BK_ASSERT_TABLE_LOCKED();
 	if (!fixed || !loc) {
 		free(fixed);
 		free(loc);
@@ -742,7 +818,7 @@ out:
 	return r;
 }
 
-static int bk_topo_materialise(struct bk_conn *c)
+static int bk_topo_materialise_locked(struct bk_conn *c)
 {
 	char tmpl[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
@@ -750,6 +826,7 @@ static int bk_topo_materialise(struct bk_conn *c)
 	size_t len = 0;
 	int r;
 
+	BK_ASSERT_TABLE_LOCKED();
 	snprintf(tmpl, sizeof(tmpl), "%s/vkfd-topo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tmpl))
 		return -errno;
@@ -766,7 +843,7 @@ static int bk_topo_materialise(struct bk_conn *c)
 		/* BK_TOPO_SUBDIR starts with '/': skip it for a relative path */
 		r = bk_topo_mkdirs(bk.root, &(BK_TOPO_SUBDIR "/nodes/x")[1]);
 		if (!r)
-			r = bk_topo_build(troot, buf, len);
+			r = bk_topo_build_locked(troot, buf, len);
 	}
 	free(buf);
 	return r;
@@ -788,7 +865,7 @@ static int bk_init(void)
 	int r = 0;
 	static bool atexit_done;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	if (bk.inited && bk.pid == getpid())
 		goto out;
 	c = bk_conn_new(&r);
@@ -796,7 +873,7 @@ static int bk_init(void)
 		goto out;
 	bk.pid = getpid();
 	bk.next_cookie = 1;
-	r = bk_topo_materialise(c);
+	r = bk_topo_materialise_locked(c);
 	if (r) {
 		bk_log("topology: %s", strerror(-r));
 		bk_cleanup_tree();
@@ -810,7 +887,7 @@ static int bk_init(void)
 		atexit_done = true;
 	}
 out:
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	return r;
 }
 
@@ -823,12 +900,12 @@ static const char *bk_sysfs_root(void)
 static void bk_open_failed(struct bk_conn *c, bool reused)
 {
 	if (reused) {
-		pthread_mutex_lock(&bk_lock);
+		bk_table_lock();
 		if (!bk.kept) {
 			bk.kept = c;
 			c = NULL;
 		}
-		pthread_mutex_unlock(&bk_lock);
+		bk_table_unlock();
 	}
 	bk_conn_free(c);
 }
@@ -840,7 +917,7 @@ static int bk_open_kfd(int flags)
 	bool reused = false;
 	int fd, r = 0;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	if (bk.kept && bk.kept->pid == getpid() && !bk.kept->dead) {
 		c = bk.kept;
 		bk.kept = NULL;
@@ -849,7 +926,7 @@ static int bk_open_kfd(int flags)
 		c = bk.spare;
 		bk.spare = NULL;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!c) {
 		c = bk_conn_new(&r);
 		if (!c)
@@ -861,14 +938,14 @@ static int bk_open_kfd(int flags)
 		bk_open_failed(c, reused);
 		return r;
 	}
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_add(fd, BK_KFD);
+	bk_table_lock();
+	f = bk_file_add_locked(fd, BK_KFD);
 	if (f) {
 		f->conn = c;
 		c->kfd_fd = fd;
 		c->refs = 1;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!f) {
 		close(fd);
 		bk_open_failed(c, reused);
@@ -883,21 +960,21 @@ static int bk_open_render(int minor, int flags)
 	struct bk_file *f;
 	int gpu = -1, fd;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	for (unsigned int i = 0; i < bk.n_gpus; i++)
 		if (bk.gpus[i].render_minor == minor)
 			gpu = (int)i;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (gpu < 0)
 		return -ENOENT;
 	fd = eventfd(0, EFD_NONBLOCK | ((flags & O_CLOEXEC) ? EFD_CLOEXEC : 0));
 	if (fd < 0)
 		return -errno;
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_add(fd, BK_RENDER);
+	bk_table_lock();
+	f = bk_file_add_locked(fd, BK_RENDER);
 	if (f)
 		f->gpu = gpu;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!f) {
 		close(fd);
 		return -EMFILE;
@@ -910,12 +987,12 @@ static int bk_close(int fd)
 	struct bk_conn *drop = NULL;
 	struct bk_file *f;
 
-	pthread_mutex_lock(&bk_mem_lock);
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
+	bk_mem_lock_take();
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
 	if (!f) {
-		pthread_mutex_unlock(&bk_lock);
-		pthread_mutex_unlock(&bk_mem_lock);
+		bk_table_unlock();
+		bk_mem_lock_release();
 		return close(fd) ? -errno : 0;
 	}
 	if (f->kind == BK_KFD && f->conn) {
@@ -953,20 +1030,18 @@ static int bk_close(int fd)
 				bk.kept->acquired[g] = -1;
 	}
 	memset(f, 0, sizeof(*f));
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	/* Destroying the connection destroys the host context, which frees
 	 * every object it held, as closing /dev/kfd does. Mappings the
 	 * application still has stay valid (blob fds are independent). */
 	bk_conn_free(drop);
-	pthread_mutex_unlock(&bk_mem_lock);
+	bk_mem_lock_release();
 	return close(fd) ? -errno : 0;
 }
 
 static void bk_atfork_child(void)
 {
-	/* Only this thread survives: locks may be held by dead threads. */
-	pthread_mutex_init(&bk_lock, NULL);
-	pthread_mutex_init(&bk_mem_lock, NULL);
+	bk_locks_reset_child();
 	/* Every inherited connection belongs to the parent's host context:
 	 * mark it dead (ioctls on the inherited fds give EBADF like the
 	 * kernel) and never send or disconnect on it. */
@@ -996,12 +1071,13 @@ static void bk_atfork_child(void)
 /* ------------------------------------------------------------------ */
 
 /* Called with bk_mem_lock held. */
-static int bk_bo_blob(struct bk_conn *c, struct bk_bo *b)
+static int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 {
 	struct vkfd_req_bind_blob req;
 	uint64_t id;
 	int r;
 
+	BK_ASSERT_MEM_LOCKED();
 	if (b->has_blob)
 		return 0;
 	if (b->map_flags & VKFD_ALLOC_MAP_NONE)
@@ -1063,8 +1139,9 @@ static bool bk_userptr_len(struct bk_bo *b)
  * stale), -EFAULT if it overlaps another BO's VA: there the CPU holds that
  * BO's blob mapping (a PFN mapping: the kernel cannot take user pages from
  * it either) or libhsakmt's reservation, else 0. */
-static int bk_userptr_overlap(uint64_t s, uint64_t e)
+static int bk_userptr_overlap_locked(uint64_t s, uint64_t e)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_conn *c = bk.files[i].conn;
 
@@ -1152,14 +1229,15 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 /* USERPTR: the CPU range becomes host-backed shared memory, GPU-mapped at
  * the BO's VA, which may differ from the CPU address
  * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
-static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
+static int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 {
 	void *tmp;
 	int r;
 
+	BK_ASSERT_MEM_LOCKED();
 	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2;
 
-	r = bk_bo_blob(c, b);
+	r = bk_bo_blob_locked(c, b);
 	if (r)
 		return r;
 	t1 = bk_clock_ns(CLOCK_MONOTONIC);
@@ -1215,10 +1293,11 @@ static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
 
 /* Give a converted range back as private anonymous memory with the same
  * contents. Called with bk_mem_lock. */
-static void bk_userptr_restore(struct bk_bo *b)
+static void bk_userptr_restore_locked(struct bk_bo *b)
 {
 	void *tmp;
 
+	BK_ASSERT_MEM_LOCKED();
 	if (!b->userptr_mapped)
 		return;
 	tmp = mmap(NULL, b->uptr_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1334,9 +1413,9 @@ static int bk_ioctl_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
 	int gi, r;
 
 	(void)usize;
-	pthread_mutex_lock(&bk_lock);
-	gi = bk_gpu_index(a->gpu_id);
-	f = bk_file_get((int)a->drm_fd);
+	bk_table_lock();
+	gi = bk_gpu_index_locked(a->gpu_id);
+	f = bk_file_get_locked((int)a->drm_fd);
 	if (gi < 0) {
 		r = -EINVAL;
 	} else if (!f || f->kind != BK_RENDER || f->pid != getpid()) {
@@ -1345,14 +1424,14 @@ static int bk_ioctl_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
 		r = -EINVAL; /* a render node of another GPU */
 	} else if (c->acquired[gi] >= 0) {
 		r = c->acquired[gi] == (int)a->drm_fd ? 0 : -EBUSY;
-		pthread_mutex_unlock(&bk_lock);
+		bk_table_unlock();
 		return r;
 	} else if (f->vm_owner && f->vm_owner != c) {
 		r = -EBUSY; /* another KFD process owns this file's VM */
 	} else {
 		r = 1;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (r <= 0)
 		return r;
 	memset(&req, 0, sizeof(req));
@@ -1360,13 +1439,13 @@ static int bk_ioctl_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
 	r = bk_call(c, VKFD_CMD_ACQUIRE_VM, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r)
 		return r;
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get((int)a->drm_fd);
+	bk_table_lock();
+	f = bk_file_get_locked((int)a->drm_fd);
 	if (f && f->kind == BK_RENDER) {
 		f->vm_owner = c;
 		c->acquired[gi] = (int)a->drm_fd;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	return 0;
 }
 
@@ -1475,25 +1554,25 @@ static int bk_ioctl_get_clock_counters(struct bk_conn *c, void *arg, uint32_t us
 	int gi, r;
 
 	(void)usize;
-	pthread_mutex_lock(&bk_lock);
-	gi = bk_gpu_index(a->gpu_id);
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_lock();
+	gi = bk_gpu_index_locked(a->gpu_id);
+	bk_table_unlock();
 	if (gi < 0) {
 		/* the kernel: a node without GPU (ROCr asks for node 0, the
 		 * CPU) gets gpu counter 0 and the CPU clocks, no error */
 		a->gpu_clock_counter = 0;
 		goto cpu;
 	}
-	pthread_mutex_lock(&c->ev_lock);
+	bk_ev_lock(c);
 	if (!c->clk[gi].have_rate) {
 		memset(&req, 0, sizeof(req));
 		req.gpu_id = a->gpu_id;
-		pthread_mutex_unlock(&c->ev_lock);
+		bk_ev_unlock(c);
 		r = bk_call(c, VKFD_CMD_GET_CLOCK_COUNTERS, &req, sizeof(req), &rsp, sizeof(rsp));
 		if (r)
 			return r;
 		now = bk_clock_ns(CLOCK_BOOTTIME);
-		pthread_mutex_lock(&c->ev_lock);
+		bk_ev_lock(c);
 		if (!c->clk[gi].have) {
 			c->clk[gi].have = true;
 			c->clk[gi].gpu0 = rsp.gpu_clock_counter;
@@ -1507,14 +1586,14 @@ static int bk_ioctl_get_clock_counters(struct bk_conn *c, void *arg, uint32_t us
 			c->clk[gi].guest_sys0 = now;
 			c->clk[gi].have_rate = true;
 		}
-		pthread_mutex_unlock(&c->ev_lock);
+		bk_ev_unlock(c);
 		a->gpu_clock_counter = rsp.gpu_clock_counter;
 	} else {
 		now = bk_clock_ns(CLOCK_BOOTTIME);
 		a->gpu_clock_counter =
 		    c->clk[gi].gpu0 +
 		    (uint64_t)((double)(now - c->clk[gi].guest_sys0) * c->clk[gi].rate);
-		pthread_mutex_unlock(&c->ev_lock);
+		bk_ev_unlock(c);
 	}
 cpu:
 	a->cpu_clock_counter = bk_clock_ns(CLOCK_MONOTONIC_RAW);
@@ -1565,12 +1644,15 @@ static int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t u
 	uint32_t flags = a->flags;
 	bool userptr = flags & BK_ALLOC_USERPTR;
 	long pg = sysconf(_SC_PAGESIZE);
-	int r;
+	int gi, r;
 
 	(void)usize;
 	if (a->size == 0)
 		return -EINVAL;
-	if (bk_gpu_index(a->gpu_id) < 0)
+	bk_table_lock();
+	gi = bk_gpu_index_locked(a->gpu_id);
+	bk_table_unlock();
+	if (gi < 0)
 		return -EINVAL;
 	if (userptr) {
 		/* page granular (libhsakmt registers whole pages); the GPU VA
@@ -1602,32 +1684,32 @@ static int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t u
 	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64 " blob %#" PRIx64
 	       " map_flags %#x",
 	       a->va_addr, a->size, a->flags, rsp.handle, rsp.blob_size, rsp.map_flags);
-	pthread_mutex_lock(&bk_mem_lock);
+	bk_mem_lock_take();
 	if (userptr) {
 		r = bk_userptr_len(b) ? 0 : -EIO;
 		if (!r) {
-			pthread_mutex_lock(&bk_lock);
-			r = bk_userptr_overlap(b->cpu_va, b->cpu_va + b->uptr_len);
-			pthread_mutex_unlock(&bk_lock);
+			bk_table_lock();
+			r = bk_userptr_overlap_locked(b->cpu_va, b->cpu_va + b->uptr_len);
+			bk_table_unlock();
 		}
 		if (!r)
-			r = bk_userptr_convert(c, b);
+			r = bk_userptr_convert_locked(c, b);
 		if (r) {
 			if (b->has_blob)
 				vkfd_guest_blob_destroy(c->g, &b->blob);
 			bk_send_free(c, b->handle);
-			pthread_mutex_unlock(&bk_mem_lock);
+			bk_mem_lock_release();
 			free(b);
 			return r;
 		}
 	}
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	if (!(flags & (BK_ALLOC_DOORBELL | BK_ALLOC_MMIO_REMAP)) && !userptr)
 		b->cookie = bk.next_cookie++ << BK_COOKIE_SHIFT;
 	b->next = c->bos;
 	c->bos = b;
-	pthread_mutex_unlock(&bk_lock);
-	pthread_mutex_unlock(&bk_mem_lock);
+	bk_table_unlock();
+	bk_mem_lock_release();
 
 	a->handle = b->handle;
 	if (flags & BK_ALLOC_MMIO_REMAP)
@@ -1648,8 +1730,8 @@ static int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t us
 	int r;
 
 	(void)usize;
-	pthread_mutex_lock(&bk_mem_lock);
-	pthread_mutex_lock(&bk_lock);
+	bk_mem_lock_take();
+	bk_table_lock();
 	for (pp = &c->bos; (b = *pp); pp = &b->next)
 		if (b->handle == a->handle)
 			break;
@@ -1661,17 +1743,17 @@ static int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t us
 		*pp = b->next;
 		r = 0;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (r) {
-		pthread_mutex_unlock(&bk_mem_lock);
+		bk_mem_lock_release();
 		return r;
 	}
 	if (b->userptr)
-		bk_userptr_restore(b);
+		bk_userptr_restore_locked(b);
 	if (b->has_blob)
 		vkfd_guest_blob_destroy(c->g, &b->blob);
 	r = bk_send_free(c, b->handle);
-	pthread_mutex_unlock(&bk_mem_lock);
+	bk_mem_lock_release();
 	free(b);
 	return r;
 }
@@ -1688,9 +1770,9 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 		return -EINVAL;
 	if (a->n_devices > VKFD_MAX_MAP_DEVICES)
 		return -EINVAL;
-	pthread_mutex_lock(&bk_lock);
-	known = bk_bo_find(c, a->handle) != NULL;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_lock();
+	known = bk_bo_find_locked(c, a->handle) != NULL;
+	bk_table_unlock();
 	if (!known)
 		return -EINVAL;
 	if (a->n_success == a->n_devices)
@@ -1723,8 +1805,9 @@ static int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t
 }
 
 /* queue ids the guest sees index our table */
-static struct bk_queue *bk_queue_get(struct bk_conn *c, uint32_t id)
+static struct bk_queue *bk_queue_get_locked(struct bk_conn *c, uint32_t id)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	if (id >= BK_MAX_QUEUES || !c->queues[id].used)
 		return NULL;
 	return &c->queues[id];
@@ -1755,19 +1838,19 @@ static int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	/* an 88-byte (KFD <= 1.16) caller has no sdma_engine_id: zero */
 	req.sdma_engine_id = usize > BK_CREATE_QUEUE_SIZE_OLD ? a->sdma_engine_id : 0;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	for (id = 0; id < BK_MAX_QUEUES; id++)
 		if (!c->queues[id].used)
 			break;
 	if (id < BK_MAX_QUEUES)
 		c->queues[id].used = true; /* reserved until we know */
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (id == BK_MAX_QUEUES)
 		return -ENOMEM;
 	r = bk_call(c, VKFD_CMD_CREATE_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r && rsp.doorbell_index >= BK_DOORBELL_SLOTS)
 		r = -EIO;
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	if (r) {
 		c->queues[id].used = false;
 	} else {
@@ -1775,7 +1858,7 @@ static int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 		c->queues[id].gpu_id = a->gpu_id;
 		c->queues[id].doorbell_index = rsp.doorbell_index;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (r)
 		return r;
 	a->queue_id = id;
@@ -1798,18 +1881,18 @@ static int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
 
 	(void)usize;
 	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
+	bk_table_lock();
+	q = bk_queue_get_locked(c, a->queue_id);
 	if (q)
 		req.handle = q->handle;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!q)
 		return -EINVAL;
 	r = bk_call(c, VKFD_CMD_DESTROY_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r) {
-		pthread_mutex_lock(&bk_lock);
+		bk_table_lock();
 		memset(&c->queues[a->queue_id], 0, sizeof(struct bk_queue));
-		pthread_mutex_unlock(&bk_lock);
+		bk_table_unlock();
 	}
 	return r;
 }
@@ -1823,11 +1906,11 @@ static int bk_ioctl_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
 
 	(void)usize;
 	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
+	bk_table_lock();
+	q = bk_queue_get_locked(c, a->queue_id);
 	if (q)
 		req.queue = q->handle;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!q)
 		return -EINVAL;
 	req.ring_base_address = a->ring_base_address;
@@ -1850,11 +1933,11 @@ static int bk_ioctl_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
 	if (a->num_cu_mask == 0 || a->num_cu_mask % 32)
 		return -EINVAL;
 	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
+	bk_table_lock();
+	q = bk_queue_get_locked(c, a->queue_id);
 	if (q)
 		req.queue = q->handle;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!q)
 		return -EINVAL;
 	/* the kernel reads at most its CU count worth of bits; we bound it
@@ -1878,11 +1961,11 @@ static int bk_ioctl_alloc_queue_gws(struct bk_conn *c, void *arg, uint32_t usize
 
 	(void)usize;
 	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
+	bk_table_lock();
+	q = bk_queue_get_locked(c, a->queue_id);
 	if (q)
 		req.queue = q->handle;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!q)
 		return -EINVAL;
 	req.num_gws = a->num_gws;
@@ -1904,9 +1987,9 @@ static int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 	memset(&req, 0, sizeof(req));
 	if (a->event_page_offset) {
 		/* dGPU: the handle of the guest's event-page BO */
-		pthread_mutex_lock(&bk_lock);
-		page = bk_bo_find(c, a->event_page_offset);
-		pthread_mutex_unlock(&bk_lock);
+		bk_table_lock();
+		page = bk_bo_find_locked(c, a->event_page_offset);
+		bk_table_unlock();
 		if (!page)
 			return -EINVAL;
 		req.event_page = a->event_page_offset;
@@ -1918,11 +2001,11 @@ static int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 	if (r)
 		return r;
 	if (page) {
-		pthread_mutex_lock(&bk_lock);
-		page = bk_bo_find(c, req.event_page);
+		bk_table_lock();
+		page = bk_bo_find_locked(c, req.event_page);
 		if (page)
 			page->event_page = true;
-		pthread_mutex_unlock(&bk_lock);
+		bk_table_unlock();
 	}
 	a->event_id = rsp.event_id;
 	a->event_slot_index = rsp.event_slot_index;
@@ -1930,11 +2013,11 @@ static int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 	if (a->event_type == BK_EVENT_SIGNAL || a->event_type == BK_EVENT_DEBUG)
 		a->event_page_offset = BK_MMAP_TYPE_EVENTS;
 	if (rsp.event_id < BK_SIGNAL_EVENT_LIMIT) {
-		pthread_mutex_lock(&c->ev_lock);
+		bk_ev_lock(c);
 		memset(&c->ev[rsp.event_id], 0, sizeof(c->ev[0]));
 		c->ev[rsp.event_id].exists = true;
 		c->ev[rsp.event_id].type = (uint8_t)a->event_type;
-		pthread_mutex_unlock(&c->ev_lock);
+		bk_ev_unlock(c);
 	}
 	return 0;
 }
@@ -1942,9 +2025,9 @@ static int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 static void bk_ev_touch(struct bk_conn *c, uint32_t id)
 {
 	if (id < BK_SIGNAL_EVENT_LIMIT) {
-		pthread_mutex_lock(&c->ev_lock);
+		bk_ev_lock(c);
 		c->ev[id].quiet = false;
-		pthread_mutex_unlock(&c->ev_lock);
+		bk_ev_unlock(c);
 	}
 }
 
@@ -1968,9 +2051,9 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 
 		if (a->event_id >= BK_SIGNAL_EVENT_LIMIT)
 			return -EINVAL;
-		pthread_mutex_lock(&c->ev_lock);
+		bk_ev_lock(c);
 		sig = c->ev[a->event_id].exists && c->ev[a->event_id].type == BK_EVENT_SIGNAL;
-		pthread_mutex_unlock(&c->ev_lock);
+		bk_ev_unlock(c);
 		if (!sig)
 			return -EINVAL;
 		acmd = cmd == VKFD_CMD_SET_EVENT ? VKFD_CMD_SET_EVENT_ASYNC
@@ -1984,9 +2067,9 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 	}
 	r = bk_call(c, cmd, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r && a->event_id < BK_SIGNAL_EVENT_LIMIT) {
-		pthread_mutex_lock(&c->ev_lock);
+		bk_ev_lock(c);
 		c->ev[a->event_id].exists = false;
-		pthread_mutex_unlock(&c->ev_lock);
+		bk_ev_unlock(c);
 	}
 	return r;
 }
@@ -2039,7 +2122,7 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 	table = (const volatile uint64_t *)vkfd_guest_event_table(c->g, &count);
 	if (!table)
 		return false;
-	pthread_mutex_lock(&c->ev_lock);
+	bk_ev_lock(c);
 	if (c->local_answers >= VKFD_EVENT_HINT_MAX_LOCAL) {
 		ok = false;
 	} else {
@@ -2070,11 +2153,11 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 		c->local_answers++;
 	else
 		c->local_answers = 0;
-	pthread_mutex_unlock(&c->ev_lock);
+	bk_ev_unlock(c);
 	return ok;
 }
 
-static void bk_smi_vmfault(struct bk_conn *c, uint32_t gpu_id);
+static void bk_smi_vmfault_locked(struct bk_conn *c, uint32_t gpu_id);
 
 static int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 {
@@ -2129,7 +2212,7 @@ static int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 	if (r)
 		goto out;
 	a->wait_result = rsp->wait_result;
-	pthread_mutex_lock(&c->ev_lock);
+	bk_ev_lock(c);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = ev[i].event_id;
 		const struct vkfd_event_data *d = &rsp->events[i];
@@ -2154,7 +2237,7 @@ static int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 
 			_Static_assert(sizeof(m) == 32, "abi");
 			memcpy(ev[i].exception, &m, sizeof(m));
-			bk_smi_vmfault(c, d->gpu_id);
+			bk_smi_vmfault_locked(c, d->gpu_id);
 		} else if (d->kind == VKFD_EVENT_DATA_HW) {
 			uint32_t hw[4] = {d->reset_type, d->reset_cause, d->memory_lost, d->gpu_id};
 
@@ -2167,7 +2250,7 @@ static int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 				memcpy(ev[i].exception, &d->event_age, sizeof(uint64_t));
 		}
 	}
-	pthread_mutex_unlock(&c->ev_lock);
+	bk_ev_unlock(c);
 	if (rsp->wait_result == BK_WAIT_COMPLETE)
 		r = bk_write_user(a->events_ptr, ev, n * sizeof(ev[0]));
 out:
@@ -2231,10 +2314,13 @@ static int bk_ioctl_smi_events(struct bk_conn *c, void *arg, uint32_t usize)
 		uint32_t gpuid, anon_fd;
 	} *a = arg;
 	struct bk_smi *s;
-	int sv[2];
+	int gi, sv[2];
 
 	(void)usize;
-	if (bk_gpu_index(a->gpuid) < 0)
+	bk_table_lock();
+	gi = bk_gpu_index_locked(a->gpuid);
+	bk_table_unlock();
+	if (gi < 0)
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -2247,22 +2333,23 @@ static int bk_ioctl_smi_events(struct bk_conn *c, void *arg, uint32_t usize)
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);
 	s->fd = sv[1];
 	s->gpu_id = a->gpuid;
-	pthread_mutex_lock(&c->ev_lock);
+	bk_ev_lock(c);
 	s->next = c->smi;
 	c->smi = s;
-	pthread_mutex_unlock(&c->ev_lock);
+	bk_ev_unlock(c);
 	a->anon_fd = (uint32_t)sv[0];
 	return 0;
 }
 
 /* A VM fault on gpu_id: one record to each client of that GPU that asked
  * for VMFAULT; clients that closed their fd are dropped. ev_lock held. */
-static void bk_smi_vmfault(struct bk_conn *c, uint32_t gpu_id)
+static void bk_smi_vmfault_locked(struct bk_conn *c, uint32_t gpu_id)
 {
 	char comm[17] = {0}, msg[96];
 	struct bk_smi **pp = &c->smi;
 	int len;
 
+	BK_ASSERT_EV_LOCKED(c);
 	if (!c->smi)
 		return;
 	prctl(PR_GET_NAME, comm);
@@ -2316,9 +2403,9 @@ static int bk_ioctl_get_queue_wave_state(struct bk_conn *c, void *arg, uint32_t 
 	bool known;
 
 	(void)usize;
-	pthread_mutex_lock(&bk_lock);
-	known = bk_queue_get(c, a->queue_id) != NULL;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_lock();
+	known = bk_queue_get_locked(c, a->queue_id) != NULL;
+	bk_table_unlock();
 	return known ? -EINVAL : -EFAULT;
 }
 
@@ -2409,8 +2496,9 @@ static int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 /* Render node                                                         */
 /* ------------------------------------------------------------------ */
 
-static struct bk_conn *bk_any_conn(void)
+static struct bk_conn *bk_any_conn_locked(void)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++)
 		if (bk.files[i].kind == BK_KFD && bk.files[i].conn && !bk.files[i].conn->dead &&
 		    bk.files[i].pid == getpid())
@@ -2456,27 +2544,27 @@ static int bk_render_ioctl(int fd, unsigned long request, void *arg)
 	bool free_it;
 	int r;
 
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
 	if (f && f->kind == BK_RENDER) {
 		/* the VM owner if any; else any KFD process of ours (the
 		 * queries are read-only); borrowed for the call */
-		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner : bk_any_conn();
+		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner : bk_any_conn_locked();
 		gpu_id = f->gpu >= 0 ? bk.gpus[f->gpu].gpu_id : 0;
 		if (c)
 			c->users++;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!c)
 		return f ? -ENODEV : -EBADF;
 	r = bk_drm_ioctl(c, gpu_id, request, arg);
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	free_it = --c->users == 0 && c->closed;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (free_it) {
-		pthread_mutex_lock(&bk_mem_lock);
+		bk_mem_lock_take();
 		bk_conn_free(c);
-		pthread_mutex_unlock(&bk_mem_lock);
+		bk_mem_lock_release();
 	}
 	return r;
 }
@@ -2485,16 +2573,17 @@ static int bk_render_ioctl(int fd, unsigned long request, void *arg)
 /* mmap                                                                */
 /* ------------------------------------------------------------------ */
 
-static void *bk_map_blob_at(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len, int prot,
-			    int flags)
+static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len,
+				   int prot, int flags)
 {
 	int r;
 
+	BK_ASSERT_MEM_LOCKED();
 	if (len > b->blob_size) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	r = bk_bo_blob(c, b);
+	r = bk_bo_blob_locked(c, b);
 	if (r) {
 		errno = -r;
 		return MAP_FAILED;
@@ -2514,17 +2603,17 @@ static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	pthread_mutex_lock(&bk_mem_lock);
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
+	bk_mem_lock_take();
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
 	if (!f || f->pid != getpid()) {
-		pthread_mutex_unlock(&bk_lock);
-		pthread_mutex_unlock(&bk_mem_lock);
+		bk_table_unlock();
+		bk_mem_lock_release();
 		errno = EBADF;
 		return MAP_FAILED;
 	}
 	if (f->kind == BK_RENDER) {
-		b = bk_bo_by_cookie(o, &c);
+		b = bk_bo_by_cookie_locked(o, &c);
 		/* a GEM offset is only valid on the render file whose VM
 		 * the BO's process acquired */
 		if (b && (c != f->vm_owner || f->gpu < 0 || bk.gpus[f->gpu].gpu_id != b->gpu_id))
@@ -2543,9 +2632,9 @@ static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 					break;
 		}
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!b) {
-		pthread_mutex_unlock(&bk_mem_lock);
+		bk_mem_lock_release();
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
@@ -2556,9 +2645,9 @@ static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		    mmap(addr, len, PROT_NONE,
 			 (flags & MAP_FIXED) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	} else {
-		ret = bk_map_blob_at(c, b, addr, len, prot, flags);
+		ret = bk_map_blob_at_locked(c, b, addr, len, prot, flags);
 	}
-	pthread_mutex_unlock(&bk_mem_lock);
+	bk_mem_lock_release();
 	return ret;
 }
 
@@ -2566,7 +2655,7 @@ static void bk_munmap_notify(void *addr, size_t len)
 {
 	uint64_t s = (uintptr_t)addr, e = s + len;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_conn *c = bk.files[i].conn;
 
@@ -2577,7 +2666,7 @@ static void bk_munmap_notify(void *addr, size_t len)
 			    b->cpu_va < e)
 				b->userptr_mapped = false;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 }
 
 static int bk_ioctl(int fd, unsigned long request, void *arg)
@@ -2585,11 +2674,11 @@ static int bk_ioctl(int fd, unsigned long request, void *arg)
 	struct bk_file *f;
 	struct bk_file copy;
 
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
 	if (f)
 		copy = *f;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!f)
 		return -EBADF;
 	if (copy.pid != getpid())
