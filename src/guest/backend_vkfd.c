@@ -2,7 +2,11 @@
 /*
  * The preload shim's "vkfd" backend: every KFD ioctl an unmodified
  * libhsakmt issues becomes vkfd protocol commands carried by the guest
- * library to a host context. See docs/guest-vkfd-backend.md.
+ * library to a host context. See docs/guest-vkfd-backend.md; the parts and
+ * their locks are listed in backend_vkfd_internal.h.
+ *
+ * This part: the shim's entry points, the table of files the shim gave us,
+ * the locks, and init/open/close/fork.
  *
  * Model: each open of /dev/kfd is one KFD "process" = one guest library
  * connection = one host context, represented by an eventfd. Render-node
@@ -38,23 +42,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vkfd/guest.h"
-#include "../proto/vkfd_protocol.h"
-#include "shim/shim_backend.h"
+#include "backend_vkfd_internal.h"
 
-#include "backend_vkfd_kfd.h"
-#include "backend_vkfd_topo.h"
+int bk_debug = -1;
 
-#define BK_MAX_FILES    256
-#define BK_MAX_QUEUES   1024
-#define BK_TOPO_RETRIES 4
-/* libhsakmt masks doorbell offsets with its 8 KiB SOC15 slice size */
-#define BK_DOORBELL_SLOTS 1024u
-
-static void bk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bk_debug = -1;
-
-static uint64_t bk_clock_ns(clockid_t id)
+uint64_t bk_clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
@@ -62,7 +54,7 @@ static uint64_t bk_clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void bk_log(const char *fmt, ...)
+void bk_log(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -86,172 +78,51 @@ static void bk_log(const char *fmt, ...)
 		return;
 }
 
-/* ------------------------------------------------------------------ */
-/* State                                                               */
-/* ------------------------------------------------------------------ */
+struct bk_state bk;
 
-struct bk_gpu {
-	uint32_t gpu_id;
-	int render_minor;
-};
+pthread_mutex_t bk_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t bk_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 
-struct bk_conn;
+/* the holders the _locked assertions check (backend_vkfd_internal.h) */
+_Thread_local unsigned int bk_lock_depth;
+_Thread_local unsigned int bk_mem_lock_depth;
+_Thread_local const struct bk_conn *bk_ev_lock_holder;
 
-/* A BO of one KFD process. `handle` is the protocol's opaque handle; the
- * guest sees it verbatim as the KFD handle. */
-struct bk_bo {
-	struct bk_bo *next;
-	uint64_t handle;
-	uint64_t va, size; /* as the guest asked */
-	uint64_t blob_size;
-	uint32_t gpu_id, kfd_flags, map_info, map_flags;
-	uint64_t cookie; /* render-fd mmap offset, 0 if none */
-	bool has_blob;
-	struct vkfd_guest_blob blob;
-	bool userptr;        /* converted guest USERPTR range */
-	uint64_t cpu_va;     /* its CPU address (mmap_offset); va is the GPU's */
-	uint64_t uptr_len;   /* bytes of it backed by the blob */
-	bool userptr_mapped; /* the range still holds our blob mapping */
-	bool event_page;     /* given to CREATE_EVENT: FREE -> EPERM */
-};
-
-struct bk_queue {
-	bool used;
-	uint64_t handle;
-	uint32_t gpu_id;
-	uint32_t doorbell_index;
-};
-
-/* Event hint bookkeeping (docs/guest-vkfd-backend.md, "Events"). */
-struct bk_ev {
-	uint64_t table_seen; /* shmem table value when the host said TIMEOUT */
-	uint64_t age;        /* last age the host reported */
-	bool quiet;          /* last real answer was TIMEOUT and nothing since */
-	bool exists;         /* created by this process and not destroyed */
-	uint8_t type;        /* KFD event type */
-};
-
-/* An SMI event client (KFD 1.3): this side of the socket whose other end
- * the application holds. */
-struct bk_smi {
-	int fd;
-	uint32_t gpu_id;
-	uint64_t events; /* the mask the client wrote last */
-	struct bk_smi *next;
-};
-
-struct bk_conn {
-	struct vkfd_guest *g;
-	pid_t pid;
-	int kfd_fd;
-	unsigned int refs;  /* files pointing at it */
-	unsigned int users; /* render-node calls borrowing it */
-	bool closed;        /* last file gone while users > 0 */
-	bool dead;          /* inherited over fork: unusable */
-	uint64_t features;
-	struct bk_bo *bos;
-	struct bk_queue queues[BK_MAX_QUEUES];
-	int acquired[VKFD_MAX_GPUS]; /* render fd acquired per GPU, -1 none */
-	struct bk_ev ev[BK_SIGNAL_EVENT_LIMIT];
-	struct bk_smi *smi; /* under ev_lock */
-	unsigned int local_answers;
-	pthread_mutex_t ev_lock;
-	/* clock rebasing per GPU */
-	struct {
-		bool have;
-		bool have_rate;
-		uint64_t gpu0, host_sys0, guest_sys0;
-		double rate;
-	} clk[VKFD_MAX_GPUS];
-};
-
-enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };
-
-struct bk_file {
-	int fd;
-	enum bk_kind kind;
-	pid_t pid;
-	struct bk_conn *conn;     /* BK_KFD */
-	int gpu;                  /* BK_RENDER: index into bk.gpus */
-	struct bk_conn *vm_owner; /* BK_RENDER: conn that acquired it */
-};
-
-static struct {
-	bool inited;
-	pid_t pid;
-	char root[PATH_MAX]; /* what sysfs_root() returns */
-	bool root_ours;
-	unsigned int n_gpus;
-	struct bk_gpu gpus[VKFD_MAX_GPUS];
-	struct bk_conn *spare; /* topology connection, reused by open_kfd */
-	/* The kernel keeps one KFD process per mm until exit: the connection
-	 * whose last kfd fd was closed stays here (with its host context and
-	 * every object in it) and the next open_kfd of this pid gets it
-	 * back. Released at exit when the transport closes. */
-	struct bk_conn *kept;
-	struct bk_file files[BK_MAX_FILES];
-	uint64_t next_cookie;
-} bk;
-
-/* Table lock: files, BO lists, queues. Held only for short, local work. */
-static pthread_mutex_t bk_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Memory lock: serialises blob creation, USERPTR conversion and FREE so
- * that a BO cannot disappear while it is being mapped. Taken before
- * bk_lock, never while holding it. */
-static pthread_mutex_t bk_mem_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * Who holds what, for the _locked assertions: a per-thread record set by
- * the lock wrappers below. A per-thread variable (not an owner field in
- * the mutex, nor pthread_mutex_trylock) because it answers "does THIS
- * thread hold it" exactly, is never read by another thread (so there is no
- * data race for TSan to report), and needs no compiler extension. Checked
- * by assert(), so NDEBUG builds pay nothing. A thread holds at most one
- * connection's ev_lock at a time.
- */
-static _Thread_local unsigned int bk_lock_depth;
-static _Thread_local unsigned int bk_mem_lock_depth;
-static _Thread_local const struct bk_conn *bk_ev_lock_holder;
-
-#define BK_ASSERT_TABLE_LOCKED()  assert(bk_lock_depth > 0)
-#define BK_ASSERT_MEM_LOCKED()    assert(bk_mem_lock_depth > 0)
-#define BK_ASSERT_EV_LOCKED(conn) assert(bk_ev_lock_holder == (conn))
-
-static void bk_table_lock(void)
+void bk_table_lock(void)
 {
 	pthread_mutex_lock(&bk_lock);
 	bk_lock_depth++;
 }
 
-static void bk_table_unlock(void)
+void bk_table_unlock(void)
 {
 	assert(bk_lock_depth > 0);
 	bk_lock_depth--;
 	pthread_mutex_unlock(&bk_lock);
 }
 
-static void bk_mem_lock_take(void)
+void bk_mem_lock_take(void)
 {
 	assert(bk_lock_depth == 0); /* the order: bk_mem_lock, then bk_lock */
 	pthread_mutex_lock(&bk_mem_lock);
 	bk_mem_lock_depth++;
 }
 
-static void bk_mem_lock_release(void)
+void bk_mem_lock_release(void)
 {
 	assert(bk_mem_lock_depth > 0);
 	bk_mem_lock_depth--;
 	pthread_mutex_unlock(&bk_mem_lock);
 }
 
-static void bk_ev_lock(struct bk_conn *c)
+void bk_ev_lock(struct bk_conn *c)
 {
 	assert(!bk_ev_lock_holder); /* a leaf lock: one at a time */
 	pthread_mutex_lock(&c->ev_lock);
 	bk_ev_lock_holder = c;
 }
 
-static void bk_ev_unlock(struct bk_conn *c)
+void bk_ev_unlock(struct bk_conn *c)
 {
 	BK_ASSERT_EV_LOCKED(c);
 	bk_ev_lock_holder = NULL;
@@ -260,7 +131,7 @@ static void bk_ev_unlock(struct bk_conn *c)
 
 /* After fork, in the child: only this thread survives and the locks may
  * be held by threads that are gone. */
-static void bk_locks_reset_child(void)
+void bk_locks_reset_child(void)
 {
 	pthread_mutex_init(&bk_lock, NULL);
 	pthread_mutex_init(&bk_mem_lock, NULL);
@@ -269,13 +140,7 @@ static void bk_locks_reset_child(void)
 	bk_ev_lock_holder = NULL;
 }
 
-#define BK_COOKIE_SHIFT 24 /* 16 MiB apart: page aligned, fits off_t */
-
-/* ------------------------------------------------------------------ */
-/* Guest memory access                                                 */
-/* ------------------------------------------------------------------ */
-
-static int bk_read_user(void *dst, uint64_t src, size_t len)
+int bk_read_user(void *dst, uint64_t src, size_t len)
 {
 	struct iovec l = {dst, len};
 	struct iovec r = {(void *)(uintptr_t)src, len};
@@ -295,7 +160,7 @@ static int bk_read_user(void *dst, uint64_t src, size_t len)
 	return -EFAULT;
 }
 
-static int bk_write_user(uint64_t dst, const void *src, size_t len)
+int bk_write_user(uint64_t dst, const void *src, size_t len)
 {
 	struct iovec l = {(void *)src, len};
 	struct iovec r = {(void *)(uintptr_t)dst, len};
@@ -315,11 +180,7 @@ static int bk_write_user(uint64_t dst, const void *src, size_t len)
 	return -EFAULT;
 }
 
-/* ------------------------------------------------------------------ */
-/* Protocol calls                                                      */
-/* ------------------------------------------------------------------ */
-
-static int bk_errno(int r)
+int bk_errno(int r)
 {
 	/* a host answer outside the errno range is treated as an I/O error */
 	if (r > 0 || r < -4095)
@@ -328,7 +189,7 @@ static int bk_errno(int r)
 }
 
 /* Transport failures (host gone, context lost) look like a dead device. */
-static int bk_transport_err(int r)
+int bk_transport_err(int r)
 {
 	bk_log("transport error %d", r);
 	if (r == -EINTR || r == -EAGAIN)
@@ -336,8 +197,7 @@ static int bk_transport_err(int r)
 	return r == -EMSGSIZE || r == -EINVAL ? -EINVAL : -EIO;
 }
 
-static int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp,
-		   size_t rsp_len)
+int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp, size_t rsp_len)
 {
 	struct vkfd_req_hdr *h = req;
 	int r;
@@ -351,7 +211,7 @@ static int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, v
 	return bk_errno(((struct vkfd_rsp_hdr *)rsp)->ret);
 }
 
-static int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len)
+int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len)
 {
 	struct vkfd_req_hdr *h = req;
 	int r;
@@ -361,10 +221,6 @@ static int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_
 	r = vkfd_guest_call_async(c->g, req, req_len);
 	return r ? bk_transport_err(r) : 0;
 }
-
-/* ------------------------------------------------------------------ */
-/* Connections                                                         */
-/* ------------------------------------------------------------------ */
 
 /* VKFD_TRANSPORT if set; else vtest when VKFD_SOCKET names a socket (what
  * vkfd-run sets up); else the library's choice (virtgpu in a VM). */
@@ -382,7 +238,7 @@ static enum vkfd_transport bk_transport(void)
 	return VKFD_TRANSPORT_AUTO;
 }
 
-static struct bk_conn *bk_conn_new(int *err)
+struct bk_conn *bk_conn_new(int *err)
 {
 	struct bk_conn *c = calloc(1, sizeof(*c));
 	struct vkfd_req_hello req;
@@ -422,7 +278,7 @@ static struct bk_conn *bk_conn_new(int *err)
 	return c;
 }
 
-static void bk_conn_free(struct bk_conn *c)
+void bk_conn_free(struct bk_conn *c)
 {
 	struct bk_bo *b, *n;
 
@@ -449,14 +305,10 @@ static void bk_conn_free(struct bk_conn *c)
 	free(c);
 }
 
-/* ------------------------------------------------------------------ */
-/* Files                                                               */
-/* ------------------------------------------------------------------ */
-
 /* After fork the table still holds the parent's entries (they answer EBADF
  * in the child). The child may close such an fd behind our back and get the
  * same number again from a new open: its own entry must win. */
-static struct bk_file *bk_file_get_locked(int fd)
+struct bk_file *bk_file_get_locked(int fd)
 {
 	struct bk_file *inherited = NULL;
 	pid_t self = getpid();
@@ -502,7 +354,7 @@ static struct bk_file *bk_file_add_locked(int fd, enum bk_kind kind)
 	return NULL;
 }
 
-static int bk_gpu_index_locked(uint32_t gpu_id)
+int bk_gpu_index_locked(uint32_t gpu_id)
 {
 	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < bk.n_gpus; i++)
@@ -511,7 +363,7 @@ static int bk_gpu_index_locked(uint32_t gpu_id)
 	return -1;
 }
 
-static struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle)
+struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle)
 {
 	BK_ASSERT_TABLE_LOCKED();
 	for (struct bk_bo *b = c->bos; b; b = b->next)
@@ -520,7 +372,7 @@ static struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle)
 	return NULL;
 }
 
-static struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **owner)
+struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **owner)
 {
 	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
@@ -537,327 +389,6 @@ static struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **ow
 	}
 	return NULL;
 }
-
-/* ------------------------------------------------------------------ */
-/* Topology                                                            */
-/* ------------------------------------------------------------------ */
-
-static int bk_topo_fetch(struct bk_conn *c, uint8_t **out, size_t *out_len)
-{
-	size_t rsp_cap = sizeof(struct vkfd_rsp_get_topology) + VKFD_TOPOLOGY_MAX_CHUNK;
-	struct vkfd_rsp_get_topology *rsp = malloc(rsp_cap);
-	uint8_t *buf = NULL;
-	int r = -EIO;
-
-	if (!rsp)
-		return -ENOMEM;
-	for (int attempt = 0; attempt < BK_TOPO_RETRIES; attempt++) {
-		uint64_t off = 0, total = 0;
-		uint32_t gen = 0;
-		bool restart = false;
-
-		free(buf);
-		buf = NULL;
-		do {
-			struct vkfd_req_get_topology req;
-
-			memset(&req, 0, sizeof(req));
-			req.offset = off;
-			req.max_len = VKFD_TOPOLOGY_MAX_CHUNK;
-			r = bk_call(c, VKFD_CMD_GET_TOPOLOGY, &req, sizeof(req), rsp, rsp_cap);
-			if (r)
-				goto out;
-			if (off == 0) {
-				total = rsp->total_len;
-				gen = rsp->generation;
-				if (total > VKFD_TOPOLOGY_MAX_SIZE) {
-					r = -EOVERFLOW;
-					goto out;
-				}
-				buf = malloc(total ? total : 1);
-				if (!buf) {
-					r = -ENOMEM;
-					goto out;
-				}
-			} else if (rsp->generation != gen || rsp->total_len != total) {
-				restart = true;
-				break;
-			}
-			if (rsp->chunk_len > VKFD_TOPOLOGY_MAX_CHUNK ||
-			    rsp->chunk_len > total - off || (rsp->chunk_len == 0 && off < total)) {
-				r = -EPROTO;
-				goto out;
-			}
-			memcpy(buf + off, rsp + 1, rsp->chunk_len);
-			off += rsp->chunk_len;
-		} while (off < total);
-		if (restart)
-			continue;
-		*out = buf;
-		*out_len = (size_t)total;
-		buf = NULL;
-		r = 0;
-		goto out;
-	}
-	r = -EAGAIN;
-out:
-	free(buf);
-	free(rsp);
-	return r;
-}
-
-/* Value of "key N" in a properties text, or -1. */
-static long long bk_prop(const char *text, size_t len, const char *key)
-{
-	size_t kl = strlen(key);
-	size_t i = 0;
-
-	while (i < len) {
-		size_t e = i;
-
-		while (e < len && text[e] != '\n')
-			e++;
-		if (e - i > kl && !strncmp(text + i, key, kl) && text[i + kl] == ' ') {
-			char num[32];
-			size_t nl = e - i - kl - 1;
-
-			if (nl >= sizeof(num))
-				return -1;
-			memcpy(num, text + i + kl + 1, nl);
-			num[nl] = '\0';
-			return strtoll(num, NULL, 10);
-		}
-		i = e + 1;
-	}
-	return -1;
-}
-
-#define BK_TOPO_FIXED_CAP (VKFD_TOPOLOGY_MAX_FILE + 4096)
-
-static bool bk_topo_is_props(const char *rel, unsigned int node)
-{
-	char p[64];
-
-	snprintf(p, sizeof(p), "nodes/%u/properties", node);
-	return !strcmp(rel, p);
-}
-
-/* One export record, bounds-checked: 1 and *e filled, 0 at the end,
- * -EPROTO when malformed. */
-struct bk_rec {
-	char rel[BK_TOPO_MAX_PATH];
-	const uint8_t *data;
-	uint32_t data_len;
-};
-
-static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off, struct bk_rec *e)
-{
-	struct vkfd_topo_record rec;
-	size_t rsz;
-
-	if (*off == len)
-		return 0;
-	if (len - *off < sizeof(rec))
-		return -EPROTO;
-	memcpy(&rec, buf + *off, sizeof(rec));
-	if (rec.path_len == 0 || rec.path_len > VKFD_TOPOLOGY_MAX_PATH ||
-	    rec.path_len >= sizeof(e->rel) || rec.data_len > VKFD_TOPOLOGY_MAX_FILE)
-		return -EPROTO;
-	rsz = (sizeof(rec) + rec.path_len + rec.data_len + 7) & ~(size_t)7;
-	if (rsz > len - *off)
-		return -EPROTO;
-	if (!bk_topo_rel_ok((const char *)buf + *off + sizeof(rec), rec.path_len))
-		return -EPROTO;
-	memcpy(e->rel, buf + *off + sizeof(rec), rec.path_len);
-	e->rel[rec.path_len] = '\0';
-	e->data = buf + *off + sizeof(rec) + rec.path_len;
-	e->data_len = rec.data_len;
-	*off += rsz;
-	return 1;
-}
-
-/* Materialise the export under troot, with one CPU node (node 0) made
- * from the guest's CPUs and the host's GPU nodes renumbered after it.
- * Link directories are renumbered densely and the link counts in each GPU
- * node's properties are set from the link files actually exported (the
- * guest's tree must be self-consistent whatever the host sent). */
-static int bk_topo_build_locked(const char *troot, const uint8_t *buf, size_t len)
-{
-	uint64_t io_mask[VKFD_MAX_GPUS] = {0}, p2p_mask[VKFD_MAX_GPUS] = {0};
-	bool has_props[VKFD_MAX_GPUS] = {false};
-	unsigned int n_nodes = 0;
-	char *fixed = malloc(BK_TOPO_FIXED_CAP), *loc = malloc(BK_TOPO_FIXED_CAP);
-	struct bk_rec e;
-	size_t off;
-	int r = 0;
-
-	BK_ASSERT_TABLE_LOCKED();
-	if (!fixed || !loc) {
-		free(fixed);
-		free(loc);
-		return -ENOMEM;
-	}
-	memset(bk.gpus, 0, sizeof(bk.gpus));
-	bk.n_gpus = 0;
-
-	/* pass 0: nodes and the link indices each node really has */
-	off = 0;
-	while ((r = bk_rec_next(buf, len, &off, &e)) > 0) {
-		char tmp[BK_TOPO_MAX_PATH + 16];
-		const char *tail;
-		unsigned long link;
-		unsigned int node;
-		int kind;
-
-		if (!bk_topo_renumber_path(e.rel, 1, &node, tmp, sizeof(tmp)))
-			r = -EPROTO;
-		else if (node == UINT_MAX)
-			continue;
-		else if (node >= VKFD_MAX_GPUS)
-			r = -EPROTO;
-		if (r < 0)
-			break;
-		if (node + 1 > n_nodes)
-			n_nodes = node + 1;
-		kind = bk_topo_link_of(e.rel, &link, &tail);
-		if (kind < 0 || (kind > 0 && link >= 64)) {
-			r = -EPROTO;
-			break;
-		}
-		if (kind == 1)
-			io_mask[node] |= 1ull << link;
-		else if (kind == 2)
-			p2p_mask[node] |= 1ull << link;
-	}
-	if (r < 0)
-		goto out;
-	bk.n_gpus = n_nodes;
-
-	/* pass 1: write the files */
-	off = 0;
-	while ((r = bk_rec_next(buf, len, &off, &e)) > 0) {
-		char out[BK_TOPO_MAX_PATH + 64];
-		const char *tail = "";
-		unsigned long link = 0;
-		unsigned int node;
-		ssize_t fl;
-		int kind;
-
-		if (!bk_topo_renumber_path(e.rel, 1, &node, out, sizeof(out))) {
-			r = -EPROTO;
-			break;
-		}
-		kind = node == UINT_MAX ? 0 : bk_topo_link_of(e.rel, &link, &tail);
-		if (kind > 0) {
-			uint64_t m = kind == 1 ? io_mask[node] : p2p_mask[node];
-			unsigned int dense =
-			    (unsigned int)__builtin_popcountll(m & ((1ull << link) - 1));
-
-			snprintf(out, sizeof(out), "nodes/%u/%s/%u%s", node + 1,
-				 kind == 1 ? "io_links" : "p2p_links", dense, tail);
-			fl = bk_topo_fix_links((const char *)e.data, e.data_len, 1, n_nodes, fixed,
-					       BK_TOPO_FIXED_CAP);
-		} else if (node != UINT_MAX && bk_topo_is_props(e.rel, node)) {
-			long long m = bk_prop((const char *)e.data, e.data_len, "drm_render_minor");
-
-			bk.gpus[node].render_minor = m >= 128 && m < 1024 ? (int)m : -1;
-			has_props[node] = true;
-			fl = bk_topo_set_link_counts(
-			    (const char *)e.data, e.data_len, fixed, BK_TOPO_FIXED_CAP,
-			    (unsigned int)__builtin_popcountll(io_mask[node]) + 1,
-			    (unsigned int)__builtin_popcountll(p2p_mask[node]));
-			if (fl >= 0) {
-				memcpy(loc, fixed, (size_t)fl);
-				fl = bk_topo_set_location(loc, (size_t)fl, fixed, BK_TOPO_FIXED_CAP,
-							  node);
-			}
-		} else {
-			if (node != UINT_MAX) {
-				char p[64];
-
-				snprintf(p, sizeof(p), "nodes/%u/gpu_id", node);
-				if (!strcmp(e.rel, p)) {
-					char num[32];
-					size_t nl = e.data_len < sizeof(num) - 1 ? e.data_len
-										 : sizeof(num) - 1;
-
-					memcpy(num, e.data, nl);
-					num[nl] = '\0';
-					bk.gpus[node].gpu_id = (uint32_t)strtoul(num, NULL, 10);
-				}
-			}
-			fl = (ssize_t)e.data_len;
-			memcpy(fixed, e.data, e.data_len);
-		}
-		r = fl < 0 ? (int)fl : bk_topo_write(troot, out, fixed, (size_t)fl);
-		if (r)
-			break;
-	}
-	if (r < 0)
-		goto out;
-	r = 0;
-	for (unsigned int k = 0; !r && k < bk.n_gpus; k++) {
-		if (!has_props[k] || !bk.gpus[k].gpu_id)
-			r = -EPROTO;
-		else
-			r = bk_topo_gpu_cpu_link(
-			    troot, k + 1, (unsigned long)__builtin_popcountll(io_mask[k]), 0);
-	}
-	if (!r)
-		r = bk_topo_cpu_node(troot, 0, 1, bk.n_gpus);
-	/* the guest's own system properties; no generation changes */
-	if (!r)
-		r = bk_topo_writef(troot, "system_properties",
-				   "platform_oem 0\nplatform_id 0\n"
-				   "platform_rev 0\n");
-	if (!r)
-		r = bk_topo_writef(troot, "generation_id", "1\n");
-out:
-	free(fixed);
-	free(loc);
-	return r;
-}
-
-static int bk_topo_materialise_locked(struct bk_conn *c)
-{
-	char tmpl[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	BK_ASSERT_TABLE_LOCKED();
-	snprintf(tmpl, sizeof(tmpl), "%s/vkfd-topo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmpl))
-		return -errno;
-	snprintf(bk.root, sizeof(bk.root), "%s", tmpl);
-	bk.root_ours = true;
-
-	r = bk_topo_fetch(c, &buf, &len);
-	if (r)
-		return r;
-	{
-		char troot[PATH_MAX + 64];
-
-		snprintf(troot, sizeof(troot), "%s%s", bk.root, BK_TOPO_SUBDIR);
-		/* BK_TOPO_SUBDIR starts with '/': skip it for a relative path */
-		r = bk_topo_mkdirs(bk.root, &(BK_TOPO_SUBDIR "/nodes/x")[1]);
-		if (!r)
-			r = bk_topo_build_locked(troot, buf, len);
-	}
-	free(buf);
-	return r;
-}
-
-static void bk_cleanup_tree(void)
-{
-	if (bk.root_ours && bk.pid == getpid() && bk.root[0])
-		bk_topo_remove(bk.root);
-}
-
-/* ------------------------------------------------------------------ */
-/* init / open / close                                                 */
-/* ------------------------------------------------------------------ */
 
 static int bk_init(void)
 {
@@ -1066,12 +597,8 @@ static void bk_atfork_child(void)
 	bk.root_ours = false;
 }
 
-/* ------------------------------------------------------------------ */
-/* Blobs and memory                                                    */
-/* ------------------------------------------------------------------ */
-
 /* Called with bk_mem_lock held. */
-static int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
+int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 {
 	struct vkfd_req_bind_blob req;
 	uint64_t id;
@@ -1123,7 +650,7 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t
 /* The CPU range a USERPTR registration covers: all of it, or for
  * AQL_QUEUE_MEM only the first half (libhsakmt maps pages only there; the
  * GPU sees that half twice). */
-static bool bk_userptr_len(struct bk_bo *b)
+bool bk_userptr_len(struct bk_bo *b)
 {
 	uint64_t want = (b->map_flags & VKFD_ALLOC_MAP_MIRRORED) ? b->size / 2 : b->size;
 
@@ -1139,7 +666,7 @@ static bool bk_userptr_len(struct bk_bo *b)
  * stale), -EFAULT if it overlaps another BO's VA: there the CPU holds that
  * BO's blob mapping (a PFN mapping: the kernel cannot take user pages from
  * it either) or libhsakmt's reservation, else 0. */
-static int bk_userptr_overlap_locked(uint64_t s, uint64_t e)
+int bk_userptr_overlap_locked(uint64_t s, uint64_t e)
 {
 	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
@@ -1229,7 +756,7 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 /* USERPTR: the CPU range becomes host-backed shared memory, GPU-mapped at
  * the BO's VA, which may differ from the CPU address
  * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
-static int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
+int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 {
 	void *tmp;
 	int r;
@@ -1293,7 +820,7 @@ static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
 
 /* Give a converted range back as private anonymous memory with the same
  * contents. Called with bk_mem_lock. */
-static void bk_userptr_restore_locked(struct bk_bo *b)
+void bk_userptr_restore_locked(struct bk_bo *b)
 {
 	void *tmp;
 
@@ -1309,12 +836,6 @@ static void bk_userptr_restore_locked(struct bk_bo *b)
 		munmap(tmp, b->uptr_len);
 	b->userptr_mapped = false;
 }
-
-/* ------------------------------------------------------------------ */
-/* KFD ioctl handlers                                                  */
-/* ------------------------------------------------------------------ */
-
-typedef int (*bk_handler)(struct bk_conn *c, void *arg, uint32_t usize);
 
 static int bk_ioctl_get_version(struct bk_conn *c, void *arg, uint32_t usize)
 {
@@ -1636,7 +1157,7 @@ static int bk_ioctl_get_tile_config(struct bk_conn *c, void *arg, uint32_t usize
 	return r;
 }
 
-static int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_alloc_memory *a = arg;
 	struct vkfd_rsp_alloc_memory rsp;
@@ -1723,7 +1244,7 @@ static int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t u
 	return 0;
 }
 
-static int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_free_memory *a = arg;
 	struct bk_bo *b, **pp;
@@ -1792,13 +1313,13 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 	return r;
 }
 
-static int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)usize;
 	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY);
 }
 
-static int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)usize;
 	return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
@@ -1813,7 +1334,7 @@ static struct bk_queue *bk_queue_get_locked(struct bk_conn *c, uint32_t id)
 	return &c->queues[id];
 }
 
-static int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_create_queue *a = arg;
 	struct vkfd_req_create_queue req;
@@ -1871,7 +1392,7 @@ static int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	return 0;
 }
 
-static int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_destroy_queue *a = arg;
 	struct vkfd_req_handle req;
@@ -1897,7 +1418,7 @@ static int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	return r;
 }
 
-static int bk_ioctl_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_update_queue *a = arg;
 	struct vkfd_req_update_queue req;
@@ -1920,7 +1441,7 @@ static int bk_ioctl_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	return bk_call(c, VKFD_CMD_UPDATE_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
 }
 
-static int bk_ioctl_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_set_cu_mask *a = arg;
 	struct vkfd_req_set_cu_mask req;
@@ -1951,7 +1472,7 @@ static int bk_ioctl_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
 		       sizeof(rsp));
 }
 
-static int bk_ioctl_alloc_queue_gws(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_alloc_queue_gws(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_queue_gws *a = arg;
 	struct vkfd_req_alloc_queue_gws req;
@@ -1975,7 +1496,7 @@ static int bk_ioctl_alloc_queue_gws(struct bk_conn *c, void *arg, uint32_t usize
 	return r;
 }
 
-static int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_create_event *a = arg;
 	struct vkfd_req_create_event req;
@@ -2074,19 +1595,19 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 	return r;
 }
 
-static int bk_ioctl_destroy_event(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_destroy_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)usize;
 	return bk_event_cmd(c, arg, VKFD_CMD_DESTROY_EVENT);
 }
 
-static int bk_ioctl_set_event(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_set_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)usize;
 	return bk_event_cmd(c, arg, VKFD_CMD_SET_EVENT);
 }
 
-static int bk_ioctl_reset_event(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_reset_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)usize;
 	return bk_event_cmd(c, arg, VKFD_CMD_RESET_EVENT);
@@ -2159,7 +1680,7 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 
 static void bk_smi_vmfault_locked(struct bk_conn *c, uint32_t gpu_id);
 
-static int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct bk_wait_events *a = arg;
 	struct bk_event_data ev[VKFD_MAX_WAIT_EVENTS];
@@ -2308,7 +1829,7 @@ static int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
  * WAIT_EVENTS (ROCr's event thread waits on them): "1 pid:comm". Faults
  * of other processes and host-side events (throttling, resets) are not
  * seen (docs/kfd-uapi.md). */
-static int bk_ioctl_smi_events(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_smi_events(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct {
 		uint32_t gpuid, anon_fd;
@@ -2397,7 +1918,7 @@ static int bk_ioctl_criu_op(struct bk_conn *c, void *arg, uint32_t usize)
 
 /* GET_QUEUE_WAVE_STATE as a kernel with CWSR disabled answers it: an
  * unknown queue -EFAULT, a known one -EINVAL (no wave state is saved). */
-static int bk_ioctl_get_queue_wave_state(struct bk_conn *c, void *arg, uint32_t usize)
+int bk_ioctl_get_queue_wave_state(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	const struct bk_queue_wave_state *a = arg;
 	bool known;
@@ -2461,7 +1982,7 @@ static const struct bk_ioctl_desc bk_ioctls[] = {
 
 #define BK_ARG_MAX 400
 
-static int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
+int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 {
 	const struct bk_ioctl_desc *d;
 	unsigned int nr = _IOC_NR(request);
@@ -2491,10 +2012,6 @@ static int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 	}
 	return r;
 }
-
-/* ------------------------------------------------------------------ */
-/* Render node                                                         */
-/* ------------------------------------------------------------------ */
 
 static struct bk_conn *bk_any_conn_locked(void)
 {
@@ -2536,7 +2053,7 @@ static int bk_amdgpu_query(struct bk_conn *c, uint32_t gpu_id, uint32_t query, u
 
 #include "backend_vkfd_drm.h"
 
-static int bk_render_ioctl(int fd, unsigned long request, void *arg)
+int bk_render_ioctl(int fd, unsigned long request, void *arg)
 {
 	struct bk_conn *c = NULL;
 	struct bk_file *f;
@@ -2569,10 +2086,6 @@ static int bk_render_ioctl(int fd, unsigned long request, void *arg)
 	return r;
 }
 
-/* ------------------------------------------------------------------ */
-/* mmap                                                                */
-/* ------------------------------------------------------------------ */
-
 static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len,
 				   int prot, int flags)
 {
@@ -2591,7 +2104,7 @@ static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *add
 	return vkfd_guest_blob_map(c->g, &b->blob, (flags & MAP_FIXED) ? addr : NULL, len, 0, prot);
 }
 
-static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct bk_conn *c = NULL;
 	struct bk_bo *b = NULL;
@@ -2651,7 +2164,7 @@ static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	return ret;
 }
 
-static void bk_munmap_notify(void *addr, size_t len)
+void bk_munmap_notify(void *addr, size_t len)
 {
 	uint64_t s = (uintptr_t)addr, e = s + len;
 

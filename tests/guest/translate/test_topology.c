@@ -3,13 +3,21 @@
  * The vkfd backend's topology materialisation fed hand-made exports: what a
  * hostile or buggy host can send (paths escaping the tree, overruns, too
  * many nodes, link counts that do not match the link files) and what the
- * guest's tree then looks like. The backend's static functions are reached
- * by including its source.
+ * guest's tree then looks like, through the backend's private header.
  */
-#include "backend_vkfd.c"
-
+#include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "backend_vkfd_internal.h"
 
 #include <cmocka.h>
 
