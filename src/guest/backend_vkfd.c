@@ -21,25 +21,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend_vkfd_internal.h"
@@ -396,79 +384,6 @@ static void bk_atfork_child(void)
 	/* init runs again in the child: new connection, its own tree */
 	bk.inited = false;
 	bk.root_ours = false;
-}
-
-static struct bk_conn *bk_any_conn_locked(void)
-{
-	BK_ASSERT_TABLE_LOCKED();
-	for (unsigned int i = 0; i < BK_MAX_FILES; i++)
-		if (bk.files[i].kind == BK_KFD && bk.files[i].conn && !bk.files[i].conn->dead &&
-		    bk.files[i].pid == getpid())
-			return bk.files[i].conn;
-	return bk.spare && !bk.spare->dead ? bk.spare : NULL;
-}
-
-static int bk_amdgpu_query(struct bk_conn *c, uint32_t gpu_id, uint32_t query, uint64_t p0,
-			   uint64_t p1, void *out, uint32_t out_size, uint32_t *got)
-{
-	struct vkfd_req_amdgpu_query req;
-	uint8_t rspbuf[sizeof(struct vkfd_rsp_amdgpu_query) + VKFD_MAX_AMDGPU_QUERY];
-	struct vkfd_rsp_amdgpu_query *rsp = (void *)rspbuf;
-	int r;
-
-	if (out_size == 0 || out_size > VKFD_MAX_AMDGPU_QUERY)
-		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	req.gpu_id = gpu_id;
-	req.query = query;
-	req.out_size = out_size;
-	req.param0 = p0;
-	req.param1 = p1;
-	r = bk_call(c, VKFD_CMD_AMDGPU_QUERY, &req, sizeof(req), rspbuf,
-		    sizeof(*rsp) + ((out_size + 7u) & ~7u));
-	if (r)
-		return r;
-	if (rsp->size > out_size)
-		return -EIO;
-	memset(out, 0, out_size);
-	memcpy(out, rsp + 1, rsp->size);
-	*got = rsp->size;
-	return 0;
-}
-
-#include "backend_vkfd_drm.h"
-
-int bk_render_ioctl(int fd, unsigned long request, void *arg)
-{
-	struct bk_conn *c = NULL;
-	struct bk_file *f;
-	uint32_t gpu_id = 0;
-	bool free_it;
-	int r;
-
-	bk_table_lock();
-	f = bk_file_get_locked(fd);
-	if (f && f->kind == BK_RENDER) {
-		/* the VM owner if any; else any KFD process of ours (the
-		 * queries are read-only); borrowed for the call */
-		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner : bk_any_conn_locked();
-		gpu_id = f->gpu >= 0 ? bk.gpus[f->gpu].gpu_id : 0;
-		if (c)
-			c->users++;
-	}
-	bk_table_unlock();
-	if (!c)
-		return f ? -ENODEV : -EBADF;
-	r = bk_drm_ioctl(c, gpu_id, request, arg);
-	bk_table_lock();
-	free_it = --c->users == 0 && c->closed;
-	bk_table_unlock();
-	if (free_it) {
-		bk_mem_lock_take();
-		bk_conn_free(c);
-		bk_mem_lock_release();
-	}
-	return r;
 }
 
 static int bk_ioctl(int fd, unsigned long request, void *arg)
