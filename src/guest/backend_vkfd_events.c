@@ -20,7 +20,7 @@
 
 int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_create_event *a = arg;
+	struct kfd_ioctl_create_event_args *a = arg;
 	struct vkfd_req_create_event req;
 	struct vkfd_rsp_create_event rsp;
 	struct bk_bo *page = NULL;
@@ -53,9 +53,9 @@ int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 	a->event_id = rsp.event_id;
 	a->event_slot_index = rsp.event_slot_index;
 	a->event_trigger_data = rsp.event_trigger_data;
-	if (a->event_type == BK_EVENT_SIGNAL || a->event_type == BK_EVENT_DEBUG)
-		a->event_page_offset = BK_MMAP_TYPE_EVENTS;
-	if (rsp.event_id < BK_SIGNAL_EVENT_LIMIT) {
+	if (a->event_type == KFD_IOC_EVENT_SIGNAL || a->event_type == KFD_IOC_EVENT_DEBUG_EVENT)
+		a->event_page_offset = VKFD_KFD_MMAP_TYPE_EVENTS;
+	if (rsp.event_id < KFD_SIGNAL_EVENT_LIMIT) {
 		bk_ev_lock(c);
 		memset(&c->ev[rsp.event_id], 0, sizeof(c->ev[0]));
 		c->ev[rsp.event_id].exists = true;
@@ -67,24 +67,24 @@ int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize)
 
 static void bk_ev_touch(struct bk_conn *c, uint32_t id)
 {
-	if (id < BK_SIGNAL_EVENT_LIMIT) {
+	if (id < KFD_SIGNAL_EVENT_LIMIT) {
 		bk_ev_lock(c);
 		c->ev[id].quiet = false;
 		bk_ev_unlock(c);
 	}
 }
 
-static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
+/* DESTROY, SET and RESET_EVENT: the same one-id argument. */
+static int bk_event_cmd(struct bk_conn *c, uint32_t event_id, uint32_t cmd)
 {
-	struct bk_event_id *a = arg;
 	struct vkfd_req_event req;
 	struct vkfd_rsp_empty rsp;
 	uint32_t acmd = 0;
 	int r;
 
 	memset(&req, 0, sizeof(req));
-	req.event_id = a->event_id;
-	bk_ev_touch(c, a->event_id);
+	req.event_id = event_id;
+	bk_ev_touch(c, event_id);
 	if (cmd != VKFD_CMD_DESTROY_EVENT) {
 		/* ROCr sets an event on every store to an interrupt signal:
 		 * SET/RESET are valid exactly for this process's signal
@@ -92,10 +92,10 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 		 * asynchronously, batched with the next call. */
 		bool sig;
 
-		if (a->event_id >= BK_SIGNAL_EVENT_LIMIT)
+		if (event_id >= KFD_SIGNAL_EVENT_LIMIT)
 			return -EINVAL;
 		bk_ev_lock(c);
-		sig = c->ev[a->event_id].exists && c->ev[a->event_id].type == BK_EVENT_SIGNAL;
+		sig = c->ev[event_id].exists && c->ev[event_id].type == KFD_IOC_EVENT_SIGNAL;
 		bk_ev_unlock(c);
 		if (!sig)
 			return -EINVAL;
@@ -109,9 +109,9 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 		return r;
 	}
 	r = bk_call(c, cmd, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r && a->event_id < BK_SIGNAL_EVENT_LIMIT) {
+	if (!r && event_id < KFD_SIGNAL_EVENT_LIMIT) {
 		bk_ev_lock(c);
-		c->ev[a->event_id].exists = false;
+		c->ev[event_id].exists = false;
 		bk_ev_unlock(c);
 	}
 	return r;
@@ -119,20 +119,26 @@ static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
 
 int bk_ioctl_destroy_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
+	const struct kfd_ioctl_destroy_event_args *a = arg;
+
 	(void)usize;
-	return bk_event_cmd(c, arg, VKFD_CMD_DESTROY_EVENT);
+	return bk_event_cmd(c, a->event_id, VKFD_CMD_DESTROY_EVENT);
 }
 
 int bk_ioctl_set_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
+	const struct kfd_ioctl_set_event_args *a = arg;
+
 	(void)usize;
-	return bk_event_cmd(c, arg, VKFD_CMD_SET_EVENT);
+	return bk_event_cmd(c, a->event_id, VKFD_CMD_SET_EVENT);
 }
 
 int bk_ioctl_reset_event(struct bk_conn *c, void *arg, uint32_t usize)
 {
+	const struct kfd_ioctl_reset_event_args *a = arg;
+
 	(void)usize;
-	return bk_event_cmd(c, arg, VKFD_CMD_RESET_EVENT);
+	return bk_event_cmd(c, a->event_id, VKFD_CMD_RESET_EVENT);
 }
 
 /* The host keeps the table current only while it sets the flag. */
@@ -151,8 +157,8 @@ static bool bk_hints_on(struct bk_conn *c)
  * answer for every event was TIMEOUT and the table has not moved since
  * (so the host has learnt of no signal), and the guest's own
  * last_event_age (KFD >= 1.14) matches the last age the host reported. */
-static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
-			  const struct bk_event_data *ev)
+static bool bk_wait_local(struct bk_conn *c, const struct kfd_ioctl_wait_events_args *a,
+			  const struct vkfd_kfd_event_data *ev)
 {
 	const volatile uint64_t *table;
 	uint32_t count = 0;
@@ -173,11 +179,11 @@ static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
 			uint32_t id = ev[i].event_id;
 			uint64_t last, cur;
 
-			memcpy(&last, ev[i].exception, sizeof(last));
+			last = ev[i].last_event_age;
 			/* slot 0 too: the kernel hands it out (idr from 0)
 			 * and the host keeps its entry; a TIMEOUT is never a
 			 * false signal, and staleness is bounded below */
-			if (id >= BK_SIGNAL_EVENT_LIMIT || id >= count) {
+			if (id >= KFD_SIGNAL_EVENT_LIMIT || id >= count) {
 				ok = false;
 				break;
 			}
@@ -204,8 +210,8 @@ static void bk_smi_vmfault_locked(struct bk_conn *c, uint32_t gpu_id);
 
 int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_wait_events *a = arg;
-	struct bk_event_data ev[VKFD_MAX_WAIT_EVENTS];
+	struct kfd_ioctl_wait_events_args *a = arg;
+	struct vkfd_kfd_event_data ev[VKFD_MAX_WAIT_EVENTS];
 	struct vkfd_req_wait_events *req = NULL;
 	struct vkfd_rsp_wait_events *rsp = NULL;
 	const volatile uint64_t *table;
@@ -222,7 +228,7 @@ int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 	if (bk_wait_local(c, a, ev)) {
 		if (bk_debug > 0)
 			bk_log("wait: answered locally (TIMEOUT)");
-		a->wait_result = BK_WAIT_TIMEOUT;
+		a->wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT;
 		return 0;
 	}
 	req = calloc(1, sizeof(*req));
@@ -238,7 +244,7 @@ int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 		uint32_t id = ev[i].event_id;
 
 		req->events[i].event_id = id;
-		memcpy(&req->events[i].last_event_age, ev[i].exception, sizeof(uint64_t));
+		req->events[i].last_event_age = ev[i].last_event_age;
 		snap[i] = table && id < count ? __atomic_load_n(&table[id], __ATOMIC_ACQUIRE) : 0;
 	}
 	req->num_events = n;
@@ -260,41 +266,42 @@ int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 		uint32_t id = ev[i].event_id;
 		const struct vkfd_event_data *d = &rsp->events[i];
 
-		if (id < BK_SIGNAL_EVENT_LIMIT) {
-			c->ev[id].quiet = rsp->wait_result == BK_WAIT_TIMEOUT;
+		if (id < KFD_SIGNAL_EVENT_LIMIT) {
+			c->ev[id].quiet = rsp->wait_result == KFD_IOC_WAIT_RESULT_TIMEOUT;
 			c->ev[id].table_seen = snap[i];
 			if (d->event_age)
 				c->ev[id].age = d->event_age;
 		}
-		if (rsp->wait_result != BK_WAIT_COMPLETE || i >= rsp->num_events ||
+		if (rsp->wait_result != KFD_IOC_WAIT_RESULT_COMPLETE || i >= rsp->num_events ||
 		    d->event_id != id)
 			continue;
 		/* the kernel copies data back only for fired events */
 		if (d->kind == VKFD_EVENT_DATA_MEMORY) {
-			struct {
-				uint32_t np, ro, nx, imp;
-				uint64_t va;
-				uint32_t gpu_id, type;
-			} m = {d->not_present, d->read_only, d->no_execute, d->imprecise,
-			       d->va,          d->gpu_id,    d->error_type};
+			struct kfd_hsa_memory_exception_data *m = &ev[i].memory_exception_data;
 
-			_Static_assert(sizeof(m) == 32, "abi");
-			memcpy(ev[i].exception, &m, sizeof(m));
+			memset(m, 0, sizeof(*m));
+			m->failure.NotPresent = d->not_present;
+			m->failure.ReadOnly = d->read_only;
+			m->failure.NoExecute = d->no_execute;
+			m->failure.imprecise = d->imprecise;
+			m->va = d->va;
+			m->gpu_id = d->gpu_id;
+			m->ErrorType = d->error_type;
 			bk_smi_vmfault_locked(c, d->gpu_id);
 		} else if (d->kind == VKFD_EVENT_DATA_HW) {
-			uint32_t hw[4] = {d->reset_type, d->reset_cause, d->memory_lost, d->gpu_id};
+			struct kfd_hsa_hw_exception_data *hw = &ev[i].hw_exception_data;
 
-			memcpy(ev[i].exception, hw, sizeof(hw));
-		} else {
-			uint64_t last;
-
-			memcpy(&last, ev[i].exception, sizeof(last));
-			if (last && d->event_age)
-				memcpy(ev[i].exception, &d->event_age, sizeof(uint64_t));
+			memset(hw, 0, sizeof(*hw));
+			hw->reset_type = d->reset_type;
+			hw->reset_cause = d->reset_cause;
+			hw->memory_lost = d->memory_lost;
+			hw->gpu_id = d->gpu_id;
+		} else if (ev[i].last_event_age && d->event_age) {
+			ev[i].last_event_age = d->event_age;
 		}
 	}
 	bk_ev_unlock(c);
-	if (rsp->wait_result == BK_WAIT_COMPLETE)
+	if (rsp->wait_result == KFD_IOC_WAIT_RESULT_COMPLETE)
 		r = bk_write_user(a->events_ptr, ev, n * sizeof(ev[0]));
 out:
 	free(req);
@@ -313,9 +320,7 @@ out:
  * seen (docs/kfd-uapi.md). */
 int bk_ioctl_smi_events(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct {
-		uint32_t gpuid, anon_fd;
-	} *a = arg;
+	struct kfd_ioctl_smi_events_args *a = arg;
 	struct bk_smi *s;
 	int gi, sv[2];
 

@@ -38,7 +38,10 @@
 #include "../proto/vkfd_protocol.h"
 #include "shim/shim_backend.h"
 
-#include "backend_vkfd_kfd.h"
+/* The KFD UAPI, written once for every part of vkfd: the system header
+ * and what newer KFDs added (both sizes of each grown struct). */
+#include "kfd_uapi_ext.h"
+#include "kfd_dbg_trap.h"
 
 /* These are one library's insides: never exported from, or interposed
  * into, the preload (gcc and clang both honour this pragma). */
@@ -49,6 +52,10 @@
 /* libhsakmt masks doorbell offsets with its 8 KiB SOC15 slice size */
 #define BK_DOORBELL_SLOTS 1024u
 #define BK_COOKIE_SHIFT   24 /* 16 MiB apart: page aligned, fits off_t */
+/* The newest KFD minor version the guest serves completely: 1.18's
+ * misc_process_flag and 1.19's CREATE_PROCESS are not carried
+ * (docs/kfd-uapi.md). */
+#define BK_KFD_MINOR_MAX 17u
 
 /* ------------------------------------------------------------------ */
 /* State                                                               */
@@ -126,7 +133,7 @@ struct bk_conn {
 	 * clock rebasing below (a short, leaf lock: nothing else is taken
 	 * while it is held, and no protocol call is made under it) */
 	pthread_mutex_t ev_lock;
-	struct bk_ev ev[BK_SIGNAL_EVENT_LIMIT];
+	struct bk_ev ev[KFD_SIGNAL_EVENT_LIMIT];
 	struct bk_smi *smi;
 	unsigned int local_answers;
 	struct {

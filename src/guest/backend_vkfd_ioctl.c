@@ -17,7 +17,7 @@
 
 static int bk_ioctl_get_version(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_get_version *a = arg;
+	struct kfd_ioctl_get_version_args *a = arg;
 	struct vkfd_req_get_version req;
 	struct vkfd_rsp_get_version rsp;
 	int r;
@@ -27,11 +27,11 @@ static int bk_ioctl_get_version(struct bk_conn *c, void *arg, uint32_t usize)
 	r = bk_call(c, VKFD_CMD_GET_VERSION, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r)
 		return r;
-	a->major = rsp.major;
+	a->major_version = rsp.major;
 	/* never a version whose additions the guest does not serve: 1.18's
 	 * misc_process_flag and 1.19's CREATE_PROCESS are not carried
 	 * (docs/kfd-uapi.md) */
-	a->minor = rsp.minor < BK_KFD_MINOR_MAX ? rsp.minor : BK_KFD_MINOR_MAX;
+	a->minor_version = rsp.minor < BK_KFD_MINOR_MAX ? rsp.minor : BK_KFD_MINOR_MAX;
 	return 0;
 }
 
@@ -48,7 +48,7 @@ static int bk_get_apertures(struct bk_conn *c, struct vkfd_rsp_get_process_apert
 	return r;
 }
 
-static void bk_ap_copy(struct bk_aperture *d, const struct vkfd_aperture *s)
+static void bk_ap_copy(struct kfd_process_device_apertures *d, const struct vkfd_aperture *s)
 {
 	memset(d, 0, sizeof(*d));
 	d->lds_base = s->lds_base;
@@ -62,7 +62,7 @@ static void bk_ap_copy(struct bk_aperture *d, const struct vkfd_aperture *s)
 
 static int bk_ioctl_get_process_apertures(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_get_apertures_old *a = arg;
+	struct kfd_ioctl_get_process_apertures_args *a = arg;
 	struct vkfd_rsp_get_process_apertures rsp;
 	uint32_t n;
 	int r;
@@ -71,19 +71,19 @@ static int bk_ioctl_get_process_apertures(struct bk_conn *c, void *arg, uint32_t
 	r = bk_get_apertures(c, &rsp);
 	if (r)
 		return r;
-	n = rsp.num_nodes < BK_OLD_APERTURES ? rsp.num_nodes : BK_OLD_APERTURES;
+	n = rsp.num_nodes < NUM_OF_SUPPORTED_GPUS ? rsp.num_nodes : NUM_OF_SUPPORTED_GPUS;
 	memset(a, 0, sizeof(*a));
 	for (uint32_t i = 0; i < n; i++)
-		bk_ap_copy(&a->ap[i], &rsp.apertures[i]);
+		bk_ap_copy(&a->process_apertures[i], &rsp.apertures[i]);
 	a->num_of_nodes = n;
 	return 0;
 }
 
 static int bk_ioctl_get_process_apertures_new(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_get_apertures_new *a = arg;
+	struct kfd_ioctl_get_process_apertures_new_args *a = arg;
 	struct vkfd_rsp_get_process_apertures rsp;
-	struct bk_aperture ap[VKFD_MAX_GPUS];
+	struct kfd_process_device_apertures ap[VKFD_MAX_GPUS];
 	uint32_t n;
 	int r;
 
@@ -100,12 +100,12 @@ static int bk_ioctl_get_process_apertures_new(struct bk_conn *c, void *arg, uint
 	for (uint32_t i = 0; i < n; i++)
 		bk_ap_copy(&ap[i], &rsp.apertures[i]);
 	a->num_of_nodes = n;
-	return bk_write_user(a->apertures_ptr, ap, n * sizeof(ap[0]));
+	return bk_write_user(a->kfd_process_device_apertures_ptr, ap, n * sizeof(ap[0]));
 }
 
 static int bk_ioctl_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_acquire_vm *a = arg;
+	struct kfd_ioctl_acquire_vm_args *a = arg;
 	struct vkfd_req_gpu req;
 	struct vkfd_rsp_empty rsp;
 	struct bk_file *f;
@@ -150,7 +150,7 @@ static int bk_ioctl_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
 
 static int bk_ioctl_set_memory_policy(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_set_memory_policy *a = arg;
+	struct kfd_ioctl_set_memory_policy_args *a = arg;
 	struct vkfd_req_set_memory_policy req;
 	struct vkfd_rsp_empty rsp;
 
@@ -166,7 +166,7 @@ static int bk_ioctl_set_memory_policy(struct bk_conn *c, void *arg, uint32_t usi
 
 static int bk_ioctl_set_scratch_backing_va(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_scratch_va *a = arg;
+	struct kfd_ioctl_set_scratch_backing_va_args *a = arg;
 	struct vkfd_req_set_scratch_backing_va req;
 	struct vkfd_rsp_empty rsp;
 
@@ -179,7 +179,7 @@ static int bk_ioctl_set_scratch_backing_va(struct bk_conn *c, void *arg, uint32_
 
 static int bk_ioctl_set_trap_handler(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_trap_handler *a = arg;
+	struct kfd_ioctl_set_trap_handler_args *a = arg;
 	struct vkfd_req_set_trap_handler req;
 	struct vkfd_rsp_empty rsp;
 
@@ -193,7 +193,7 @@ static int bk_ioctl_set_trap_handler(struct bk_conn *c, void *arg, uint32_t usiz
 
 static int bk_ioctl_set_xnack_mode(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_xnack *a = arg;
+	struct kfd_ioctl_set_xnack_mode_args *a = arg;
 	struct vkfd_req_set_xnack_mode req;
 	struct vkfd_rsp_set_xnack_mode rsp;
 	int r;
@@ -209,7 +209,7 @@ static int bk_ioctl_set_xnack_mode(struct bk_conn *c, void *arg, uint32_t usize)
 
 static int bk_ioctl_available_memory(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_available_memory *a = arg;
+	struct kfd_ioctl_get_available_memory_args *a = arg;
 	struct vkfd_req_gpu req;
 	struct vkfd_rsp_available_memory rsp;
 	int r;
@@ -225,7 +225,7 @@ static int bk_ioctl_available_memory(struct bk_conn *c, void *arg, uint32_t usiz
 
 static int bk_ioctl_runtime_enable(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_runtime_enable *a = arg;
+	struct vkfd_kfd_runtime_enable_args *a = arg;
 	struct vkfd_req_runtime_enable req;
 	struct vkfd_rsp_runtime_enable rsp;
 	int r;
@@ -246,7 +246,7 @@ static int bk_ioctl_runtime_enable(struct bk_conn *c, void *arg, uint32_t usize)
  * boottime clock. */
 static int bk_ioctl_get_clock_counters(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_clock_counters *a = arg;
+	struct kfd_ioctl_get_clock_counters_args *a = arg;
 	struct vkfd_req_gpu req;
 	struct vkfd_rsp_get_clock_counters rsp;
 	uint64_t now;
@@ -303,7 +303,7 @@ cpu:
 
 static int bk_ioctl_get_tile_config(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_tile_config *a = arg;
+	struct kfd_ioctl_get_tile_config_args *a = arg;
 	struct vkfd_req_get_tile_config req;
 	struct vkfd_rsp_get_tile_config rsp;
 	uint32_t nt, nm;
@@ -397,6 +397,11 @@ static int bk_ioctl_criu_op(struct bk_conn *c, void *arg, uint32_t usize)
 #define BK_IN  1u
 #define BK_OUT 2u
 
+/* One entry per served ioctl, keyed on its number; the size is the one
+ * the ioctl's definition in src/kfd_uapi (or the system header it extends)
+ * carries, the larger one for a grown struct. */
+#define BK_IOCTL(ioctl, dir, fn) [_IOC_NR(ioctl)] = {_IOC_SIZE(ioctl), (dir), (fn)}
+
 struct bk_ioctl_desc {
 	uint32_t size; /* the struct this side knows */
 	uint32_t dir;  /* the kernel's direction, not the caller's */
@@ -404,44 +409,45 @@ struct bk_ioctl_desc {
 };
 
 static const struct bk_ioctl_desc bk_ioctls[] = {
-    [BK_NR_GET_VERSION] = {8, BK_OUT, bk_ioctl_get_version},
-    [BK_NR_CREATE_QUEUE] = {96, BK_IN | BK_OUT, bk_ioctl_create_queue},
-    [BK_NR_DESTROY_QUEUE] = {8, BK_IN | BK_OUT, bk_ioctl_destroy_queue},
-    [BK_NR_SET_MEMORY_POLICY] = {32, BK_IN, bk_ioctl_set_memory_policy},
-    [BK_NR_GET_CLOCK_COUNTERS] = {40, BK_IN | BK_OUT, bk_ioctl_get_clock_counters},
-    [BK_NR_GET_PROCESS_APERTURES] = {400, BK_OUT, bk_ioctl_get_process_apertures},
-    [BK_NR_UPDATE_QUEUE] = {24, BK_IN, bk_ioctl_update_queue},
-    [BK_NR_CREATE_EVENT] = {32, BK_IN | BK_OUT, bk_ioctl_create_event},
-    [BK_NR_DESTROY_EVENT] = {8, BK_IN, bk_ioctl_destroy_event},
-    [BK_NR_SET_EVENT] = {8, BK_IN, bk_ioctl_set_event},
-    [BK_NR_RESET_EVENT] = {8, BK_IN, bk_ioctl_reset_event},
-    [BK_NR_WAIT_EVENTS] = {24, BK_IN | BK_OUT, bk_ioctl_wait_events},
+    BK_IOCTL(AMDKFD_IOC_GET_VERSION, BK_OUT, bk_ioctl_get_version),
+    BK_IOCTL(VKFD_KFD_IOC_CREATE_QUEUE, BK_IN | BK_OUT, bk_ioctl_create_queue),
+    BK_IOCTL(AMDKFD_IOC_DESTROY_QUEUE, BK_IN | BK_OUT, bk_ioctl_destroy_queue),
+    BK_IOCTL(AMDKFD_IOC_SET_MEMORY_POLICY, BK_IN, bk_ioctl_set_memory_policy),
+    BK_IOCTL(AMDKFD_IOC_GET_CLOCK_COUNTERS, BK_IN | BK_OUT, bk_ioctl_get_clock_counters),
+    BK_IOCTL(AMDKFD_IOC_GET_PROCESS_APERTURES, BK_OUT, bk_ioctl_get_process_apertures),
+    BK_IOCTL(AMDKFD_IOC_UPDATE_QUEUE, BK_IN, bk_ioctl_update_queue),
+    BK_IOCTL(AMDKFD_IOC_CREATE_EVENT, BK_IN | BK_OUT, bk_ioctl_create_event),
+    BK_IOCTL(AMDKFD_IOC_DESTROY_EVENT, BK_IN, bk_ioctl_destroy_event),
+    BK_IOCTL(AMDKFD_IOC_SET_EVENT, BK_IN, bk_ioctl_set_event),
+    BK_IOCTL(AMDKFD_IOC_RESET_EVENT, BK_IN, bk_ioctl_reset_event),
+    BK_IOCTL(AMDKFD_IOC_WAIT_EVENTS, BK_IN | BK_OUT, bk_ioctl_wait_events),
     /* 0x0d..0x10, the deprecated debugger ioctls (docs/protocol.md
      * section 12), and CREATE_PROCESS (0x27, KFD 1.19, not served) have
      * no entry: -ENOTTY without reading the argument */
-    [BK_NR_SET_SCRATCH_BACKING_VA] = {16, BK_IN | BK_OUT, bk_ioctl_set_scratch_backing_va},
-    [BK_NR_GET_TILE_CONFIG] = {40, BK_IN | BK_OUT, bk_ioctl_get_tile_config},
-    [BK_NR_SET_TRAP_HANDLER] = {24, BK_IN, bk_ioctl_set_trap_handler},
-    [BK_NR_GET_PROCESS_APERTURES_NEW] = {16, BK_IN | BK_OUT, bk_ioctl_get_process_apertures_new},
-    [BK_NR_ACQUIRE_VM] = {8, BK_IN, bk_ioctl_acquire_vm},
-    [BK_NR_ALLOC_MEMORY_OF_GPU] = {40, BK_IN | BK_OUT, bk_ioctl_alloc_memory_of_gpu},
-    [BK_NR_FREE_MEMORY_OF_GPU] = {8, BK_IN, bk_ioctl_free_memory_of_gpu},
-    [BK_NR_MAP_MEMORY_TO_GPU] = {24, BK_IN | BK_OUT, bk_ioctl_map_memory_to_gpu},
-    [BK_NR_UNMAP_MEMORY_FROM_GPU] = {24, BK_IN | BK_OUT, bk_ioctl_unmap_memory_from_gpu},
-    [BK_NR_SET_CU_MASK] = {16, BK_IN, bk_ioctl_set_cu_mask},
-    [BK_NR_GET_QUEUE_WAVE_STATE] = {24, BK_IN | BK_OUT, bk_ioctl_get_queue_wave_state},
-    [BK_NR_GET_DMABUF_INFO] = {32, BK_IN | BK_OUT, bk_ioctl_get_dmabuf_info},
-    [BK_NR_IMPORT_DMABUF] = {24, BK_IN | BK_OUT, bk_ioctl_import_dmabuf},
-    [BK_NR_ALLOC_QUEUE_GWS] = {16, BK_IN | BK_OUT, bk_ioctl_alloc_queue_gws},
-    [BK_NR_SMI_EVENTS] = {8, BK_IN | BK_OUT, bk_ioctl_smi_events},
+    BK_IOCTL(AMDKFD_IOC_SET_SCRATCH_BACKING_VA, BK_IN | BK_OUT, bk_ioctl_set_scratch_backing_va),
+    BK_IOCTL(AMDKFD_IOC_GET_TILE_CONFIG, BK_IN | BK_OUT, bk_ioctl_get_tile_config),
+    BK_IOCTL(AMDKFD_IOC_SET_TRAP_HANDLER, BK_IN, bk_ioctl_set_trap_handler),
+    BK_IOCTL(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, BK_IN | BK_OUT,
+	     bk_ioctl_get_process_apertures_new),
+    BK_IOCTL(AMDKFD_IOC_ACQUIRE_VM, BK_IN, bk_ioctl_acquire_vm),
+    BK_IOCTL(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, BK_IN | BK_OUT, bk_ioctl_alloc_memory_of_gpu),
+    BK_IOCTL(AMDKFD_IOC_FREE_MEMORY_OF_GPU, BK_IN, bk_ioctl_free_memory_of_gpu),
+    BK_IOCTL(AMDKFD_IOC_MAP_MEMORY_TO_GPU, BK_IN | BK_OUT, bk_ioctl_map_memory_to_gpu),
+    BK_IOCTL(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, BK_IN | BK_OUT, bk_ioctl_unmap_memory_from_gpu),
+    BK_IOCTL(AMDKFD_IOC_SET_CU_MASK, BK_IN, bk_ioctl_set_cu_mask),
+    BK_IOCTL(AMDKFD_IOC_GET_QUEUE_WAVE_STATE, BK_IN | BK_OUT, bk_ioctl_get_queue_wave_state),
+    BK_IOCTL(AMDKFD_IOC_GET_DMABUF_INFO, BK_IN | BK_OUT, bk_ioctl_get_dmabuf_info),
+    BK_IOCTL(AMDKFD_IOC_IMPORT_DMABUF, BK_IN | BK_OUT, bk_ioctl_import_dmabuf),
+    BK_IOCTL(AMDKFD_IOC_ALLOC_QUEUE_GWS, BK_IN | BK_OUT, bk_ioctl_alloc_queue_gws),
+    BK_IOCTL(AMDKFD_IOC_SMI_EVENTS, BK_IN | BK_OUT, bk_ioctl_smi_events),
     /* like a kernel built without SVM support */
-    [BK_NR_SVM] = {24, BK_IN | BK_OUT, bk_ioctl_svm},
-    [BK_NR_SET_XNACK_MODE] = {4, BK_IN | BK_OUT, bk_ioctl_set_xnack_mode},
-    [BK_NR_CRIU_OP] = {56, BK_IN | BK_OUT, bk_ioctl_criu_op},
-    [BK_NR_AVAILABLE_MEMORY] = {16, BK_IN | BK_OUT, bk_ioctl_available_memory},
-    [BK_NR_EXPORT_DMABUF] = {16, BK_IN | BK_OUT, bk_ioctl_export_dmabuf},
-    [BK_NR_RUNTIME_ENABLE] = {16, BK_IN | BK_OUT, bk_ioctl_runtime_enable},
-    [BK_NR_DBG_TRAP] = {32, BK_IN | BK_OUT, bk_ioctl_dbg_trap},
+    BK_IOCTL(AMDKFD_IOC_SVM, BK_IN | BK_OUT, bk_ioctl_svm),
+    BK_IOCTL(AMDKFD_IOC_SET_XNACK_MODE, BK_IN | BK_OUT, bk_ioctl_set_xnack_mode),
+    BK_IOCTL(AMDKFD_IOC_CRIU_OP, BK_IN | BK_OUT, bk_ioctl_criu_op),
+    BK_IOCTL(AMDKFD_IOC_AVAILABLE_MEMORY, BK_IN | BK_OUT, bk_ioctl_available_memory),
+    BK_IOCTL(VKFD_KFD_IOC_EXPORT_DMABUF, BK_IN | BK_OUT, bk_ioctl_export_dmabuf),
+    BK_IOCTL(VKFD_KFD_IOC_RUNTIME_ENABLE, BK_IN | BK_OUT, bk_ioctl_runtime_enable),
+    BK_IOCTL(VKFD_KFD_IOC_DBG_TRAP, BK_IN | BK_OUT, bk_ioctl_dbg_trap),
 };
 
 #define BK_ARG_MAX 400

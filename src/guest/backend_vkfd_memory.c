@@ -67,11 +67,11 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t
 
 int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_alloc_memory *a = arg;
+	struct kfd_ioctl_alloc_memory_of_gpu_args *a = arg;
 	struct vkfd_rsp_alloc_memory rsp;
 	struct bk_bo *b;
 	uint32_t flags = a->flags;
-	bool userptr = flags & BK_ALLOC_USERPTR;
+	bool userptr = flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
 	long pg = sysconf(_SC_PAGESIZE);
 	int gi, r;
 
@@ -89,7 +89,7 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 		if ((a->va_addr | a->mmap_offset | a->size) & (uint64_t)(pg - 1) ||
 		    a->va_addr + a->size < a->va_addr || a->mmap_offset + a->size < a->mmap_offset)
 			return -EINVAL;
-		flags = (flags & ~BK_ALLOC_USERPTR) | BK_ALLOC_GTT;
+		flags = (flags & ~KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) | KFD_IOC_ALLOC_MEM_FLAGS_GTT;
 	}
 	b = calloc(1, sizeof(*b));
 	if (!b)
@@ -112,7 +112,8 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 
 	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64 " blob %#" PRIx64
 	       " map_flags %#x",
-	       a->va_addr, a->size, a->flags, rsp.handle, rsp.blob_size, rsp.map_flags);
+	       (uint64_t)a->va_addr, (uint64_t)a->size, a->flags, rsp.handle, rsp.blob_size,
+	       rsp.map_flags);
 	bk_mem_lock_take();
 	if (userptr) {
 		r = bk_userptr_len(b) ? 0 : -EIO;
@@ -133,7 +134,8 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 		}
 	}
 	bk_table_lock();
-	if (!(flags & (BK_ALLOC_DOORBELL | BK_ALLOC_MMIO_REMAP)) && !userptr)
+	if (!(flags & (KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)) &&
+	    !userptr)
 		b->cookie = bk.next_cookie++ << BK_COOKIE_SHIFT;
 	b->next = c->bos;
 	c->bos = b;
@@ -141,12 +143,12 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	bk_mem_lock_release();
 
 	a->handle = b->handle;
-	if (flags & BK_ALLOC_MMIO_REMAP)
-		a->mmap_offset =
-		    BK_MMAP_TYPE_MMIO | ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT);
-	else if (flags & BK_ALLOC_DOORBELL)
-		a->mmap_offset = BK_MMAP_TYPE_DOORBELL |
-				 ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT);
+	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+		a->mmap_offset = VKFD_KFD_MMAP_TYPE_MMIO |
+				 ((uint64_t)(a->gpu_id & 0xffff) << VKFD_KFD_MMAP_GPU_ID_SHIFT);
+	else if (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		a->mmap_offset = VKFD_KFD_MMAP_TYPE_DOORBELL |
+				 ((uint64_t)(a->gpu_id & 0xffff) << VKFD_KFD_MMAP_GPU_ID_SHIFT);
 	else if (!userptr)
 		a->mmap_offset = b->cookie;
 	return 0;
@@ -154,7 +156,7 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 
 int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_free_memory *a = arg;
+	struct kfd_ioctl_free_memory_of_gpu_args *a = arg;
 	struct bk_bo *b, **pp;
 	int r;
 
@@ -189,7 +191,7 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 
 static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 {
-	struct bk_map_memory *a = arg;
+	struct kfd_ioctl_map_memory_to_gpu_args *a = arg;
 	struct vkfd_req_map_memory req;
 	struct vkfd_rsp_map_memory rsp;
 	bool known;
@@ -279,14 +281,16 @@ void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		if (b && (c != f->vm_owner || f->gpu < 0 || bk.gpus[f->gpu].gpu_id != b->gpu_id))
 			b = NULL;
 	} else if (f->conn && !f->conn->dead) {
-		uint64_t type = o & BK_MMAP_TYPE_MASK;
-		uint32_t gid = (uint32_t)((o & BK_MMAP_GPU_ID_MASK) >> BK_MMAP_GPU_ID_SHIFT);
-		uint32_t want = type == BK_MMAP_TYPE_DOORBELL ? BK_ALLOC_DOORBELL
-				: type == BK_MMAP_TYPE_MMIO   ? BK_ALLOC_MMIO_REMAP
-							      : 0;
+		uint64_t type = o & VKFD_KFD_MMAP_TYPE_MASK;
+		uint32_t gid =
+		    (uint32_t)((o & VKFD_KFD_MMAP_GPU_ID_MASK) >> VKFD_KFD_MMAP_GPU_ID_SHIFT);
+		uint32_t want =
+		    type == VKFD_KFD_MMAP_TYPE_DOORBELL ? KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL
+		    : type == VKFD_KFD_MMAP_TYPE_MMIO   ? KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP
+							: 0;
 
 		c = f->conn;
-		if (want && !(o & ~(BK_MMAP_TYPE_MASK | BK_MMAP_GPU_ID_MASK))) {
+		if (want && !(o & ~(VKFD_KFD_MMAP_TYPE_MASK | VKFD_KFD_MMAP_GPU_ID_MASK))) {
 			for (b = c->bos; b; b = b->next)
 				if ((b->kfd_flags & want) && (b->gpu_id & 0xffff) == gid)
 					break;

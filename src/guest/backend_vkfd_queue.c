@@ -21,28 +21,29 @@ static struct bk_queue *bk_queue_get_locked(struct bk_conn *c, uint32_t id)
 
 int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_create_queue *a = arg;
+	struct vkfd_kfd_create_queue_args *a = arg;
 	struct vkfd_req_create_queue req;
 	struct vkfd_rsp_create_queue rsp;
 	uint32_t id;
 	int r;
 
 	memset(&req, 0, sizeof(req));
-	req.ring_base_address = a->ring_base_address;
-	req.write_pointer_address = a->write_pointer_address;
-	req.read_pointer_address = a->read_pointer_address;
-	req.eop_buffer_address = a->eop_buffer_address;
-	req.eop_buffer_size = a->eop_buffer_size;
-	req.ctx_save_restore_address = a->ctx_save_restore_address;
-	req.ring_size = a->ring_size;
-	req.gpu_id = a->gpu_id;
-	req.queue_type = a->queue_type;
-	req.queue_percentage = a->queue_percentage;
-	req.queue_priority = a->queue_priority;
-	req.ctx_save_restore_size = a->ctx_save_restore_size;
-	req.ctl_stack_size = a->ctl_stack_size;
+	req.ring_base_address = a->base.ring_base_address;
+	req.write_pointer_address = a->base.write_pointer_address;
+	req.read_pointer_address = a->base.read_pointer_address;
+	req.eop_buffer_address = a->base.eop_buffer_address;
+	req.eop_buffer_size = a->base.eop_buffer_size;
+	req.ctx_save_restore_address = a->base.ctx_save_restore_address;
+	req.ring_size = a->base.ring_size;
+	req.gpu_id = a->base.gpu_id;
+	req.queue_type = a->base.queue_type;
+	req.queue_percentage = a->base.queue_percentage;
+	req.queue_priority = a->base.queue_priority;
+	req.ctx_save_restore_size = a->base.ctx_save_restore_size;
+	req.ctl_stack_size = a->base.ctl_stack_size;
 	/* an 88-byte (KFD <= 1.16) caller has no sdma_engine_id: zero */
-	req.sdma_engine_id = usize > BK_CREATE_QUEUE_SIZE_OLD ? a->sdma_engine_id : 0;
+	req.sdma_engine_id =
+	    usize > sizeof(struct kfd_ioctl_create_queue_args) ? a->sdma_engine_id : 0;
 
 	bk_table_lock();
 	for (id = 0; id < BK_MAX_QUEUES; id++)
@@ -61,25 +62,26 @@ int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 		c->queues[id].used = false;
 	} else {
 		c->queues[id].handle = rsp.queue;
-		c->queues[id].gpu_id = a->gpu_id;
+		c->queues[id].gpu_id = a->base.gpu_id;
 		c->queues[id].doorbell_index = rsp.doorbell_index;
 	}
 	bk_table_unlock();
 	if (r)
 		return r;
-	a->queue_id = id;
+	a->base.queue_id = id;
 	if (rsp.ring_size)
-		a->ring_size = rsp.ring_size;
+		a->base.ring_size = rsp.ring_size;
 	/* the kernel's format: type | gpu_id | byte offset in the slice */
-	a->doorbell_offset = BK_MMAP_TYPE_DOORBELL |
-			     ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT) |
-			     (uint64_t)rsp.doorbell_index * 8u;
+	a->base.doorbell_offset =
+	    VKFD_KFD_MMAP_TYPE_DOORBELL |
+	    ((uint64_t)(a->base.gpu_id & 0xffff) << VKFD_KFD_MMAP_GPU_ID_SHIFT) |
+	    (uint64_t)rsp.doorbell_index * 8u;
 	return 0;
 }
 
 int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_destroy_queue *a = arg;
+	struct kfd_ioctl_destroy_queue_args *a = arg;
 	struct vkfd_req_handle req;
 	struct vkfd_rsp_empty rsp;
 	struct bk_queue *q;
@@ -105,7 +107,7 @@ int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
 
 int bk_ioctl_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_update_queue *a = arg;
+	struct kfd_ioctl_update_queue_args *a = arg;
 	struct vkfd_req_update_queue req;
 	struct vkfd_rsp_empty rsp;
 	struct bk_queue *q;
@@ -128,7 +130,7 @@ int bk_ioctl_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
 
 int bk_ioctl_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_set_cu_mask *a = arg;
+	struct kfd_ioctl_set_cu_mask_args *a = arg;
 	struct vkfd_req_set_cu_mask req;
 	struct vkfd_rsp_empty rsp;
 	struct bk_queue *q;
@@ -159,7 +161,7 @@ int bk_ioctl_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
 
 int bk_ioctl_alloc_queue_gws(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct bk_queue_gws *a = arg;
+	struct kfd_ioctl_alloc_queue_gws_args *a = arg;
 	struct vkfd_req_alloc_queue_gws req;
 	struct vkfd_rsp_alloc_queue_gws rsp;
 	struct bk_queue *q;
@@ -185,7 +187,7 @@ int bk_ioctl_alloc_queue_gws(struct bk_conn *c, void *arg, uint32_t usize)
  * unknown queue -EFAULT, a known one -EINVAL (no wave state is saved). */
 int bk_ioctl_get_queue_wave_state(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	const struct bk_queue_wave_state *a = arg;
+	const struct kfd_ioctl_get_queue_wave_state_args *a = arg;
 	bool known;
 
 	(void)usize;
