@@ -17,10 +17,10 @@
  *   backend_vkfd_topo_tree.c writing that tree (sysfs layout, CPU node, links)
  *   backend_vkfd_drm.c       render-node ioctls (DRM/AMDGPU queries)
  *
- * Locks, always taken in this order, none held across another part's
- * lock-taking call unless stated: bk_mem_lock, then bk_lock, then a
- * connection's ev_lock. A function that expects a lock held ends in
- * _locked and asserts it with the BK_ASSERT_* macros below.
+ * Locks, when nested always taken in this order: bk_mem_lock, then
+ * bk_lock; a connection's ev_lock is a leaf (nothing is taken under it).
+ * What each guards is written next to the data below. A function that
+ * expects a lock held ends in _locked and asserts it (BK_ASSERT_*).
  */
 #ifndef VKFD_BACKEND_VKFD_INTERNAL_H
 #define VKFD_BACKEND_VKFD_INTERNAL_H

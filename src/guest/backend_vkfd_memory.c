@@ -189,6 +189,14 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	return r;
 }
 
+/* MAP and UNMAP take the same argument layout. */
+_Static_assert(sizeof(struct kfd_ioctl_unmap_memory_from_gpu_args) ==
+		   sizeof(struct kfd_ioctl_map_memory_to_gpu_args),
+	       "map/unmap args");
+_Static_assert(offsetof(struct kfd_ioctl_unmap_memory_from_gpu_args, n_success) ==
+		   offsetof(struct kfd_ioctl_map_memory_to_gpu_args, n_success),
+	       "map/unmap args");
+
 static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args *a = arg;
