@@ -7,7 +7,7 @@
  * size the guest asked for (at most VKFD_MAX_AMDGPU_QUERY bytes). The
  * device seam carries the ioctls, so kfdsim's render fds answer them too.
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <amdgpu_drm.h>

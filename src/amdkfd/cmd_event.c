@@ -7,7 +7,7 @@
  * event table (a hint for zero-timeout polls); once the pool has released
  * that thread, the ring's fence retires.
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -33,7 +33,7 @@ static int event_pos(struct vkfd_host_context *ctx, uint32_t id, bool *found)
 	return (int)lo;
 }
 
-struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id)
+static struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id)
 {
 	bool found;
 	int i = event_pos(ctx, id, &found);
@@ -290,9 +290,7 @@ static void wait_job_done(void *arg)
 	struct wait_job *j = arg;
 	struct vkfd_host_context *ctx = j->ctx;
 
-	pthread_mutex_lock(&ctx->lock);
-	ctx->waits_inflight--;
-	pthread_mutex_unlock(&ctx->lock);
+	host_ring_wait_release_thread(ctx);
 	host_ring_wait_finished(ctx, j->ring, j->k);
 	free(j);
 }
@@ -301,7 +299,6 @@ int cmd_wait_events(struct cmd_ctx *c)
 {
 	struct vkfd_host_context *ctx = c->ctx;
 	struct vkfd_req_wait_events r;
-	struct ring_wait_state *rs;
 	struct wait_job *j = NULL;
 	uint64_t k = 0;
 	int ret = 0;
@@ -312,10 +309,7 @@ int cmd_wait_events(struct cmd_ctx *c)
 	    r.num_events <= VKFD_MAX_WAIT_EVENTS ? r.num_events : VKFD_MAX_WAIT_EVENTS);
 	if (r.ring_idx == 0 || r.ring_idx >= VKFD_NUM_RINGS)
 		return -EINVAL; /* not counted on any ring by submit_cmd either */
-	pthread_mutex_lock(&ctx->lock);
-	rs = &ctx->rings[r.ring_idx];
-	k = ++rs->next_k;
-	pthread_mutex_unlock(&ctx->lock);
+	k = host_ring_wait_next(ctx, r.ring_idx);
 
 	if (r.num_events < 1 || r.num_events > VKFD_MAX_WAIT_EVENTS || r.wait_for_all > 1 ||
 	    VKFD_REQ_WAIT_EVENTS_LEN(r.num_events) > c->v->hdr.len) {
@@ -348,20 +342,12 @@ int cmd_wait_events(struct cmd_ctx *c)
 	j->wait_for_all = r.wait_for_all;
 	j->timeout = r.timeout_ms;
 
-	pthread_mutex_lock(&ctx->lock);
-	if (rs->active_k) {
-		pthread_mutex_unlock(&ctx->lock);
-		ret = -EBUSY; /* one pending wait per ring */
-		goto reject;
-	}
-	rs->active_k = k;
-	ctx->waits_inflight++;
-	pthread_mutex_unlock(&ctx->lock);
+	ret = host_ring_wait_activate(ctx, r.ring_idx, k);
+	if (ret)
+		goto reject; /* -EBUSY: one pending wait per ring */
 	ret = wait_pool_submit_done(ctx->waits, wait_job_run, wait_job_done, j);
 	if (ret) {
-		pthread_mutex_lock(&ctx->lock);
-		ctx->waits_inflight--;
-		pthread_mutex_unlock(&ctx->lock);
+		host_ring_wait_release_thread(ctx);
 		/* -EBUSY: the wait-thread quota is used up. k is the ring's
 		 * in-flight index: finishing it releases the ring. */
 		goto reject;

@@ -1,35 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Session and process-level commands: version, topology, apertures, VM
  * acquisition, policies, clocks, and the amdgpu render-node query subset. */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
 #include <string.h>
 
 #define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
-
-int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg)
-{
-	return ctx->ops->ioctl(ctx->dev, ctx->kfd_fd, req, arg);
-}
-
-int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id)
-{
-	int g = topo_export_find_gpu(&host_g.topo, gpu_id);
-
-	(void)ctx;
-	return g < 0 ? -EINVAL : g;
-}
-
-int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id)
-{
-	int g = host_gpu_index(ctx, gpu_id);
-
-	if (g >= 0 && !ctx->gpu[g].vm_acquired)
-		return -EINVAL;
-	return g;
-}
 
 int cmd_hello(struct cmd_ctx *c)
 {

@@ -5,7 +5,7 @@
  * accounts it against the quota, and hands out an opaque handle. The KFD
  * handle and mmap offset (for DOORBELL a bus address) never leave the host.
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -26,17 +26,6 @@
 	 KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |                  \
 	 KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
 	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
-
-bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g)
-{
-	const struct va_range *r = va_map_find(&ctx->va, va, size);
-	const struct host_bo *bo;
-
-	if (!r)
-		return false;
-	bo = r->owner;
-	return (bo->mapped_mask >> g) & 1;
-}
 
 static uint32_t count_domains(uint32_t flags)
 {

@@ -7,7 +7,7 @@
  * real doorbell from the queue's write pointer, read through a host mapping of the BO that holds
  * it (docs/protocol.md section 11).
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  * (host_executor.c) runs the commands.
  */
 #include "host_export.h"
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -234,7 +234,6 @@ VKFD_EXPORT void vkfd_host_context_destroy(struct vkfd_host_context *ctx)
 	ctx_teardown(ctx);
 }
 
-void host_contexts_destroy_all(void);
 void host_contexts_destroy_all(void)
 {
 	for (;;) {
@@ -249,25 +248,6 @@ void host_contexts_destroy_all(void)
 			return;
 		ctx_teardown(ctx);
 	}
-}
-
-void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why)
-{
-	uint32_t expected = 0;
-
-	if (!__atomic_compare_exchange_n(&ctx->lost, &expected, why, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
-	vkfd_err("ctx %u (%s): context lost (reason %u); it refuses further work", ctx->ctx_id,
-		 ctx->name, why);
-	if (ctx->shmem.map)
-		vkfd_store_release_u32(&vkfd_shmem_hdr(ctx->shmem.map)->async_error, why);
-	/* no fence may stay pending forever: the guest learns the loss from
-	 * the async error word after its fence */
-	fence_state_complete_all(&ctx->fences);
-	pthread_mutex_lock(&ctx->lock);
-	pthread_cond_broadcast(&ctx->done_cond);
-	pthread_mutex_unlock(&ctx->lock);
 }
 
 /* Bind blob ids (get_blob must not wait for the executor) and count the
@@ -288,8 +268,7 @@ static void scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_
 			struct vkfd_req_wait_events r;
 
 			vkfd_cmd_decode(&v, &r, sizeof(r));
-			if (r.ring_idx >= 1 && r.ring_idx < VKFD_NUM_RINGS)
-				ctx->rings[r.ring_idx].queued++;
+			host_ring_wait_count_locked(ctx, r.ring_idx);
 		}
 	}
 }
@@ -372,7 +351,7 @@ VKFD_EXPORT int vkfd_host_context_submit_fence(struct vkfd_host_context *ctx, ui
 	if (!ctx || ring_idx >= VKFD_NUM_RINGS)
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->lock);
-	target = ring_idx == 0 ? ctx->submitted : ctx->rings[ring_idx].queued;
+	target = host_ring_fence_target_locked(ctx, ring_idx);
 	pthread_mutex_unlock(&ctx->lock);
 	return fence_state_submit(&ctx->fences, ring_idx, fence_id, target);
 }
@@ -395,27 +374,4 @@ VKFD_EXPORT int vkfd_host_context_get_doorbell_fd(struct vkfd_host_context *ctx)
 	if (!ctx || !ctx->relay)
 		return -EINVAL;
 	return doorbell_relay_efd(ctx->relay);
-}
-
-void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k)
-{
-	struct ring_wait_state *rs;
-	uint64_t done;
-
-	if (ring == 0 || ring >= VKFD_NUM_RINGS)
-		return;
-	pthread_mutex_lock(&ctx->lock);
-	rs = &ctx->rings[ring];
-	if (k == rs->active_k) {
-		rs->done = k > rs->rejected_max ? k : rs->rejected_max;
-		rs->active_k = 0;
-		rs->rejected_max = 0;
-	} else if (rs->active_k == 0) {
-		rs->done = k;
-	} else if (k > rs->rejected_max) {
-		rs->rejected_max = k; /* completes with the wait in flight */
-	}
-	done = rs->done;
-	pthread_mutex_unlock(&ctx->lock);
-	fence_state_advance(&ctx->fences, ring, done);
 }

@@ -6,7 +6,7 @@
  * shared response slot before the processed seqno is published (release).
  */
 #include "host_export.h"
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -72,16 +72,6 @@ static const cmd_fn handlers[VKFD_CMD_COUNT_] = {
 
 /* Largest response any command can need (GET_TOPOLOGY's chunk). */
 #define HOST_RSP_BUF_SIZE (sizeof(struct vkfd_rsp_get_topology) + VKFD_TOPOLOGY_MAX_CHUNK)
-
-void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
-		uint32_t len)
-{
-	if (len < sizeof(struct vkfd_rsp_hdr))
-		len = sizeof(struct vkfd_rsp_hdr);
-	if (vkfd_rsp_write(ctx->shmem.map, v->hdr.rsp_off, rsp, len, v->hdr.seqno))
-		vkfd_dbg("ctx %u: %s seqno %u: response slot out of the area, dropped", ctx->ctx_id,
-			 vkfd_cmd_name(v->hdr.cmd), v->hdr.seqno);
-}
 
 static void run_one(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v)
 {

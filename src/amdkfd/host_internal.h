@@ -25,6 +25,7 @@
 
 #include "doorbell_relay.h"
 #include "fence.h"
+#include "host_lock.h"
 #include "obj_table.h"
 #include "shmem.h"
 #include "topology.h"
@@ -150,7 +151,7 @@ struct blob_entry {
 	struct blob_entry *bnext; /* next id of the same BO */
 };
 
-/* Per-ring wait bookkeeping (see cmd_event.c). */
+/* Per-ring wait bookkeeping, under ctx->lock (host_wait_ring.c). */
 struct ring_wait_state {
 	uint64_t queued;   /* waits framed at submit time (fence targets) */
 	uint64_t next_k;   /* waits dispatched by the executor */
@@ -218,61 +219,12 @@ struct vkfd_host_context {
 	struct host_stats *stats; /* handling times (host_executor.c) */
 };
 
-/* cmd handlers: run on the executor, write at most v->rsp_size bytes. */
-struct cmd_ctx {
-	struct vkfd_host_context *ctx;
-	const struct vkfd_cmd_view *v;
-	uint8_t *rsp; /* private, zeroed, v->rsp_size bytes */
-	uint32_t rsp_len;
-	bool deferred; /* response will be written by another thread */
-};
-
-int host_dispatch(struct cmd_ctx *c);
-void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
-		uint32_t len);
-
-/* handlers (cmd_*.c); each returns 0 or -errno placed in the response */
-int cmd_hello(struct cmd_ctx *c);
-int cmd_get_version(struct cmd_ctx *c);
-int cmd_get_topology(struct cmd_ctx *c);
-int cmd_get_process_apertures(struct cmd_ctx *c);
-int cmd_acquire_vm(struct cmd_ctx *c);
-int cmd_set_memory_policy(struct cmd_ctx *c);
-int cmd_set_scratch_backing_va(struct cmd_ctx *c);
-int cmd_set_trap_handler(struct cmd_ctx *c);
-int cmd_set_xnack_mode(struct cmd_ctx *c);
-int cmd_get_clock_counters(struct cmd_ctx *c);
-int cmd_available_memory(struct cmd_ctx *c);
-int cmd_runtime_enable(struct cmd_ctx *c);
-int cmd_get_tile_config(struct cmd_ctx *c);
-int cmd_amdgpu_query(struct cmd_ctx *c);
-int cmd_alloc_memory(struct cmd_ctx *c);
-int cmd_free_memory(struct cmd_ctx *c);
-int cmd_map_memory(struct cmd_ctx *c);
-int cmd_unmap_memory(struct cmd_ctx *c);
-int cmd_bind_blob(struct cmd_ctx *c);
-int cmd_import_resource(struct cmd_ctx *c);
-int cmd_get_resource_info(struct cmd_ctx *c);
-int cmd_create_queue(struct cmd_ctx *c);
-int cmd_destroy_queue(struct cmd_ctx *c);
-int cmd_update_queue(struct cmd_ctx *c);
-int cmd_set_cu_mask(struct cmd_ctx *c);
-int cmd_alloc_queue_gws(struct cmd_ctx *c);
-int cmd_doorbell_notify(struct cmd_ctx *c);
-int cmd_hdp_flush(struct cmd_ctx *c);
-int cmd_create_event(struct cmd_ctx *c);
-int cmd_destroy_event(struct cmd_ctx *c);
-int cmd_set_event(struct cmd_ctx *c);
-int cmd_reset_event(struct cmd_ctx *c);
-int cmd_wait_events(struct cmd_ctx *c);
-
-/* helpers shared by handlers */
+/* ---- core (host_core.c): what handlers call down into ---- */
 int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg);
 /* exported GPU index of a guest gpu_id, or -EINVAL */
 int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id);
 /* same, and the VM must have been acquired */
 int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id);
-struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id);
 /* Bytes of memory behind a BO, which is what anything that reaches it by
  * size (the kernel's event page, a host mapping, a blob export) may touch.
  * Not its VA span: an AQL_QUEUE_MEM BO is half as much memory mapped twice;
@@ -283,8 +235,25 @@ static inline uint64_t host_bo_backing_bytes(const struct host_bo *bo)
 }
 /* does [va, va+size) lie inside one BO mapped on GPU g? */
 bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g);
+/* First call wins: refuse further work, tell the guest, complete every fence. */
 void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);
-/* Wait rings: a wait framed on ring r finished (accepted or rejected). */
+/* Write a response into the request's slot of the shared response area. */
+void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
+		uint32_t len);
+/* VKFD_FEAT_* the host offers on this device (HELLO, the capset) */
+uint64_t host_features(void);
+uint64_t host_features_for(bool is_sim, uint32_t minor, uint32_t flags);
+/* Wait rings (host_wait_ring.c): every change to ctx->rings[] and
+ * ctx->waits_inflight. The _locked ones expect ctx->lock held. */
+void host_ring_wait_count_locked(struct vkfd_host_context *ctx, uint32_t ring);
+uint64_t host_ring_fence_target_locked(struct vkfd_host_context *ctx, uint32_t ring);
+/* index k of the next wait dispatched on ring (1 <= ring < VKFD_NUM_RINGS) */
+uint64_t host_ring_wait_next(struct vkfd_host_context *ctx, uint32_t ring);
+/* k becomes ring's wait in flight and holds a wait thread; -EBUSY if one is */
+int host_ring_wait_activate(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k);
+/* the wait thread taken by host_ring_wait_activate was given back */
+void host_ring_wait_release_thread(struct vkfd_host_context *ctx);
+/* a wait framed on ring finished (accepted or rejected): the fence advances */
 void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k);
 /* blob table (host_blob.c); callers hold ctx->lock */
 struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
@@ -297,14 +266,11 @@ void host_blob_table_fini(struct vkfd_host_context *ctx);
 /* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node
  * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd). -errno otherwise. */
 int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo);
-/* executor (host_executor.c) */
+/* executor (host_executor.c): dispatches to the handlers (host_cmd.h) */
 int host_executor_start(struct vkfd_host_context *ctx);
 void host_executor_stop(struct vkfd_host_context *ctx);
-uint64_t host_features(void);
-/* teardown helpers */
-void host_events_cancel(struct vkfd_host_context *ctx);
-void host_queues_release(struct vkfd_host_context *ctx);
-void host_bos_release(struct vkfd_host_context *ctx);
+/* context lifecycle (host_context.c) */
+void host_contexts_destroy_all(void);
 
 /* render-node allocation for kernels without EXPORT_DMABUF (render_alloc.c) */
 bool host_render_alloc_needed(uint32_t flags);

@@ -13,28 +13,6 @@
 #define HOST_MIN_KFD_MINOR 11
 #define HOST_MIN_KERNEL    VKFD_KERNEL_VERSION(6, 1, 0)
 
-static uint64_t features_for(bool is_sim, uint32_t minor, uint32_t flags)
-{
-	/* kfdsim models the render-node queries (render_ioctl.c) */
-	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY | VKFD_FEAT_AMDGPU_QUERY;
-
-	if (minor >= 14)
-		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;
-	if (is_sim || minor >= 12)
-		f |= VKFD_FEAT_VRAM_EXPORT;
-	if (is_sim)
-		f |= VKFD_FEAT_SIM_DEVICE;
-	if (is_sim && !(flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
-		f |= VKFD_FEAT_MULTI_CONTEXT;
-	return f;
-}
-
-uint64_t host_features(void);
-uint64_t host_features(void)
-{
-	return features_for(host_g.is_sim, host_g.kfd_minor, host_g.cfg.flags);
-}
-
 VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
 {
 	return version >= VKFD_PROTO_VERSION_MIN && version <= VKFD_PROTO_VERSION_MAX
@@ -72,7 +50,7 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 		return ret;
 	memset(&c, 0, sizeof(c));
 	vkfd_capset_init(&c);
-	c.features = features_for(is_sim, minor, flags);
+	c.features = host_features_for(is_sim, minor, flags);
 	c.kfd_major = major;
 	c.kfd_minor = minor;
 	c.min_kfd_major = 1;
@@ -82,8 +60,6 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 	memcpy(buf, &c, sizeof(c));
 	return (int)sizeof(c);
 }
-
-void host_contexts_destroy_all(void);
 
 VKFD_EXPORT int vkfd_host_init(const struct vkfd_host_config *cfg)
 {
