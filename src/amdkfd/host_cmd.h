@@ -10,6 +10,9 @@
 
 #include "host_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 /* cmd handlers: run on the executor, write at most v->rsp_size bytes. */
 struct cmd_ctx {
 	struct vkfd_host_context *ctx;
@@ -17,7 +20,27 @@ struct cmd_ctx {
 	uint8_t *rsp; /* private, zeroed, v->rsp_size bytes */
 	uint32_t rsp_len;
 	bool deferred; /* response will be written by another thread */
+	/* The request, copied once by the executor into a private buffer and
+	 * zero-extended to this side's struct (vkfd_cmd_req_size()): an older
+	 * guest's shorter request reads as zeros, a newer one's tail is not
+	 * seen. Handlers read it through CMD_REQ. */
+	const void *req;
+	uint32_t req_size;
 };
+
+/* c->req as the handler's request struct. The codec's table and the handler
+ * must name the same struct; a size that differs is a host bug, caught on
+ * the first call of that command (every command has a test). */
+static inline const void *cmd_req(const struct cmd_ctx *c, size_t size, const char *fn)
+{
+	if (size != c->req_size) {
+		fprintf(stderr, "vkfd-host: %s reads a %zu-byte request, the codec decoded %u\n",
+			fn, size, c->req_size);
+		abort();
+	}
+	return c->req;
+}
+#define CMD_REQ(c, type) ((const type *)cmd_req((c), sizeof(type), __func__))
 
 /* handlers (cmd_*.c); each returns 0 or -errno placed in the response */
 int cmd_hello(struct cmd_ctx *c);

@@ -108,6 +108,7 @@ static void ctx_free(struct vkfd_host_context *ctx)
 	free(ctx->events);
 	host_blob_table_fini(ctx);
 	free(ctx->rsp_buf);
+	free(ctx->req_buf);
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_cond_destroy(&ctx->cond);
 	pthread_cond_destroy(&ctx->done_cond);

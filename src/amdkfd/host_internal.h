@@ -216,6 +216,7 @@ struct vkfd_host_context {
 	int32_t xnack;
 
 	uint8_t *rsp_buf;         /* private response buffer of the executor */
+	void *req_buf;            /* the executor's decoded request (run_one) */
 	struct host_stats *stats; /* handling times (host_executor.c) */
 };
 
