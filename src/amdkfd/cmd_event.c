@@ -225,7 +225,7 @@ static void wait_job_run(void *arg)
 	struct kfd_ioctl_wait_events_args a;
 	uint8_t buf[sizeof(struct vkfd_rsp_wait_events)];
 	struct vkfd_rsp_wait_events *rsp = (void *)buf;
-	bool ages = host_g.is_sim || host_g.kfd_minor >= 14;
+	bool ages = host_device_can(VKFD_DEVICE_CAP_EVENT_AGES);
 	int ret;
 
 	memset(&a, 0, sizeof(a));

@@ -30,8 +30,8 @@ int cmd_get_version(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_get_version *rsp = (void *)c->rsp;
 
-	rsp->major = host_g.kfd_major;
-	rsp->minor = host_g.kfd_minor;
+	rsp->major = host_g.caps.kfd_major;
+	rsp->minor = host_g.caps.kfd_minor;
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 }

@@ -138,7 +138,7 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	if (bo->kind != BO_MEMORY) {
 		bo->map_info = VKFD_MAP_CACHED;
 		bo->map_flags = VKFD_ALLOC_MAP_SHADOW;
-	} else if (host_g.is_sim) {
+	} else if (host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD)) {
 		bo->map_info = VKFD_MAP_CACHED; /* memfd: ordinary coherent memory */
 	} else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
 		bo->map_info = VKFD_MAP_WC;
@@ -411,9 +411,9 @@ int cmd_import_resource(struct cmd_ctx *c)
 	bo->blob_size = size;
 	bo->flags = info.flags;
 	bo->gpu = (uint32_t)g;
-	bo->map_info = host_g.is_sim                                 ? VKFD_MAP_CACHED
-		       : (info.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) ? VKFD_MAP_WC
-								     : VKFD_MAP_CACHED;
+	bo->map_info = host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD) ? VKFD_MAP_CACHED
+		       : (info.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)   ? VKFD_MAP_WC
+								       : VKFD_MAP_CACHED;
 	pthread_mutex_lock(&ctx->lock);
 	ret = obj_table_add(&ctx->bos, bo, &handle);
 	if (!ret) {

@@ -429,8 +429,8 @@ int cmd_hdp_flush(struct cmd_ctx *c)
 	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	/* kfdsim memory is coherent: nothing to flush */
-	if (host_g.is_sim)
+	/* coherent memfd memory (kfdsim): nothing to flush */
+	if (host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD))
 		return 0;
 	if (!ctx->gpu[g].real_mmio) {
 		uint64_t off = VKFD_KFD_MMAP_TYPE_MMIO | VKFD_KFD_MMAP_GPU_ID(r->gpu_id);

@@ -228,7 +228,7 @@ int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo)
 		ret = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
 		return ret < 0 ? -errno : ret;
 	}
-	if (!host_g.is_sim && host_g.kfd_minor < 12)
+	if (!host_device_can(VKFD_DEVICE_CAP_EXPORT_DMABUF))
 		return -EOPNOTSUPP; /* AQL memory or imports on KFD < 1.12 */
 	memset(&a, 0, sizeof(a));
 	a.handle = bo->kfd_handle;
@@ -265,8 +265,10 @@ static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct v
 	if (fd < 0)
 		return fd;
 	out->fd = fd;
-	/* kfdsim's export is its memfd; render-node allocations are dmabufs */
-	out->fd_type = host_g.is_sim && bo->dmabuf_fd < 0 ? VKFD_BLOB_FD_SHM : VKFD_BLOB_FD_DMABUF;
+	/* a memfd device's export is its memfd; render-node allocations are dmabufs */
+	out->fd_type = host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD) && bo->dmabuf_fd < 0
+			   ? VKFD_BLOB_FD_SHM
+			   : VKFD_BLOB_FD_DMABUF;
 	out->map_info = bo->map_info;
 	out->size = bo->blob_size;
 	return 0;

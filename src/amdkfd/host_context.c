@@ -188,8 +188,9 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 	ctx->ops = host_g.ops;
 	ctx->dev = host_g.dev;
 	ctx->n_gpus = host_g.topo.n_gpus;
-	need_secondary = host_g.n_contexts > 0 &&
-			 (!host_g.is_sim || (host_g.cfg.flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS));
+	need_secondary =
+	    host_g.n_contexts > 0 && (!host_device_can(VKFD_DEVICE_CAP_PROCESS_PER_OPEN) ||
+				      (host_g.cfg.flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS));
 	ret = ctx_open_kfd(ctx, need_secondary);
 	if (!ret)
 		ctx_list_add(ctx);

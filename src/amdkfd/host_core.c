@@ -45,25 +45,26 @@ bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size
 	return (bo->mapped_mask >> g) & 1;
 }
 
-uint64_t host_features_for(bool is_sim, uint32_t minor, uint32_t flags)
+uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_flags)
 {
 	/* kfdsim models the render-node queries (render_ioctl.c) */
 	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY | VKFD_FEAT_AMDGPU_QUERY;
 
-	if (minor >= 14)
+	if (caps->flags & VKFD_DEVICE_CAP_EVENT_AGES)
 		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;
-	if (is_sim || minor >= 12)
+	if (caps->flags & VKFD_DEVICE_CAP_EXPORT_DMABUF)
 		f |= VKFD_FEAT_VRAM_EXPORT;
-	if (is_sim)
+	if (caps->flags & VKFD_DEVICE_CAP_SIMULATED)
 		f |= VKFD_FEAT_SIM_DEVICE;
-	if (is_sim && !(flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
+	if ((caps->flags & VKFD_DEVICE_CAP_PROCESS_PER_OPEN) &&
+	    !(host_flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
 		f |= VKFD_FEAT_MULTI_CONTEXT;
 	return f;
 }
 
 uint64_t host_features(void)
 {
-	return host_features_for(host_g.is_sim, host_g.kfd_minor, host_g.cfg.flags);
+	return host_features_for(&host_g.caps, host_g.cfg.flags);
 }
 
 void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,

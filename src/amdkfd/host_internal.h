@@ -59,10 +59,8 @@ struct host_global {
 	struct vkfd_host_config cfg;
 	const struct vkfd_device_ops *ops;
 	void *dev;
-	struct kfdsim *sim; /* owned when the device is kfdsim */
-	bool is_sim;
-	bool secondary_processes; /* real KFD offers CREATE_PROCESS */
-	uint32_t kfd_major, kfd_minor;
+	struct kfdsim *sim;           /* owned when the device is kfdsim */
+	struct vkfd_device_caps caps; /* what the device reported (query_caps) */
 	struct topo_export topo;
 	uint8_t *topo_blob; /* serialized export (vkfd_topo_put records) */
 	size_t topo_len;
@@ -243,7 +241,12 @@ void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, vo
 		uint32_t len);
 /* VKFD_FEAT_* the host offers on this device (HELLO, the capset) */
 uint64_t host_features(void);
-uint64_t host_features_for(bool is_sim, uint32_t minor, uint32_t flags);
+uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_flags);
+/* Does the device do this (VKFD_DEVICE_CAP_*)? Set once by vkfd_host_init. */
+static inline bool host_device_can(uint32_t cap)
+{
+	return (host_g.caps.flags & cap) == cap;
+}
 /* Wait rings (host_wait_ring.c): every change to ctx->rings[] and
  * ctx->waits_inflight. The _locked ones expect ctx->lock held. */
 void host_ring_wait_count_locked(struct vkfd_host_context *ctx, uint32_t ring);
@@ -281,6 +284,8 @@ int host_render_alloc(struct vkfd_host_context *ctx, uint32_t g, uint64_t va, ui
 /* device-level helpers (host_device.c) */
 int host_device_open(const struct vkfd_host_config *cfg);
 void host_device_close(void);
-int host_device_probe_version(uint32_t *major, uint32_t *minor, bool *is_sim, uint32_t *n_gpus);
+/* What host_device_open would find, without opening it (the capset before
+ * vkfd_host_init). */
+int host_device_probe_caps(struct vkfd_device_caps *caps, uint32_t *n_gpus);
 
 #endif

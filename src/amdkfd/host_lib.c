@@ -23,8 +23,8 @@ VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
 VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 {
 	struct vkfd_capset c;
-	uint32_t major = 0, minor = 0, n_gpus = 0, flags = 0;
-	bool is_sim = false;
+	struct vkfd_device_caps caps = {0};
+	uint32_t n_gpus = 0, flags = 0;
 	int ret = 0;
 
 	/* every path leaves the whole buffer defined: a VMM that forwards it
@@ -37,22 +37,20 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 		return -ENOSPC;
 	pthread_mutex_lock(&host_g.lock);
 	if (host_g.inited) {
-		major = host_g.kfd_major;
-		minor = host_g.kfd_minor;
-		is_sim = host_g.is_sim;
+		caps = host_g.caps;
 		n_gpus = host_g.topo.n_gpus;
 		flags = host_g.cfg.flags;
 	} else {
-		ret = host_device_probe_version(&major, &minor, &is_sim, &n_gpus);
+		ret = host_device_probe_caps(&caps, &n_gpus);
 	}
 	pthread_mutex_unlock(&host_g.lock);
 	if (ret)
 		return ret;
 	memset(&c, 0, sizeof(c));
 	vkfd_capset_init(&c);
-	c.features = host_features_for(is_sim, minor, flags);
-	c.kfd_major = major;
-	c.kfd_minor = minor;
+	c.features = host_features_for(&caps, flags);
+	c.kfd_major = caps.kfd_major;
+	c.kfd_minor = caps.kfd_minor;
 	c.min_kfd_major = 1;
 	c.min_kfd_minor = HOST_MIN_KFD_MINOR;
 	c.min_kernel_version = HOST_MIN_KERNEL;
