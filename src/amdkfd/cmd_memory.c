@@ -187,7 +187,7 @@ static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
 	obj_table_remove(&ctx->bos, bo->handle);
 	if (bo->in_va_map)
 		va_map_remove(&ctx->va, bo->va, bo);
-	host_blob_unbind_bo(ctx, bo);
+	host_blob_unbind_bo_locked(ctx, bo);
 	pthread_mutex_unlock(&ctx->lock);
 	if (bo->dmabuf_fd >= 0)
 		close(bo->dmabuf_fd);
@@ -311,7 +311,7 @@ int cmd_unmap_memory(struct cmd_ctx *c)
 	return map_common(c, false);
 }
 
-/* Bound when its batch was submitted (host_blob_bind_at_submit): by the
+/* Bound when its batch was submitted (host_blob_bind_at_submit_locked): by the
  * time the executor reaches it there is nothing left to do. */
 int cmd_bind_blob(struct cmd_ctx *c)
 {

@@ -14,15 +14,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static void ctx_list_add(struct vkfd_host_context *ctx)
+static void ctx_list_add_locked(struct vkfd_host_context *ctx)
 {
+	host_assert_held(&host_g.lock);
 	ctx->next_ctx = host_g.contexts;
 	host_g.contexts = ctx;
 	host_g.n_contexts++;
 }
 
-static void ctx_list_del(struct vkfd_host_context *ctx)
+static void ctx_list_del_locked(struct vkfd_host_context *ctx)
 {
+	host_assert_held(&host_g.lock);
 	for (struct vkfd_host_context **p = &host_g.contexts; *p; p = &(*p)->next_ctx) {
 		if (*p == ctx) {
 			*p = ctx->next_ctx;
@@ -193,7 +195,7 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 				      (host_g.cfg.flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS));
 	ret = ctx_open_kfd(ctx, need_secondary);
 	if (!ret)
-		ctx_list_add(ctx);
+		ctx_list_add_locked(ctx);
 	pthread_mutex_unlock(&host_g.lock);
 	if (ret)
 		goto fail_free;
@@ -216,7 +218,7 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 	return 0;
 fail:
 	pthread_mutex_lock(&host_g.lock);
-	ctx_list_del(ctx);
+	ctx_list_del_locked(ctx);
 	pthread_mutex_unlock(&host_g.lock);
 	ctx_teardown(ctx);
 	return ret;
@@ -230,7 +232,7 @@ VKFD_EXPORT void vkfd_host_context_destroy(struct vkfd_host_context *ctx)
 	if (!ctx)
 		return;
 	pthread_mutex_lock(&host_g.lock);
-	ctx_list_del(ctx);
+	ctx_list_del_locked(ctx);
 	pthread_mutex_unlock(&host_g.lock);
 	vkfd_info("ctx %u (%s): destroyed", ctx->ctx_id, ctx->name);
 	ctx_teardown(ctx);
@@ -244,7 +246,7 @@ void host_contexts_destroy_all(void)
 		pthread_mutex_lock(&host_g.lock);
 		ctx = host_g.contexts;
 		if (ctx)
-			ctx_list_del(ctx);
+			ctx_list_del_locked(ctx);
 		pthread_mutex_unlock(&host_g.lock);
 		if (!ctx)
 			return;
@@ -254,18 +256,19 @@ void host_contexts_destroy_all(void)
 
 /* Bind blob ids (get_blob must not wait for the executor) and count the
  * waits later fences depend on. O(1) per request. */
-static void scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t size)
+static void scan_batch_locked(struct vkfd_host_context *ctx, const uint8_t *data, size_t size)
 {
 	struct vkfd_cmd_view v;
 	struct vkfd_iter it;
 
+	host_assert_held(&ctx->lock);
 	vkfd_iter_init(&it, data, size, VKFD_RSP_AREA_SIZE);
 	while (vkfd_iter_next(&it, &v) == 1) {
 		if (v.hdr.cmd == VKFD_CMD_BIND_BLOB) {
 			struct vkfd_req_bind_blob r;
 
 			vkfd_cmd_decode(&v, &r, sizeof(r));
-			host_blob_bind_at_submit(ctx, &r);
+			host_blob_bind_at_submit_locked(ctx, &r);
 		} else if (v.hdr.cmd == VKFD_CMD_WAIT_EVENTS) {
 			struct vkfd_req_wait_events r;
 
@@ -330,7 +333,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		return -ENOMEM;
 	}
 	it->seq = ctx->submitted + 1;
-	scan_batch(ctx, it->data, size);
+	scan_batch_locked(ctx, it->data, size);
 	ctx->submitted = it->seq;
 	ctx->queued_bytes += it->cost;
 	if (ctx->q_tail)

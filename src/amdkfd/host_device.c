@@ -88,12 +88,13 @@ static int serialize_topology(struct host_global *g)
 	return 0;
 }
 
-int host_device_open(const struct vkfd_host_config *cfg)
+int host_device_open_locked(const struct vkfd_host_config *cfg)
 {
 	struct host_global *g = &host_g;
 	enum vkfd_host_device want = device_choice(cfg->device);
 	int ret;
 
+	host_assert_held(&host_g.lock);
 	if (want == VKFD_DEVICE_REAL || (want == VKFD_DEVICE_AUTO && real_kfd_usable())) {
 #if VKFD_HAVE_REAL_DEVICE
 		g->ops = vkfd_real_device_ops();
@@ -143,14 +144,15 @@ int host_device_open(const struct vkfd_host_config *cfg)
 		  g->caps.kfd_minor, g->topo.n_gpus);
 	return 0;
 fail:
-	host_device_close();
+	host_device_close_locked();
 	return ret;
 }
 
-void host_device_close(void)
+void host_device_close_locked(void)
 {
 	struct host_global *g = &host_g;
 
+	host_assert_held(&host_g.lock);
 	topo_export_free(&g->topo);
 	free(g->topo_blob);
 	g->topo_blob = NULL;

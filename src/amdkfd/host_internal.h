@@ -3,12 +3,10 @@
  * Internal state of the host library: the process-wide device and the
  * per-context objects. See docs/architecture.md for the threading model.
  *
- * Locking: ctx->lock protects the submit queue, the blob table, the object
- * tables' *membership* (add/remove) and the counters below. Only the
- * executor thread mutates objects, so it reads tables without the lock and
- * takes it only to add/remove; other threads (get_blob) read under the lock.
- * No KFD call is made while holding ctx->lock, except EXPORT_DMABUF in
- * get_blob, which must not race with FREE of the same BO.
+ * Locking: each lock is described next to the data it guards (host_g.lock
+ * in struct host_global, ctx->lock in struct vkfd_host_context). No KFD call
+ * is made while holding ctx->lock, except EXPORT_DMABUF in get_blob, which
+ * must not race with FREE of the same BO.
  */
 #ifndef VKFD_HOST_INTERNAL_H
 #define VKFD_HOST_INTERNAL_H
@@ -54,6 +52,13 @@ struct host_stats;
 
 /* Process-wide state (one device for all contexts). */
 struct host_global {
+	/* host_g.lock guards every field below. The device fields (cfg to
+	 * topo_len) are written only under it by vkfd_host_init/_fini, while
+	 * no context exists; contexts and their threads read them without it
+	 * (an init happens-before the context's creation, which takes the
+	 * lock). The context list, n_contexts and gpu_active change only
+	 * under it. Functions that expect it held end in _locked. Never
+	 * taken with a ctx->lock held. */
 	pthread_mutex_t lock;
 	bool inited;
 	struct vkfd_host_config cfg;
@@ -167,6 +172,13 @@ struct vkfd_host_context {
 	void *dev;
 	int kfd_fd;
 
+	/* ctx->lock guards: the submit queue (q_head to queued_bytes), the blob
+	 * table, the wait rings and waits_inflight, the resource list, the
+	 * object tables' and the VA map's membership, and each BO's freeing
+	 * flag. The executor alone mutates objects, so it reads tables without
+	 * the lock and takes it only to add or remove; other threads
+	 * (get_blob, submit) read under it. Functions that expect it held end
+	 * in _locked and call host_assert_held (host_lock.h). */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;      /* executor wake-up */
 	pthread_cond_t done_cond; /* executed advanced */
@@ -185,22 +197,23 @@ struct vkfd_host_context {
 	struct shmem_region shmem;
 	bool shmem_created;
 
-	/* blob ids (host_blob.c), bound at submit time */
+	/* blob ids (host_blob.c), bound at submit time; under lock */
 	struct blob_entry **blob_buckets;
 	uint32_t n_buckets, n_blobs;
 	uint64_t blob_key; /* secret hash key: guest ids cannot collide at will */
 
-	struct fence_state fences;
-	struct ring_wait_state rings[VKFD_NUM_RINGS];
-	struct wait_pool *waits;
-	uint32_t waits_inflight;
+	struct fence_state fences;                    /* its own locks (fence.h) */
+	struct ring_wait_state rings[VKFD_NUM_RINGS]; /* under lock (host_wait_ring.c) */
+	struct wait_pool *waits;                      /* its own lock (wait_pool.c) */
+	uint32_t waits_inflight;                      /* under lock */
 
-	struct obj_table bos, queues;
-	struct va_map va;
+	struct obj_table bos, queues; /* membership under lock */
+	struct va_map va;             /* membership under lock */
+	/* the executor's alone (and teardown's, after it stopped) */
 	struct host_event *events; /* sorted by id */
 	uint32_t n_events, cap_events;
 	bool have_event_page;
-	struct host_resource *res;
+	struct host_resource *res; /* under lock (get_blob's thread adds) */
 	uint32_t n_res;
 
 	struct host_gpu_state gpu[HOST_MAX_GPUS];
@@ -259,13 +272,13 @@ int host_ring_wait_activate(struct vkfd_host_context *ctx, uint32_t ring, uint64
 void host_ring_wait_release_thread(struct vkfd_host_context *ctx);
 /* a wait framed on ring finished (accepted or rejected): the fence advances */
 void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k);
-/* blob table (host_blob.c); callers hold ctx->lock */
-struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
-int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo);
+/* blob table (host_blob.c), under ctx->lock */
 /* drop every blob id bound to bo */
-void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo);
-/* submit_cmd's BIND_BLOB (ctx->lock held); a refused bind is only logged */
-void host_blob_bind_at_submit(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r);
+void host_blob_unbind_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo);
+/* submit_cmd's BIND_BLOB; a refused bind is only logged */
+void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
+				     const struct vkfd_req_bind_blob *r);
+/* teardown: no other thread is left */
 void host_blob_table_fini(struct vkfd_host_context *ctx);
 /* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node
  * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd). -errno otherwise. */
@@ -282,8 +295,9 @@ int host_render_alloc(struct vkfd_host_context *ctx, uint32_t g, uint64_t va, ui
 		      uint32_t flags, uint64_t *kfd_handle, int *dmabuf_fd);
 
 /* device-level helpers (host_device.c) */
-int host_device_open(const struct vkfd_host_config *cfg);
-void host_device_close(void);
+/* device-level state in host_g, under host_g.lock */
+int host_device_open_locked(const struct vkfd_host_config *cfg);
+void host_device_close_locked(void);
 /* What host_device_open would find, without opening it (the capset before
  * vkfd_host_init). */
 int host_device_probe_caps(struct vkfd_device_caps *caps, uint32_t *n_gpus);

@@ -75,7 +75,7 @@ VKFD_EXPORT int vkfd_host_init(const struct vkfd_host_config *cfg)
 		return -EBUSY;
 	}
 	host_g.cfg = *cfg;
-	ret = host_device_open(cfg);
+	ret = host_device_open_locked(cfg);
 	if (!ret)
 		host_g.inited = true;
 	pthread_mutex_unlock(&host_g.lock);
@@ -92,7 +92,7 @@ VKFD_EXPORT void vkfd_host_fini(void)
 	host_contexts_destroy_all();
 	pthread_mutex_lock(&host_g.lock);
 	if (host_g.inited) {
-		host_device_close();
+		host_device_close_locked();
 		host_g.inited = false;
 	}
 	pthread_mutex_unlock(&host_g.lock);
