@@ -4,14 +4,15 @@
 
 Reads the static archive the build made (one object per source file), asks
 nm which global symbols each object defines and which it references, and draws an edge a -> b when
-a.o references a symbol b.o defines. Any cycle between files fails the check:
-the layers in docs/architecture.md ("Host library layers") say handlers call
-down into the core and the leaf tables, never sideways or up.
+a.o references a symbol b.o defines. Fails on any cycle between files, and on any edge
+that does not go down the layers of docs/architecture.md ("Host library
+layers", LAYERS below): handlers call down into the core and the leaf tables,
+never sideways or up.
 
 Usage: check-amdkfd-calls.py ARCHIVE [--nm NM] [--dot]
   ARCHIVE     e.g. build/src/amdkfd/libvkfd-host-internal.a
   --dot       print the graph (Graphviz) instead of checking it
-Exit: 0 acyclic, 1 cycle found (printed), 2 usage error, 77 no symbols (skip).
+Exit: 0 acyclic and layered, 1 cycle or layer violation (printed), 2 usage error, 77 no symbols (skip).
 """
 import os
 import subprocess
@@ -28,7 +29,7 @@ def archive_symbols(nm, archive):
         head, sep, rest = line.partition("]: ")
         if not sep or "[" not in head:
             continue
-        member = head[head.rindex("[") + 1:]
+        member = os.path.basename(head[head.rindex("[") + 1:])
         parts = rest.split()
         if len(parts) < 2:
             continue
@@ -64,6 +65,47 @@ def graph(archive, nm):
             if target and target != name:
                 edges[name].setdefault(target, []).append(s)
     return edges
+
+
+# The layers of docs/architecture.md ("Host library layers"), lowest first:
+# a file may call only files of a lower layer. cmd_*.c are layer "handlers".
+LAYERS = [
+    ("log", ["host_log.c"]),
+    ("leaves", ["obj_table.c", "va_map.c", "fence.c", "wait_pool.c", "doorbell_relay.c",
+                "shmem.c", "topology.c", "device_real.c"]),
+    ("device", ["host_device.c"]),
+    ("core", ["host_core.c", "host_wait_ring.c"]),
+    ("memory", ["host_blob.c", "render_alloc.c"]),
+    ("handlers", ["cmd_*.c"]),
+    ("dispatch", ["host_executor.c"]),
+    ("lifecycle", ["host_context.c"]),
+    ("api", ["host_lib.c"]),
+]
+
+
+def layer_of(name):
+    for rank, (layer, files) in enumerate(LAYERS):
+        for f in files:
+            if name == f or (f.endswith("*.c") and name.startswith(f[:-3]) and
+                             name.endswith(".c")):
+                return rank, layer
+    return None, None
+
+
+def layer_violations(edges):
+    """Edges that do not go strictly down, and files without a layer."""
+    out = []
+    for a in sorted(edges):
+        ra, la = layer_of(a)
+        if ra is None:
+            out.append("%s: in no layer (add it to LAYERS here and to docs/architecture.md)"
+                       % a)
+            continue
+        for b in sorted(edges[a]):
+            rb, lb = layer_of(b)
+            if rb is not None and rb >= ra:
+                out.append("%s (%s) -> %s (%s): %s" % (a, la, b, lb, " ".join(sorted(edges[a][b]))))
+    return out
 
 
 def cycles(edges):
@@ -123,10 +165,14 @@ def main(argv):
         print("}")
         return 0
     found = cycles(edges)
-    if not found:
+    bad = layer_violations(edges)
+    if not found and not bad:
         n = sum(len(t) for t in edges.values())
-        print("amdkfd call graph: %d files, %d edges, no cycle" % (len(edges), n))
+        print("amdkfd call graph: %d files, %d edges, no cycle, every call goes down a layer"
+              % (len(edges), n))
         return 0
+    for line in bad:
+        print("amdkfd layer rule broken: " + line)
     for comp in found:
         print("amdkfd call cycle between %d files: %s" % (len(comp), " ".join(comp)))
         members = set(comp)
