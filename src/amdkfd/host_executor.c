@@ -3,8 +3,8 @@
  * The per-context executor: runs queued batches in order, one command at a
  * time. run_one decodes each request once into a zero-extended private
  * copy (struct cmd_ctx's req); its handler builds the response in a
- * private buffer, which is copied to the
- * shared response slot before the processed seqno is published (release).
+ * private buffer, which is copied to the shared response slot before the
+ * processed seqno is published (release).
  */
 #include "host_export.h"
 #include "host_cmd.h"
