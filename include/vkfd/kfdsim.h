@@ -45,6 +45,9 @@ void kfdsim_destroy(struct kfdsim *sim);
 
 /* The device seam; pass the struct kfdsim * as `dev`. */
 const struct vkfd_device_ops *kfdsim_device_ops(void);
+/* What a kfdsim made from cfg reports through query_caps (for a capset
+ * asked before any kfdsim exists). 0 or -EINVAL. */
+int kfdsim_config_caps(const struct kfdsim_config *cfg, struct vkfd_device_caps *caps);
 
 /* Render minor of GPU index i (128 + i), or -1. */
 int kfdsim_render_minor(const struct kfdsim *sim, unsigned gpu_index);

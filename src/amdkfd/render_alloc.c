@@ -19,7 +19,7 @@
 
 bool host_render_alloc_needed(uint32_t flags)
 {
-	if (host_g.is_sim || host_g.kfd_minor >= 12)
+	if (host_device_can(VKFD_DEVICE_CAP_EXPORT_DMABUF))
 		return false;
 	/* AQL_QUEUE_MEM's double mapping exists only in KFD's own ALLOC */
 	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)

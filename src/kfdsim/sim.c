@@ -535,6 +535,29 @@ static const char *sim_sysfs_root(void *dev)
 	return sim ? sim->root : "";
 }
 
+int kfdsim_config_caps(const struct kfdsim_config *cfg, struct vkfd_device_caps *caps)
+{
+	if (!cfg || !caps)
+		return -EINVAL;
+	memset(caps, 0, sizeof(*caps));
+	caps->kfd_major = 1;
+	caps->kfd_minor = cfg->kfd_minor;
+	/* EXPORT_DMABUF is modelled at every version; each process is its own
+	 * open; memory is memfds */
+	caps->flags = VKFD_DEVICE_CAP_EXPORT_DMABUF | VKFD_DEVICE_CAP_PROCESS_PER_OPEN |
+		      VKFD_DEVICE_CAP_COHERENT_MEMFD | VKFD_DEVICE_CAP_SIMULATED;
+	if (cfg->kfd_minor >= KFDSIM_EVENT_AGE_MINOR)
+		caps->flags |= VKFD_DEVICE_CAP_EVENT_AGES;
+	return 0;
+}
+
+static int sim_query_caps(void *dev, struct vkfd_device_caps *caps)
+{
+	struct kfdsim *sim = dev;
+
+	return sim ? kfdsim_config_caps(&sim->cfg, caps) : -EINVAL;
+}
+
 static const struct vkfd_device_ops kfdsim_ops = {
     .name = "kfdsim",
     .open_kfd = sim_open_kfd,
@@ -544,6 +567,7 @@ static const struct vkfd_device_ops kfdsim_ops = {
     .munmap = sim_munmap,
     .close = sim_close,
     .sysfs_root = sim_sysfs_root,
+    .query_caps = sim_query_caps,
 };
 
 const struct vkfd_device_ops *kfdsim_device_ops(void)
