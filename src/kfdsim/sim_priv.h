@@ -50,6 +50,7 @@ struct sim_target {
 	const char *name; /* gfx90a */
 	const char *asic; /* node "name" file */
 	uint32_t gfx_target_version;
+	uint32_t gc_ip; /* GC IP version: major << 16 | minor << 8 | revision */
 	uint32_t device_id;
 	uint32_t cu_count;
 	uint32_t simd_per_cu;
@@ -359,6 +360,7 @@ int sim_topology_init(struct kfdsim *sim);
 int sim_topology_write(struct kfdsim *sim);
 /* the node's "capability" as reported at KFD minor version kfd_minor */
 uint32_t sim_topology_capability(const struct sim_target *t, uint32_t kfd_minor);
+uint64_t sim_topology_debug_prop(const struct sim_target *t, uint32_t kfd_minor);
 /* sim_root.c: the private sysfs tree in $TMPDIR and its owner lock. */
 int sim_root_create(struct kfdsim *sim);
 void sim_root_release(struct kfdsim *sim);
