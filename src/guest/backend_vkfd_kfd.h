@@ -239,8 +239,11 @@ _Static_assert(sizeof(struct bk_get_version) == 8, "abi");
 _Static_assert(sizeof(struct bk_create_queue) == 96, "abi");
 _Static_assert(offsetof(struct bk_create_queue, sdma_engine_id) == 88, "abi");
 
-/* The newest KFD minor version the guest serves completely. */
-#define BK_KFD_MINOR_MAX 17u
+/* The newest KFD minor version the guest serves completely: 1.14. 1.15
+ * promises GEM_VA on the render node in the compute VM, and the guest does
+ * not carry GEM ioctls (docs/kfd-uapi.md); 1.16's flag and 1.17's
+ * SDMA_BY_ENG_ID are still served to callers that use them. */
+#define BK_KFD_MINOR_MAX 14u
 
 /* GET_QUEUE_WAVE_STATE (0x1b) */
 struct bk_queue_wave_state {
