@@ -172,6 +172,10 @@ static void vm_ref_lock(struct kfdsim *sim, struct sim_render *r, struct vm_ref 
 	memset(v, 0, sizeof(*v));
 	pthread_mutex_lock(&sim->lock);
 	v->p = r->owner;
+	/* a process whose last reference is gone is being destroyed: its
+	 * VM is no longer this file's */
+	if (v->p && v->p->refs == 0)
+		v->p = NULL;
 	if (v->p)
 		v->p->refs++;
 	pthread_mutex_unlock(&sim->lock);
