@@ -8,6 +8,7 @@
  * caller's own memory. GPU VA is checked for overlap when a BO is mapped
  * into a VM, which is where amdgpu_vm_bo_map rejects it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -661,12 +662,78 @@ int sim_ioctl_unmap_memory(struct sim_process *p, void *args)
 	return map_common(p, args, false);
 }
 
+/* Drop the exports no descriptor of this process refers to any more (the
+ * kernel frees a dmabuf with its last file reference; kfdsim's dmabufs are
+ * dups of the backing's memfd, which kfdsim itself keeps open). Without
+ * /proc nothing is dropped. sim->lock held. */
+static void export_prune_locked(struct kfdsim *sim)
+{
+	struct {
+		dev_t dev;
+		ino_t ino;
+		int fd;
+	} open_fds[1024];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (!sim->nexports)
+		return;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] == '.' || fd == dirfd(d) || fstat(fd, &st))
+			continue;
+		if (n == sizeof(open_fds) / sizeof(open_fds[0])) {
+			closedir(d);
+			return; /* too many to tell: keep everything */
+		}
+		open_fds[n].dev = st.st_dev;
+		open_fds[n].ino = st.st_ino;
+		open_fds[n].fd = fd;
+		n++;
+	}
+	closedir(d);
+	for (size_t i = 0; i < sim->nexports;) {
+		struct sim_export *x = &sim->exports[i];
+		bool seen = false;
+
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = open_fds[k].dev == x->dev && open_fds[k].ino == x->ino &&
+			       open_fds[k].fd != x->backing->memfd;
+		if (seen) {
+			i++;
+			continue;
+		}
+		{
+			struct sim_backing *b = x->backing;
+
+			*x = sim->exports[--sim->nexports];
+			sim_backing_put_locked(b);
+		}
+	}
+}
+
+void sim_exports_release(struct kfdsim *sim)
+{
+	while (sim->nexports) {
+		struct sim_backing *b = sim->exports[--sim->nexports].backing;
+
+		sim_backing_put_locked(b);
+	}
+}
+
 int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags)
 {
 	bool found = false;
 	int r = 0;
 
 	pthread_mutex_lock(&sim->lock);
+	export_prune_locked(sim);
 	for (size_t i = 0; i < sim->nexports; i++)
 		found |= sim->exports[i].backing == b;
 	if (!found && sim->nexports == sim->exports_cap) {
@@ -688,6 +755,7 @@ int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_
 		e->backing = b;
 		e->gpu_id = gpu_id;
 		e->flags = flags;
+		sim_backing_get(b);
 	}
 	pthread_mutex_unlock(&sim->lock);
 	return r;

@@ -135,6 +135,7 @@ void kfdsim_destroy(struct kfdsim *sim)
 	sim_smi_release(sim);
 	pthread_mutex_destroy(&sim->smi_lock);
 	free(sim->files);
+	sim_exports_release(sim);
 	free(sim->exports);
 	pthread_cond_destroy(&sim->latch_cv);
 	pthread_mutex_destroy(&sim->lock);

@@ -152,7 +152,9 @@ struct sim_file {
 struct sim_export {
 	dev_t dev;
 	ino_t ino;
-	struct sim_backing *backing; /* weak: removed when the backing dies */
+	/* a reference, as a dmabuf holds its BO; dropped once no fd of the
+	 * process shows the dmabuf any more (memory.c, export_prune) */
+	struct sim_backing *backing;
 	uint32_t gpu_id;
 	uint32_t flags;
 };
@@ -398,6 +400,7 @@ void sim_backing_put_locked(struct sim_backing *b);
  * a backing, find one by fd (-EBADF bad fd, -EINVAL not an export). */
 int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags);
 int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref);
+void sim_exports_release(struct kfdsim *sim); /* kfdsim_destroy */
 
 /* render_gem.c: GEM objects, GEM_VA and PRIME on render fds. The ioctl
  * numbers (drm.h, amdgpu_drm.h: DRM_COMMAND_BASE 0x40 + DRM_AMDGPU_*). */
