@@ -339,6 +339,35 @@ static void test_prime_export(void **state)
 	fx_free(f);
 }
 
+/* The dmabuf holds the memory: closing the only GEM handle keeps it, a new
+ * import sees the same bytes (drm_gem_prime_handle_to_fd's reference). */
+static void test_dmabuf_outlives_handle(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct drm_prime_handle ph;
+	uint32_t h = 0;
+	uint8_t *cpu;
+
+	(void)state;
+	assert_int_equal(gem_create(f, 4096, AMDGPU_GEM_DOMAIN_GTT, 0, &h), 0);
+	cpu = gem_cpu(f, h, 4096);
+	memset(cpu, 0x5a, 4096);
+	f->ops->munmap(f->sim, cpu, 4096);
+	memset(&ph, 0, sizeof(ph));
+	ph.handle = h;
+	ph.flags = DRM_CLOEXEC;
+	assert_int_equal(rioctl(f, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph), 0);
+	assert_int_equal(gem_close(f, h), 0);
+	ph.handle = 0;
+	assert_int_equal(rioctl(f, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph), 0);
+	cpu = gem_cpu(f, ph.handle, 4096);
+	assert_int_equal(cpu[0], 0x5a);
+	assert_int_equal(cpu[4095], 0x5a);
+	f->ops->munmap(f->sim, cpu, 4096);
+	close(ph.fd);
+	fx_free(f);
+}
+
 /* GEM_VA before ACQUIRE_VM maps in the file's VM, which the KFD process
  * then takes over with its mappings (amdgpu_vm_make_compute). */
 static void test_va_before_acquire(void **state)
@@ -391,6 +420,7 @@ int main(void)
 	    cmocka_unit_test(test_engine_reads_gem_mapping),
 	    cmocka_unit_test(test_kfd_dmabuf_gem_va),
 	    cmocka_unit_test(test_prime_export),
+	    cmocka_unit_test(test_dmabuf_outlives_handle),
 	    cmocka_unit_test(test_va_before_acquire),
 	    cmocka_unit_test(test_gem_accounting),
 	};
