@@ -666,7 +666,7 @@ int sim_ioctl_unmap_memory(struct sim_process *p, void *args)
  * kernel frees a dmabuf with its last file reference; kfdsim's dmabufs are
  * dups of the backing's memfd, which kfdsim itself keeps open). Without
  * /proc nothing is dropped. sim->lock held. */
-static void export_prune_locked(struct kfdsim *sim)
+void sim_exports_prune_locked(struct kfdsim *sim)
 {
 	struct {
 		dev_t dev;
@@ -700,7 +700,7 @@ static void export_prune_locked(struct kfdsim *sim)
 	closedir(d);
 	for (size_t i = 0; i < sim->nexports;) {
 		struct sim_export *x = &sim->exports[i];
-		bool seen = false;
+		bool seen = !x->strong;
 
 		for (size_t k = 0; k < n && !seen; k++)
 			seen = open_fds[k].dev == x->dev && open_fds[k].ino == x->ino &&
@@ -721,19 +721,21 @@ static void export_prune_locked(struct kfdsim *sim)
 void sim_exports_release(struct kfdsim *sim)
 {
 	while (sim->nexports) {
-		struct sim_backing *b = sim->exports[--sim->nexports].backing;
+		struct sim_export x = sim->exports[--sim->nexports];
 
-		sim_backing_put_locked(b);
+		if (x.strong)
+			sim_backing_put_locked(x.backing);
 	}
 }
 
-int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags)
+int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags,
+			bool strong)
 {
 	bool found = false;
 	int r = 0;
 
 	pthread_mutex_lock(&sim->lock);
-	export_prune_locked(sim);
+	sim_exports_prune_locked(sim);
 	for (size_t i = 0; i < sim->nexports; i++)
 		found |= sim->exports[i].backing == b;
 	if (!found && sim->nexports == sim->exports_cap) {
@@ -755,7 +757,9 @@ int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_
 		e->backing = b;
 		e->gpu_id = gpu_id;
 		e->flags = flags;
-		sim_backing_get(b);
+		e->strong = strong;
+		if (strong)
+			sim_backing_get(b);
 	}
 	pthread_mutex_unlock(&sim->lock);
 	return r;
@@ -789,7 +793,8 @@ int sim_ioctl_export_dmabuf(struct sim_process *p, void *args)
 		r = -errno;
 		goto out;
 	}
-	r = sim_export_register(sim, bo->backing, pdd->gpu->gpu_id, bo->flags);
+	/* weak: kfdsim forgets the dmabuf when the BO's memory goes */
+	r = sim_export_register(sim, bo->backing, pdd->gpu->gpu_id, bo->flags, false);
 	if (r) {
 		close(fd);
 		goto out;

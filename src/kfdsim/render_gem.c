@@ -237,10 +237,17 @@ static int gem_create(struct kfdsim *sim, struct sim_render *r, struct rsim_gem_
 	g->flags = flags;
 	pthread_mutex_lock(&sim->lock);
 	/* placement: VRAM first when allowed, then GTT; a VRAM-only request
-	 * that does not fit is retried with GTT added, as the ioctl does */
+	 * that does not fit is retried with GTT added, as the ioctl does.
+	 * System memory (CPU domain) is bounded by the GTT size, as TTM
+	 * bounds the pages it hands out */
 	domain = GEM_DOMAIN_CPU;
-	if ((domains & GEM_DOMAIN_VRAM) &&
-	    sim->gpus[r->gpu].vram_used + aligned <= sim->cfg.vram_size) {
+	if (aligned > sim->cfg.gtt_size &&
+	    (!(domains & GEM_DOMAIN_VRAM) || aligned > sim->cfg.vram_size))
+		ret = -ENOMEM;
+	if (ret) {
+		/* larger than any heap */
+	} else if ((domains & GEM_DOMAIN_VRAM) &&
+		   sim->gpus[r->gpu].vram_used + aligned <= sim->cfg.vram_size) {
 		domain = GEM_DOMAIN_VRAM;
 		sim->gpus[r->gpu].vram_used += aligned;
 	} else if ((domains & GEM_DOMAIN_GTT) || domains == GEM_DOMAIN_VRAM) {
@@ -507,7 +514,7 @@ static int prime_export(struct kfdsim *sim, struct sim_render *r, struct rsim_pr
 		ret = -errno;
 	else
 		ret = sim_export_register(sim, b, sim->gpus[r->gpu].gpu_id,
-					  kfd_flags | VKFD_KFD_ALLOC_WRITABLE);
+					  kfd_flags | VKFD_KFD_ALLOC_WRITABLE, true);
 	if (ret && fd >= 0)
 		close(fd);
 	sim_backing_put(b, NULL);

@@ -654,6 +654,8 @@ uint64_t kfdsim_bytes_allocated(struct kfdsim *sim)
 	if (!sim)
 		return 0;
 	pthread_mutex_lock(&sim->lock);
+	/* dmabufs whose last descriptor was closed free their memory now */
+	sim_exports_prune_locked(sim);
 	n = sim->bytes_allocated;
 	pthread_mutex_unlock(&sim->lock);
 	return n;

@@ -152,9 +152,11 @@ struct sim_file {
 struct sim_export {
 	dev_t dev;
 	ino_t ino;
-	/* a reference, as a dmabuf holds its BO; dropped once no fd of the
-	 * process shows the dmabuf any more (memory.c, export_prune) */
+	/* strong (PRIME exports of GEM objects): a reference, as a dmabuf
+	 * holds its BO, dropped once no fd of the process shows the dmabuf
+	 * any more; weak (KFD EXPORT_DMABUF): removed when the backing dies */
 	struct sim_backing *backing;
+	bool strong;
 	uint32_t gpu_id;
 	uint32_t flags;
 };
@@ -398,9 +400,12 @@ void sim_vm_free(struct sim_vm *vm);
 void sim_backing_put_locked(struct sim_backing *b);
 /* dmabufs kfdsim exported (KFD EXPORT_DMABUF, PRIME_HANDLE_TO_FD): register
  * a backing, find one by fd (-EBADF bad fd, -EINVAL not an export). */
-int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags);
+int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags,
+			bool strong);
 int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref);
 void sim_exports_release(struct kfdsim *sim); /* kfdsim_destroy */
+/* drop the exports no descriptor shows any more (sim->lock held) */
+void sim_exports_prune_locked(struct kfdsim *sim);
 
 /* render_gem.c: GEM objects, GEM_VA and PRIME on render fds. The ioctl
  * numbers (drm.h, amdgpu_drm.h: DRM_COMMAND_BASE 0x40 + DRM_AMDGPU_*). */

@@ -109,6 +109,11 @@ static void test_gem_create_checks(void **state)
 	assert_int_equal(gem_create(f, 1ULL << 50, AMDGPU_GEM_DOMAIN_GTT, 0, NULL), -ENOMEM);
 	assert_int_equal(gem_create(f, f->cfg.gtt_size + 4096, AMDGPU_GEM_DOMAIN_GTT, 0, NULL),
 			 -ENOMEM);
+	/* system memory is bounded like GTT */
+	assert_int_equal(gem_create(f, f->cfg.gtt_size + 4096, AMDGPU_GEM_DOMAIN_CPU, 0, NULL),
+			 -ENOMEM);
+	assert_int_equal(gem_create(f, 8192, AMDGPU_GEM_DOMAIN_CPU, 0, &h2), 0);
+	assert_int_equal(gem_close(f, h2), 0);
 	/* GEM_MMAP: unknown handle -ENOENT, NO_CPU_ACCESS -EPERM */
 	memset(&m, 0, sizeof(m));
 	m.in.handle = 99;
