@@ -258,6 +258,92 @@ static void test_engine_reads_gem_mapping(void **state)
 	fx_free(f);
 }
 
+/* A KFD GTT BO of `size` at a fixture VA, mapped on GPU 0, CPU view. */
+static uint8_t *kfd_bo(struct fx *f, uint64_t size, uint64_t *va_out)
+{
+	uint64_t h, off = 0, va = fx_va(f, size);
+	uint32_t ids[1] = {f->gpu_id[0]};
+	void *p;
+
+	assert_int_equal(fx_alloc(f, 0, GTT_W, va, size, &h, &off), 0);
+	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, ids, 1, NULL), 0);
+	p = f->ops->mmap(f->sim, NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f->rfd[0],
+			 (off_t)off);
+	assert_true(p != MAP_FAILED);
+	*va_out = va;
+	return p;
+}
+
+/* The SDMA engine copies between two GEM objects mapped only by GEM_VA,
+ * the destination in the VM's upper half (the packet carries the
+ * sign-extended address, the GMC folds it). */
+static void test_sdma_copies_between_gem_mappings(void **state)
+{
+	const uint64_t hi_va = 0xffff800000100000ULL;
+	struct fx *f = fx_new(NULL, true);
+	struct vkfd_kfd_create_queue_args q;
+	uint64_t ring_va, ptr_va, t0;
+	uint8_t *ring, *src, *dst;
+	uint64_t *ptrs, *db;
+	uint32_t hs = 0, hd = 0;
+
+	(void)state;
+	assert_int_equal(gem_create(f, 65536, AMDGPU_GEM_DOMAIN_GTT, 0, &hs), 0);
+	assert_int_equal(gem_create(f, 65536, AMDGPU_GEM_DOMAIN_VRAM, 0, &hd), 0);
+	src = gem_cpu(f, hs, 65536);
+	dst = gem_cpu(f, hd, 65536);
+	for (unsigned i = 0; i < 65536; i++)
+		src[i] = (uint8_t)(i * 13 + 5);
+	assert_int_equal(gem_va(f, hs, AMDGPU_VA_OP_MAP, AMDGPU_VM_PAGE_READABLE, GPU_VA, 0, 65536),
+			 0);
+	assert_int_equal(gem_va(f, hd, AMDGPU_VA_OP_MAP, RW, hi_va, 0, 65536), 0);
+	ring = kfd_bo(f, 4096, &ring_va);
+	ptrs = (uint64_t *)kfd_bo(f, 4096, &ptr_va);
+	memset(&q, 0, sizeof(q));
+	q.base.ring_base_address = ring_va;
+	q.base.ring_size = 4096;
+	q.base.read_pointer_address = ptr_va;
+	q.base.write_pointer_address = ptr_va + 8;
+	q.base.gpu_id = f->gpu_id[0];
+	q.base.queue_type = KFD_IOC_QUEUE_TYPE_SDMA;
+	q.base.queue_percentage = 100;
+	q.base.queue_priority = 15;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_CREATE_QUEUE, &q.base), 0);
+	db = f->ops->mmap(f->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, f->kfd,
+			  (off_t)(q.base.doorbell_offset & ~0x1fffULL));
+	assert_true(db != MAP_FAILED);
+	{
+		/* COPY_LINEAR 64 KiB (count - 1), then a NOP */
+		uint32_t pk[8] = {1,
+				  65536 - 1,
+				  0,
+				  (uint32_t)GPU_VA,
+				  (uint32_t)(GPU_VA >> 32),
+				  (uint32_t)hi_va,
+				  (uint32_t)(hi_va >> 32),
+				  0};
+
+		memcpy(ring, pk, sizeof(pk));
+		__atomic_store_n(&ptrs[1], (uint64_t)sizeof(pk), __ATOMIC_RELEASE);
+		__atomic_store_n(&db[(q.base.doorbell_offset & 0x1fff) / 8], (uint64_t)sizeof(pk),
+				 __ATOMIC_RELEASE);
+	}
+	t0 = fx_now_ns();
+	while (__atomic_load_n(&ptrs[0], __ATOMIC_ACQUIRE) < 32 && fx_now_ns() - t0 < 5000000000ULL)
+		usleep(1000);
+	assert_int_equal(ptrs[0], 32);
+	assert_memory_equal(dst, src, 65536);
+	{
+		struct kfd_ioctl_destroy_queue_args d = {.queue_id = q.base.queue_id};
+
+		assert_int_equal(fx_ioctl(f, AMDKFD_IOC_DESTROY_QUEUE, &d), 0);
+	}
+	f->ops->munmap(f->sim, db, 8192);
+	f->ops->munmap(f->sim, src, 65536);
+	f->ops->munmap(f->sim, dst, 65536);
+	fx_free(f);
+}
+
 /* The 1.15 flow: a KFD BO exported, imported on the render fd (the same
  * handle each time), mapped with GEM_VA only, used by the engine. */
 static void test_kfd_dmabuf_gem_va(void **state)
@@ -423,6 +509,7 @@ int main(void)
 	    cmocka_unit_test(test_gem_create_checks),
 	    cmocka_unit_test(test_gem_va_checks),
 	    cmocka_unit_test(test_engine_reads_gem_mapping),
+	    cmocka_unit_test(test_sdma_copies_between_gem_mappings),
 	    cmocka_unit_test(test_kfd_dmabuf_gem_va),
 	    cmocka_unit_test(test_prime_export),
 	    cmocka_unit_test(test_dmabuf_outlives_handle),
