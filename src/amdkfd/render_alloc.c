@@ -5,8 +5,9 @@
  * node, export it as a dmabuf and import that into the context's KFD process
  * at the guest's VA. The dmabuf stays with the host BO and becomes the blob.
  *
- * Only used with the real device; it has not been run against hardware here
- * (kfdsim implements EXPORT_DMABUF and models no render-node ioctls).
+ * Only used with the real device; it has not been run against hardware here.
+ * Test run host-real-memory-kfd-1.11 runs it on kfdsim's render-node GEM
+ * objects through the real-device backend.
  */
 #include "host_internal.h"
 #include "host_log.h"

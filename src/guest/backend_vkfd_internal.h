@@ -52,10 +52,11 @@
 /* libhsakmt masks doorbell offsets with its 8 KiB SOC15 slice size */
 #define BK_DOORBELL_SLOTS 1024u
 #define BK_COOKIE_SHIFT   24 /* 16 MiB apart: page aligned, fits off_t */
-/* The newest KFD minor version the guest serves completely: 1.18's
- * misc_process_flag and 1.19's CREATE_PROCESS are not carried
- * (docs/kfd-uapi.md). */
-#define BK_KFD_MINOR_MAX 17u
+/* The newest KFD minor version the guest serves completely: 1.14. 1.15
+ * promises GEM_VA on the render node in the compute VM, and the guest does
+ * not carry GEM ioctls (docs/kfd-uapi.md); 1.16's flag and 1.17's
+ * SDMA_BY_ENG_ID are still served to callers that use them. */
+#define BK_KFD_MINOR_MAX 14u
 
 /* ------------------------------------------------------------------ */
 /* State                                                               */

@@ -42,10 +42,12 @@ case $SUITE in
 # The SDMA queue type each release creates for its copies on the one-GPU
 # (gfx90a) and the two-GPU (gfx1030) machine. ROCr 6.4 asks for
 # SDMA_BY_ENG_ID (4) on kfdsim's gfx90a, which reports xGMI SDMA engines
-# and KFD 1.17, and for plain SDMA (1) on gfx1030, which has none.
-bookworm) rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 ;;
-trixie) rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 ;;
-sid) rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 ;;
+# and KFD 1.17, and for plain SDMA (1) on gfx1030, which has none. Through
+# vkfd the guest reports KFD 1.14 (it does not carry 1.15's render-node
+# GEM_VA, docs/kfd-uapi.md), below 1.17, so ROCr 6.4 asks for plain SDMA.
+bookworm) rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 ;;
+trixie) rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 ;;
+sid) rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 sdma_1gpu_vkfd=1 ;;
 *)
 	echo "FAIL: unknown suite $SUITE"
 	exit 1
@@ -382,6 +384,8 @@ for gpus in 1 2; do
 		check_rc0 hsa-$tag
 		if [ $gpus = 2 ]; then
 			check_queues hsa-$tag $sdma_2gpu
+		elif [ $backend = vkfd ]; then
+			check_queues hsa-$tag $sdma_1gpu_vkfd
 		else
 			check_queues hsa-$tag $sdma_1gpu
 		fi
