@@ -673,11 +673,16 @@ void sim_exports_prune_locked(struct kfdsim *sim)
 		ino_t ino;
 		int fd;
 	} open_fds[1024];
-	size_t n = 0;
+	size_t n = 0, i;
 	DIR *d;
 	struct dirent *e;
 
-	if (!sim->nexports)
+	/* Only strong exports (PRIME exports of GEM objects) are ever dropped
+	 * here; without one, skip the scan of every descriptor of the
+	 * process, which also reads descriptors other threads own. */
+	for (i = 0; i < sim->nexports && !sim->exports[i].strong; i++)
+		;
+	if (i == sim->nexports)
 		return;
 	d = opendir("/proc/self/fd");
 	if (!d)
@@ -698,7 +703,7 @@ void sim_exports_prune_locked(struct kfdsim *sim)
 		n++;
 	}
 	closedir(d);
-	for (size_t i = 0; i < sim->nexports;) {
+	for (i = 0; i < sim->nexports;) {
 		struct sim_export *x = &sim->exports[i];
 		bool seen = !x->strong;
 
