@@ -401,6 +401,9 @@ void sim_vm_free(struct sim_vm *vm);
 void sim_backing_put_locked(struct sim_backing *b);
 /* dmabufs kfdsim exported (KFD EXPORT_DMABUF, PRIME_HANDLE_TO_FD): register
  * a backing, find one by fd (-EBADF bad fd, -EINVAL not an export). */
+/* memory.c: a new BO's handle in its GPU's table (p->lock held) */
+int sim_bo_idr_alloc(struct sim_pdd *pdd, struct sim_bo *bo);
+/* dmabuf.c */
 int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags,
 			bool strong);
 int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref);
