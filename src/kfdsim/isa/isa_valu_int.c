@@ -397,18 +397,6 @@ enum isa_result isa_valu_int(struct isa_wave *w, const struct isa_inst *in, uint
 		}));
 	case OP(v_cvt_pk_u16_u32):
 		L2((x > 0xffff ? 0xffffu : x) | (y > 0xffff ? 0xffffu : y) << 16);
-	case OP(v_add_u16):
-		L2((x + y) & 0xffff);
-	case OP(v_sub_u16):
-		L2((x - y) & 0xffff);
-	case OP(v_mul_lo_u16):
-		L2((x * y) & 0xffff);
-	case OP(v_lshlrev_b16):
-		L2((y << (x & 15)) & 0xffff);
-	case OP(v_lshrrev_b16):
-		L2((y & 0xffff) >> (x & 15));
-	case OP(v_ashrrev_i16):
-		L2((uint32_t)((int16_t)y >> (x & 15)) & 0xffff);
 	default:
 		return ISA_UNHANDLED;
 	}
