@@ -468,9 +468,13 @@ bool isa_decode(enum isa_target target, const uint32_t *words, unsigned n, struc
 	if (n < need)
 		return false;
 	if (need == 2 && !has_fixed_size8(f)) {
-		if (in->src[0] == ISA_SRC_DPP || in->src[0] == ISA_SRC_SDWA)
+		if (in->src[0] == ISA_SRC_DPP || in->src[0] == ISA_SRC_SDWA) {
 			in->ext = words[1];
-		else
+			/* SDWA VOPC: SD set names the scalar destination */
+			if (f == ISA_FMT_VOPC && in->src[0] == ISA_SRC_SDWA &&
+			    bits(in->ext, 15, 15))
+				in->sdst = in->dst = (uint16_t)bits(in->ext, 14, 8);
+		} else
 			in->literal = words[1];
 	} else if (f == ISA_FMT_SOPK && in->size == 8) {
 		in->literal = words[1];
