@@ -269,6 +269,7 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	struct vsrc a, b, c;
 	uint32_t *d;
 	enum isa_result r;
+	bool plain;
 
 	if (in->fmt == ISA_FMT_VOP3P)
 		return pk_f32(w, in, exec);
@@ -279,9 +280,20 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	b = isa_vsrc(w, in, 1, ISA_T_F32);
 	c = isa_vsrc(w, in, 2, ISA_T_F32);
 	d = vdst(w, in);
+	/* no input or output modifiers: the common case gets loops that do
+	 * not re-read them per lane (a store to d[] may alias *in) */
+	plain = !in->abs && !in->neg && !in->omod && !(in->flags & ISA_F_CLAMP);
 
 #define F1(expr)                                                                                   \
 	do {                                                                                       \
+		if (plain) {                                                                       \
+			FOR_LANES(exec, l)                                                         \
+			{                                                                          \
+				float x = f32_of(rd32(&a, l));                                     \
+				d[l] = u32_of((expr));                                             \
+			}                                                                          \
+			return ISA_NEXT;                                                           \
+		}                                                                                  \
 		FOR_LANES(exec, l)                                                                 \
 		{                                                                                  \
 			float x = f32_of(mod32(in, 0, rd32(&a, l)));                               \
@@ -291,6 +303,14 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	} while (0)
 #define F2(expr)                                                                                   \
 	do {                                                                                       \
+		if (plain) {                                                                       \
+			FOR_LANES(exec, l)                                                         \
+			{                                                                          \
+				float x = f32_of(rd32(&a, l)), y = f32_of(rd32(&b, l));            \
+				d[l] = u32_of((expr));                                             \
+			}                                                                          \
+			return ISA_NEXT;                                                           \
+		}                                                                                  \
 		FOR_LANES(exec, l)                                                                 \
 		{                                                                                  \
 			float x = f32_of(mod32(in, 0, rd32(&a, l)));                               \
@@ -301,6 +321,15 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	} while (0)
 #define F3(expr)                                                                                   \
 	do {                                                                                       \
+		if (plain) {                                                                       \
+			FOR_LANES(exec, l)                                                         \
+			{                                                                          \
+				float x = f32_of(rd32(&a, l)), y = f32_of(rd32(&b, l));            \
+				float z = f32_of(rd32(&c, l));                                     \
+				d[l] = u32_of((expr));                                             \
+			}                                                                          \
+			return ISA_NEXT;                                                           \
+		}                                                                                  \
 		FOR_LANES(exec, l)                                                                 \
 		{                                                                                  \
 			float x = f32_of(mod32(in, 0, rd32(&a, l)));                               \
