@@ -51,6 +51,24 @@ uint32_t isa_f16_bits(float f)
 	return isa_f16_of_f64((double)f);
 }
 
+uint32_t isa_f16_rtz(float f)
+{
+	uint32_t x, sign, e, h;
+
+	memcpy(&x, &f, 4);
+	sign = (x >> 16) & 0x8000u;
+	if ((x & 0x7fffffffu) > 0x7f800000u || (x & 0x7fffffffu) == 0x7f800000u)
+		return isa_f16_bits(f); /* NaN, inf */
+	h = isa_f16_bits(f);
+	if ((h & 0x7fffu) == 0x7c00u)
+		return sign | 0x7bffu; /* overflow: the largest finite */
+	/* nearest even went away from zero: step back one ulp */
+	e = h & 0x7fffu;
+	if (e && fabsf(isa_f16_to_f32(h)) > fabsf(f))
+		h = sign | (e - 1);
+	return h;
+}
+
 uint32_t isa_f16_fma(float a, float b, float c)
 {
 	double p = (double)a * (double)b; /* exact: 22 significant bits */

@@ -12,6 +12,8 @@
 /* Round to nearest even; NaNs stay NaNs (quiet, high payload bits kept). */
 uint32_t isa_f16_of_f64(double d);
 uint32_t isa_f16_bits(float f);
+/* Round toward zero: finite values beyond the largest f16 give it. */
+uint32_t isa_f16_rtz(float f);
 /* Exact. */
 float isa_f16_to_f32(uint32_t bits);
 /* a * b + c of f16 values with one rounding to f16 (the exact sum is

@@ -400,6 +400,11 @@ static bool lane16(const struct isa_inst *in, uint32_t x, uint32_t y, uint32_t z
 			 : sat_u16((int64_t)nearbyintf(fminf(fmaxf(fy, 0.0f), 1.0f) * 65535.0f)))
 			<< 16;
 		break;
+	case OP(v_cvt_pkrtz_f16_f32):
+	case OP(v_cvt_pknorm_i16_f32):
+	case OP(v_cvt_pknorm_u16_f32):
+		/* f32 sources: handled by pack_f32 */
+		return false;
 	case OP(v_sat_pk_u8_i16): {
 		/* both 16-bit halves of the source, saturated to bytes */
 		uint32_t lo = (uint32_t)s16(z32), hi = (uint32_t)s16(z32 >> 16);
@@ -749,6 +754,36 @@ static enum isa_result dot(struct isa_wave *w, const struct isa_inst *in, uint64
 	return ISA_NEXT;
 }
 
+static uint32_t norm_i16(float v)
+{
+	return isnan(v) ? 0 : sat_i16((int64_t)nearbyintf(fminf(fmaxf(v, -1.0f), 1.0f) * 32767.0f));
+}
+
+static uint32_t norm_u16(float v)
+{
+	return isnan(v) ? 0 : sat_u16((int64_t)nearbyintf(fminf(fmaxf(v, 0.0f), 1.0f) * 65535.0f));
+}
+
+/* two f32 sources (VOP3 abs/neg) packed into 16-bit halves */
+static enum isa_result pack_f32(struct isa_wave *w, const struct isa_inst *in, uint64_t exec)
+{
+	struct vsrc a = isa_vsrc(w, in, 0, ISA_T_F32), b = isa_vsrc(w, in, 1, ISA_T_F32);
+	uint32_t *d = vdst(w, in);
+
+	FOR_LANES(exec, l)
+	{
+		float x = f32_of(mod32(in, 0, rd32(&a, l))), y = f32_of(mod32(in, 1, rd32(&b, l)));
+
+		if (in->op == OP(v_cvt_pkrtz_f16_f32))
+			d[l] = isa_f16_rtz(x) | isa_f16_rtz(y) << 16;
+		else if (in->op == OP(v_cvt_pknorm_i16_f32))
+			d[l] = norm_i16(x) | norm_i16(y) << 16;
+		else
+			d[l] = norm_u16(x) | norm_u16(y) << 16;
+	}
+	return ISA_NEXT;
+}
+
 enum isa_result isa_valu_16(struct isa_wave *w, const struct isa_inst *in, uint64_t exec)
 {
 	enum isa_result r = dot(w, in, exec);
@@ -758,6 +793,10 @@ enum isa_result isa_valu_16(struct isa_wave *w, const struct isa_inst *in, uint6
 	if (is_pk16(in->op))
 		return packed16(w, in, exec);
 	switch (in->op) {
+	case OP(v_cvt_pkrtz_f16_f32):
+	case OP(v_cvt_pknorm_i16_f32):
+	case OP(v_cvt_pknorm_u16_f32):
+		return pack_f32(w, in, exec);
 	case OP(v_fma_mix_f32):
 	case OP(v_mad_mix_f32):
 	case OP(v_fma_mixlo_f16):

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,34 @@ static void test_f16_opsel(void **state)
 	}
 }
 
+static void test_pack_cvt(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_pack_cvt, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		const uint32_t *o = out + 8 * t;
+		uint32_t ad = t > 32 ? t - 32 : 32 - t, ft = t ? f16_exact(t) : 0;
+		int32_t lo = (int32_t)t * 1000 - 40000;
+		uint32_t lerp = 0;
+
+		for (uint32_t i = 0; i < 4; i++)
+			lerp |= ((t + 3 + (i & 1)) >> 1) << (8 * i);
+		assert_int_equal(o[0], 0x7bff3bffu);
+		assert_int_equal(o[1], ft | (ft | 0x8000u) << 16);
+		assert_int_equal(o[2],
+				 ((uint32_t)(lo < -32768 ? -32768 : lo) & 0xffff) | 32767u << 16);
+		assert_int_equal(o[3], 4 * ad + 5);
+		assert_int_equal(o[4], lerp);
+		assert_int_equal(o[5], 32768u | (uint32_t)nearbyint(t / 64.0 * 65535.0) << 16);
+		assert_int_equal(o[6], 2 * ad);
+		assert_int_equal(o[7], (4 * ad << 16) + 7);
+	}
+}
+
 static void test_dpp_sdwa(void **state)
 {
 	struct fixture *f = *state;
@@ -413,6 +442,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_f64_fma_and_division, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_packed_f32, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_f16_opsel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pack_cvt, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dpp_sdwa, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_grid3d_initial_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
