@@ -40,22 +40,21 @@ static const struct scenario scenarios[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "usage: vkfd-bench [options]\n"
-	    "  --iterations N     samples per latency scenario (default %u); decode sends\n"
-	    "                     1000*N commands, rocminfo runs min(N,5) times\n"
-	    "  --scenario LIST    comma-separated: storm,sync,fence,decode,dispatch,rocminfo,isa\n"
-	    "                     (default: all)\n"
-	    "  --paths LIST       comma-separated: native,direct,vtest (default: all)\n"
-	    "  --json             machine-readable output (one result per line)\n"
-	    "  --pin              pin the guest side to the first CPU and the host side\n"
-	    "                     (server, in-process host threads, kfdsim engines) to\n"
-	    "                     the second (default: not pinned, see docs/performance.md)\n"
-	    "  --trace FILE       storm trace (default: model_load.trace next to the\n"
-	    "                     executable, then %s)\n"
-	    "environment: VKFD_SERVER, VKFD_RUN (program paths), VKFD_BENCH_TRACE\n",
-	    DEFAULT_ITERATIONS, VKFD_BENCH_TRACE_INSTALLED);
+	fprintf(f,
+		"usage: vkfd-bench [options]\n"
+		"  --iterations N     samples per latency scenario (default %u); decode sends\n"
+		"                     1000*N commands, rocminfo runs min(N,5) times\n"
+		"  --scenario LIST    comma-separated: storm,sync,fence,decode,dispatch,\n"
+		"                     rocminfo,isa (default: all)\n"
+		"  --paths LIST       comma-separated: native,direct,vtest (default: all)\n"
+		"  --json             machine-readable output (one result per line)\n"
+		"  --pin              pin the guest side to the first CPU and the host side\n"
+		"                     (server, in-process host threads, kfdsim engines) to\n"
+		"                     the second (default: not pinned, see docs/performance.md)\n"
+		"  --trace FILE       storm trace (default: model_load.trace next to the\n"
+		"                     executable, then %s)\n"
+		"environment: VKFD_SERVER, VKFD_RUN (program paths), VKFD_BENCH_TRACE\n",
+		DEFAULT_ITERATIONS, VKFD_BENCH_TRACE_INSTALLED);
 }
 
 /* Parse a comma list against names[]; sets sel[i]. */
