@@ -11,6 +11,8 @@ pkgs=(
 	debootstrap
 	# HIP acceptance test (tests/e2e/hip), built with hipcc at build time
 	hipcc libamdhip64-dev
+	# library code run on the ISA interpreter (tests/kfdsim/isa/hip)
+	librocprim-dev libhiprand-dev librocrand-dev librocsparse-dev
 )
 
 missing=()

@@ -207,7 +207,8 @@ static bool reads_carry(const struct isa_inst *in)
 static bool accumulates(const struct isa_inst *in)
 {
 	return is_op(in, ISA_OP_v_mac_f32, ISA_OP_v_fmac_f32, ISA_OP_v_fmac_f64) ||
-	       in->op == ISA_OP_v_mac_f16;
+	       is_op(in, ISA_OP_v_mac_f16, ISA_OP_v_pk_fmac_f16, ISA_OP_v_dot2c_f32_f16) ||
+	       is_op(in, ISA_OP_v_dot2c_i32_i16, ISA_OP_v_dot4c_i32_i8, ISA_OP_v_dot8c_i32_i4);
 }
 
 /* VOP3B: a scalar destination in bits 14:8 instead of abs/op_sel/clamp. */
@@ -330,11 +331,11 @@ bool isa_decode(enum isa_target target, const uint32_t *words, unsigned n, struc
 		in->dst = (uint16_t)(ISA_SRC_VGPR + bits(w, 24, 17));
 		in->src[0] = (uint16_t)bits(w, 8, 0);
 		in->src[1] = (uint16_t)(ISA_SRC_VGPR + bits(w, 16, 9));
-		if (in->op == ISA_OP_v_madmk_f32) {
+		if (in->op == ISA_OP_v_madmk_f32 || in->op == ISA_OP_v_madmk_f16) {
 			/* dst = src0 * K + vsrc1 */
 			in->src[2] = in->src[1];
 			in->src[1] = ISA_SRC_LITERAL;
-		} else if (in->op == ISA_OP_v_madak_f32) {
+		} else if (in->op == ISA_OP_v_madak_f32 || in->op == ISA_OP_v_madak_f16) {
 			in->src[2] = ISA_SRC_LITERAL;
 		}
 		fix_valu(in, false, 0);
@@ -467,9 +468,13 @@ bool isa_decode(enum isa_target target, const uint32_t *words, unsigned n, struc
 	if (n < need)
 		return false;
 	if (need == 2 && !has_fixed_size8(f)) {
-		if (in->src[0] == ISA_SRC_DPP || in->src[0] == ISA_SRC_SDWA)
+		if (in->src[0] == ISA_SRC_DPP || in->src[0] == ISA_SRC_SDWA) {
 			in->ext = words[1];
-		else
+			/* SDWA VOPC: SD set names the scalar destination */
+			if (f == ISA_FMT_VOPC && in->src[0] == ISA_SRC_SDWA &&
+			    bits(in->ext, 15, 15))
+				in->sdst = in->dst = (uint16_t)bits(in->ext, 14, 8);
+		} else
 			in->literal = words[1];
 	} else if (f == ISA_FMT_SOPK && in->size == 8) {
 		in->literal = words[1];

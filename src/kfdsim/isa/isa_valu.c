@@ -13,14 +13,16 @@ enum isa_result isa_exec_valu(struct isa_wave *w, const struct isa_inst *in)
 		if (in->src[0] == ISA_SRC_SDWA)
 			return isa_valu_sdwa(w, in, exec);
 	}
-	/* VOP3 op_sel (16-bit halves) is not modelled */
-	if (in->fmt == ISA_FMT_VOP3 && in->opsel)
+	/* op_sel on a VOP3 op that has none on gfx9: not modelled */
+	if (in->fmt == ISA_FMT_VOP3 && in->opsel && !isa_valu16_has_opsel(in->op))
 		return isa_unimplemented(w, in);
 	r = isa_valu_cmp(w, in, exec);
 	if (r == ISA_UNHANDLED)
 		r = isa_valu_int(w, in, exec);
 	if (r == ISA_UNHANDLED)
 		r = isa_valu_float(w, in, exec);
+	if (r == ISA_UNHANDLED)
+		r = isa_valu_16(w, in, exec);
 	if (r == ISA_UNHANDLED)
 		return isa_unimplemented(w, in);
 	return r;

@@ -159,6 +159,10 @@ static inline void wr_mask(struct isa_wave *w, unsigned code, uint64_t m)
  * the op is not theirs. */
 enum isa_result isa_valu_int(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
+/* 16-bit, packed 16-bit, mixed-precision and dot-product ops */
+enum isa_result isa_valu_16(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
+/* gfx9 VOP3 ops whose op_sel bits select 16-bit halves */
+bool isa_valu16_has_opsel(unsigned op);
 enum isa_result isa_valu_cmp(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 /* DPP / SDWA forms: rewrite the operands, then run the family executors. */
 enum isa_result isa_valu_dpp(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);

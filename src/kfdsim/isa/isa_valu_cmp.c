@@ -9,9 +9,10 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "isa_f16.h"
 #include "isa_valu.h"
 
-enum cmp_type { CT_NONE, CT_F32, CT_F64, CT_I32, CT_U32, CT_I64, CT_U64, CT_I16, CT_U16 };
+enum cmp_type { CT_NONE, CT_F32, CT_F64, CT_I32, CT_U32, CT_I64, CT_U64, CT_I16, CT_U16, CT_F16 };
 enum cmp_cond {
 	CC_F,
 	CC_LT,
@@ -48,7 +49,7 @@ static void build_cmp(void)
 					    "ge",  "o",   "u",   "nge", "nlg", "ngt",
 					    "nle", "neq", "nlt", "tru", "ne",  "class"};
 	static const char *const types[] = {"",    "f32", "f64", "i32", "u32",
-					    "i64", "u64", "i16", "u16"};
+					    "i64", "u64", "i16", "u16", "f16"};
 
 	for (unsigned op = 1; op < ISA_OP_COUNT; op++) {
 		const char *n = isa_op_name(op), *us;
@@ -136,6 +137,30 @@ static bool fclass(double v, bool is_signaling, uint32_t mask)
 	return (mask >> cls) & 1;
 }
 
+/* f16 classes from the bit pattern (a subnormal f16 is a normal f32) */
+static bool fclass16(uint32_t h, uint32_t mask)
+{
+	unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff, neg = (h >> 15) & 1, cls;
+
+	if (e == 0x1f)
+		cls = m ? ((m >> 9) ? 1 : 0) : (neg ? 2 : 9);
+	else if (e == 0)
+		cls = m ? (neg ? 4 : 7) : (neg ? 5 : 6);
+	else
+		cls = neg ? 3 : 8;
+	return (mask >> cls) & 1;
+}
+
+static uint32_t mod16(const struct isa_inst *in, unsigned i, uint32_t v)
+{
+	v &= 0xffffu;
+	if (in->abs & (1u << i))
+		v &= 0x7fffu;
+	if (in->neg & (1u << i))
+		v ^= 0x8000u;
+	return v;
+}
+
 static bool icmp(unsigned cond, int64_t a, int64_t b, bool sign, uint64_t ua, uint64_t ub)
 {
 	switch (cond) {
@@ -190,7 +215,9 @@ enum isa_result isa_valu_cmp(struct isa_wave *w, const struct isa_inst *in, uint
 			m |= (uint64_t)r << l;
 		}
 	} else {
-		enum isa_type t = ci->type == CT_F32 ? ISA_T_F32 : ISA_T_B32;
+		enum isa_type t = ci->type == CT_F32   ? ISA_T_F32
+				  : ci->type == CT_F16 ? ISA_T_F16
+						       : ISA_T_B32;
 		struct vsrc a = isa_vsrc(w, in, 0, t), b = isa_vsrc(w, in, 1, ISA_T_B32);
 		struct vsrc bf = isa_vsrc(w, in, 1, t);
 
@@ -207,6 +234,14 @@ enum isa_result isa_valu_cmp(struct isa_wave *w, const struct isa_inst *in, uint
 				else
 					r = fcmp(ci->cond, f32_of(x),
 						 f32_of(mod32(in, 1, rd32(&bf, l))));
+				break;
+			case CT_F16:
+				x = mod16(in, 0, x);
+				if (ci->cond == CC_CLASS)
+					r = fclass16(x, y);
+				else
+					r = fcmp(ci->cond, isa_f16_to_f32(x),
+						 isa_f16_to_f32(mod16(in, 1, rd32(&bf, l))));
 				break;
 			case CT_I32:
 				r = icmp(ci->cond, (int32_t)x, (int32_t)y, true, x, y);

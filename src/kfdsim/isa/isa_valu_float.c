@@ -8,6 +8,7 @@
  */
 #include <math.h>
 
+#include "isa_f16.h"
 #include "isa_valu.h"
 
 static uint32_t cvt_i32(double v)
@@ -49,63 +50,6 @@ static float med3f(float a, float b, float c)
 	float mx = fmaxf(a, b), mn = fminf(a, b);
 
 	return fminf(fmaxf(c, mn), mx);
-}
-
-/* IEEE binary16 conversions written out rather than through _Float16,
- * which not every compiler supports on x86 (clang 14 refuses it). f32 to
- * f16 rounds to nearest even, as the default MODE does; NaNs stay NaNs
- * (quiet, high payload bits kept). */
-static uint32_t f16_bits(float f)
-{
-	uint32_t x, sign, exp, man, h, rem;
-	int e;
-
-	memcpy(&x, &f, 4);
-	sign = (x >> 16) & 0x8000u;
-	exp = (x >> 23) & 0xffu;
-	man = x & 0x7fffffu;
-	if (exp == 0xff)
-		return sign | (man ? 0x7e00u | (man >> 13) : 0x7c00u);
-	e = (int)exp - 127 + 15;
-	if (e >= 0x1f)
-		return sign | 0x7c00u;
-	if (e <= 0) {
-		uint32_t shift = (uint32_t)(14 - e), half;
-
-		if (e < -10)
-			return sign;
-		man |= 0x800000u;
-		h = man >> shift;
-		rem = man & ((1u << shift) - 1);
-		half = 1u << (shift - 1);
-		if (rem > half || (rem == half && (h & 1)))
-			h++;
-		return sign | h;
-	}
-	h = ((uint32_t)e << 10) | (man >> 13);
-	rem = man & 0x1fffu;
-	/* a carry out of the mantissa moves into the exponent, up to inf */
-	if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
-		h++;
-	return sign | h;
-}
-
-static float f16_to_f32(uint32_t bits)
-{
-	uint32_t sign = (bits & 0x8000u) << 16, exp = (bits >> 10) & 0x1fu, man = bits & 0x3ffu;
-	uint32_t x;
-	float f;
-
-	if (exp == 0) {
-		f = ldexpf((float)man, -24);
-		return sign ? -f : f;
-	}
-	if (exp == 0x1f)
-		x = sign | 0x7f800000u | (man << 13) | (man ? 0x400000u : 0);
-	else
-		x = sign | ((exp - 15 + 127) << 23) | (man << 13);
-	memcpy(&f, &x, 4);
-	return f;
 }
 
 static enum isa_result f64_ops(struct isa_wave *w, const struct isa_inst *in, uint64_t exec)
@@ -325,6 +269,7 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	struct vsrc a, b, c;
 	uint32_t *d;
 	enum isa_result r;
+	bool plain;
 
 	if (in->fmt == ISA_FMT_VOP3P)
 		return pk_f32(w, in, exec);
@@ -335,9 +280,20 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	b = isa_vsrc(w, in, 1, ISA_T_F32);
 	c = isa_vsrc(w, in, 2, ISA_T_F32);
 	d = vdst(w, in);
+	/* no input or output modifiers: the common case gets loops that do
+	 * not re-read them per lane (a store to d[] may alias *in) */
+	plain = !in->abs && !in->neg && !in->omod && !(in->flags & ISA_F_CLAMP);
 
 #define F1(expr)                                                                                   \
 	do {                                                                                       \
+		if (plain) {                                                                       \
+			FOR_LANES(exec, l)                                                         \
+			{                                                                          \
+				float x = f32_of(rd32(&a, l));                                     \
+				d[l] = u32_of((expr));                                             \
+			}                                                                          \
+			return ISA_NEXT;                                                           \
+		}                                                                                  \
 		FOR_LANES(exec, l)                                                                 \
 		{                                                                                  \
 			float x = f32_of(mod32(in, 0, rd32(&a, l)));                               \
@@ -347,6 +303,14 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	} while (0)
 #define F2(expr)                                                                                   \
 	do {                                                                                       \
+		if (plain) {                                                                       \
+			FOR_LANES(exec, l)                                                         \
+			{                                                                          \
+				float x = f32_of(rd32(&a, l)), y = f32_of(rd32(&b, l));            \
+				d[l] = u32_of((expr));                                             \
+			}                                                                          \
+			return ISA_NEXT;                                                           \
+		}                                                                                  \
 		FOR_LANES(exec, l)                                                                 \
 		{                                                                                  \
 			float x = f32_of(mod32(in, 0, rd32(&a, l)));                               \
@@ -357,6 +321,15 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	} while (0)
 #define F3(expr)                                                                                   \
 	do {                                                                                       \
+		if (plain) {                                                                       \
+			FOR_LANES(exec, l)                                                         \
+			{                                                                          \
+				float x = f32_of(rd32(&a, l)), y = f32_of(rd32(&b, l));            \
+				float z = f32_of(rd32(&c, l));                                     \
+				d[l] = u32_of((expr));                                             \
+			}                                                                          \
+			return ISA_NEXT;                                                           \
+		}                                                                                  \
 		FOR_LANES(exec, l)                                                                 \
 		{                                                                                  \
 			float x = f32_of(mod32(in, 0, rd32(&a, l)));                               \
@@ -478,9 +451,9 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 	case OP(v_cvt_flr_i32_f32):
 		FI(cvt_i32(floor((double)x)));
 	case OP(v_cvt_f16_f32):
-		FI(f16_bits(x));
+		FI(isa_f16_bits(x));
 	case OP(v_cvt_f32_f16):
-		IF(f16_to_f32(x));
+		IF(isa_f16_to_f32(x));
 	case OP(v_cvt_f32_i32):
 		IF((float)(int32_t)x);
 	case OP(v_cvt_f32_u32):

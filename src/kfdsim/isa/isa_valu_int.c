@@ -395,20 +395,51 @@ enum isa_result isa_valu_int(struct isa_wave *w, const struct isa_inst *in, uint
 			}
 			r;
 		}));
+	case OP(v_sad_u32):
+		L3((x > y ? x - y : y - x) + z);
+	case OP(v_sad_u16):
+		L3(({
+			uint32_t r = z;
+			for (int i = 0; i < 2; i++) {
+				uint32_t p = (x >> (16 * i)) & 0xffff, q = (y >> (16 * i)) & 0xffff;
+				r += p > q ? p - q : q - p;
+			}
+			r;
+		}));
+	case OP(v_sad_u8):
+	case OP(v_sad_hi_u8):
+	case OP(v_msad_u8):
+		/* sum of |byte differences|; msad skips bytes whose src1 byte
+		 * is 0; sad_hi puts the sum in the high half */
+		L3(({
+			uint32_t r = 0;
+			for (int i = 0; i < 4; i++) {
+				uint32_t p = (x >> (8 * i)) & 0xff, q = (y >> (8 * i)) & 0xff;
+				if (in->op != OP(v_msad_u8) || q)
+					r += p > q ? p - q : q - p;
+			}
+			(in->op == OP(v_sad_hi_u8) ? r << 16 : r) + z;
+		}));
+	case OP(v_lerp_u8):
+		/* per byte: the rounded average, the rounding bit from src2 */
+		L3(({
+			uint32_t r = 0;
+			for (int i = 0; i < 4; i++)
+				r |= ((((x >> (8 * i)) & 0xff) + ((y >> (8 * i)) & 0xff) +
+				       ((z >> (8 * i)) & 1)) >>
+				      1)
+				     << (8 * i);
+			r;
+		}));
+	case OP(v_cvt_pk_i16_i32):
+		L2(({
+			int32_t p = (int32_t)x, q = (int32_t)y;
+			p = p < -32768 ? -32768 : p > 32767 ? 32767 : p;
+			q = q < -32768 ? -32768 : q > 32767 ? 32767 : q;
+			((uint32_t)p & 0xffff) | ((uint32_t)q & 0xffff) << 16;
+		}));
 	case OP(v_cvt_pk_u16_u32):
 		L2((x > 0xffff ? 0xffffu : x) | (y > 0xffff ? 0xffffu : y) << 16);
-	case OP(v_add_u16):
-		L2((x + y) & 0xffff);
-	case OP(v_sub_u16):
-		L2((x - y) & 0xffff);
-	case OP(v_mul_lo_u16):
-		L2((x * y) & 0xffff);
-	case OP(v_lshlrev_b16):
-		L2((y << (x & 15)) & 0xffff);
-	case OP(v_lshrrev_b16):
-		L2((y & 0xffff) >> (x & 15));
-	case OP(v_ashrrev_i16):
-		L2((uint32_t)((int16_t)y >> (x & 15)) & 0xffff);
 	default:
 		return ISA_UNHANDLED;
 	}

@@ -34,6 +34,7 @@ struct scenario {
 static const struct scenario scenarios[] = {
     {"storm", bench_storm},   {"sync", bench_sync},         {"fence", bench_fence},
     {"decode", bench_decode}, {"dispatch", bench_dispatch}, {"rocminfo", bench_rocminfo},
+    {"isa", bench_isa},
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -43,8 +44,8 @@ static void usage(FILE *f)
 		"usage: vkfd-bench [options]\n"
 		"  --iterations N     samples per latency scenario (default %u); decode sends\n"
 		"                     1000*N commands, rocminfo runs min(N,5) times\n"
-		"  --scenario LIST    comma-separated: storm,sync,fence,decode,dispatch,rocminfo\n"
-		"                     (default: all)\n"
+		"  --scenario LIST    comma-separated: storm,sync,fence,decode,dispatch,\n"
+		"                     rocminfo,isa (default: all)\n"
 		"  --paths LIST       comma-separated: native,direct,vtest (default: all)\n"
 		"  --json             machine-readable output (one result per line)\n"
 		"  --pin              pin the guest side to the first CPU and the host side\n"

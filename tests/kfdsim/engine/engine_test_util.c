@@ -33,7 +33,10 @@ void test_env_setup(struct fake_gpu *g)
 		memcpy(k + 64 * id, "KFDSIM01", 8);
 		memcpy(k + 64 * id + 8, &id, 4);
 	}
-	memcpy(k + 64 * KOBJ_BAD_MAGIC, "NOTASIM!", 8);
+	/* not KFDSIM01, so taken as a real descriptor whose code (entry
+	 * offset 0: the descriptor itself) starts with a word that is no
+	 * gfx9 instruction (text such as "NOTA" decodes as v_sub_f16) */
+	memcpy(k + 64 * KOBJ_BAD_MAGIC, "\xff\xff\xff\xffNOTA", 8);
 	memcpy(k + 64 * KOBJ_BAD_ID, "KFDSIM01", 8);
 	k[64 * KOBJ_BAD_ID + 8] = 99;
 }

@@ -5,8 +5,10 @@
 decode_vs_llvm.py ISA_DISASM [BINARY...]
 
 Finds gfx9 code objects (ELF, e_machine AMDGPU) embedded in ROCr's
-libhsa-runtime64 (its blit and trap kernels for gfx900/906/908/90a) and in
-the given binaries (HIP executables: clang offload bundles), disassembles
+libhsa-runtime64 (its blit and trap kernels for gfx900/906/908/90a), the
+gfx90a code objects of Debian's librocrand and those of librocsparse that
+hold its csrmv kernels (when installed), and the code objects in the given
+binaries (HIP executables: clang offload bundles), disassembles
 each with llvm-objdump-15 for its target and with ISA_DISASM (kfdsim's
 decoder), and requires the same instruction boundaries and mnemonics, and
 that every register LLVM prints for an instruction is named by one of the
@@ -122,6 +124,19 @@ def main():
     for lib in sorted(glob.glob("/usr/lib/*/libhsa-runtime64.so*")):
         if not os.path.islink(lib):
             objs += [("rocr:" + os.path.basename(lib), e) for e in embedded_elfs(open(lib, "rb").read())]
+    # precompiled library kernels (offload bundles): gfx90a, and for
+    # rocSPARSE (1.3 GB, 777 code objects) the ones with csrmv kernels
+    for pattern, must_hold in (("librocrand.so.*", None), ("librocsparse.so.*", b"csrmv")):
+        for lib in sorted(glob.glob("/usr/lib/*/" + pattern)):
+            if os.path.islink(lib):
+                continue
+            with open(lib, "rb") as fh:
+                data = fh.read()
+            for e in bundled_elfs(data):
+                if (struct.unpack_from("<I", e, 0x30)[0] & 0xFF) == 0x3F and (
+                        must_hold is None or must_hold in e):
+                    objs.append((os.path.basename(lib), e))
+            del data
     for b in sys.argv[2:]:
         objs += [(os.path.basename(b), e) for e in bundled_elfs(open(b, "rb").read())]
     objs = [(n, e) for n, e in objs if (struct.unpack_from("<I", e, 0x30)[0] & 0xFF) in MACH]

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,69 @@ static void test_packed_f32(void **state)
 	}
 }
 
+/* binary16 bits of a positive value that f16 represents exactly, computed
+ * independently of the interpreter's conversions */
+static uint32_t f16_exact(double v)
+{
+	int e = 0;
+
+	while (v >= 2.0)
+		v /= 2.0, e++;
+	while (v < 1.0)
+		v *= 2.0, e--;
+	return (uint32_t)(e + 15) << 10 | (uint32_t)((v - 1.0) * 1024.0);
+}
+
+static void test_f16_opsel(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_f16_opsel, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		const uint32_t *o = out + 8 * t;
+
+		assert_int_equal(o[0], f16_exact(t + 0.5));
+		assert_int_equal(o[1], ((3 * t + 7) & 0xffff) << 16 | 0x1234);
+		assert_int_equal(o[2], 0xabcd0000u | (t > 2 ? t : 2));
+		assert_int_equal(o[3], (t + 1000) | (t + 1 + 2000) << 16);
+		assert_int_equal(o[4], f16_exact(2.0 * t + 1.0) | f16_exact(4.0) << 16);
+		assert_int_equal(o[5], 4 * t + 49);
+		assert_int_equal(o[6], t > 10);
+		assert_int_equal(o[7], t >= 10 ? t - 10 : 0);
+	}
+}
+
+static void test_pack_cvt(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *out = host(&f->g, DATA_VA);
+
+	LOAD(f, kernel_pack_cvt, false);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		const uint32_t *o = out + 8 * t;
+		uint32_t ad = t > 32 ? t - 32 : 32 - t, ft = t ? f16_exact(t) : 0;
+		int32_t lo = (int32_t)t * 1000 - 40000;
+		uint32_t lerp = 0;
+
+		for (uint32_t i = 0; i < 4; i++)
+			lerp |= ((t + 3 + (i & 1)) >> 1) << (8 * i);
+		assert_int_equal(o[0], 0x7bff3bffu);
+		assert_int_equal(o[1], ft | (ft | 0x8000u) << 16);
+		assert_int_equal(o[2],
+				 ((uint32_t)(lo < -32768 ? -32768 : lo) & 0xffff) | 32767u << 16);
+		assert_int_equal(o[3], 4 * ad + 5);
+		assert_int_equal(o[4], lerp);
+		assert_int_equal(o[5], 32768u | (uint32_t)nearbyint(t / 64.0 * 65535.0) << 16);
+		assert_int_equal(o[6], 2 * ad);
+		assert_int_equal(o[7], (4 * ad << 16) + 7);
+	}
+}
+
 static void test_dpp_sdwa(void **state)
 {
 	struct fixture *f = *state;
@@ -377,6 +441,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_divergent_loop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_f64_fma_and_division, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_packed_f32, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_f16_opsel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pack_cvt, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dpp_sdwa, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_grid3d_initial_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
