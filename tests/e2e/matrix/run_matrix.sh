@@ -507,7 +507,7 @@ hip_part() {
 		check_hip hip-basic-$backend hip_basic "$log"
 		queue_summary hip-basic-$backend
 		echo "  hip-basic-$backend: $(cat "$out/hip-basic-$backend.stderr" ${log:+"$log"} |
-			grep -c 'kfdsim isa: dispatch') kernels interpreted (ROCr's and ROCclr's blits)"
+			grep -c 'kfdsim isa: dispatch') kernel dispatches interpreted, the copies on the queues above"
 		if [ $backend = vkfd ]; then
 			stop_server
 			log=$out/serverhip2.log
@@ -519,7 +519,7 @@ hip_part() {
 		check_printf isa-hip-printf-$backend "$log"
 		[ $backend = vkfd ] && stop_server
 	done
-	echo "  isa-hip-native: $(grep -c 'kfdsim isa: dispatch' "$out/isa-hip-native.stderr") kernels interpreted"
+	echo "  isa-hip-native: $(grep -c 'kfdsim isa: dispatch' "$out/isa-hip-native.stderr") kernel dispatches interpreted"
 	compare_runs hip-basic
 	compare_runs isa-hip
 	compare_runs isa-hip-printf
