@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * hip_basic: the HIP runtime (Debian 12's libamdhip64 5.2.3, built with
- * hipcc) on a kfdsim GPU, through whatever provides /dev/kfd (the native
- * shim or vkfd). No kernel is launched.
+ * hipcc; the version matrix also builds it with Debian 13's and unstable's
+ * hipcc and HIP) on a kfdsim GPU, through whatever provides /dev/kfd (the
+ * native shim or vkfd). The program launches no kernel of its own.
  *
  *   hip_basic VRAM_BYTES [copy]
  *
@@ -12,8 +13,9 @@
  * VRAM refused), hipHostMalloc/hipHostFree.
  * "copy" adds hipMemcpy host->device->host with content checks and hipFree.
  * Those need the runtime's first stream, whose creation uploads ROCclr's
- * blit kernels into VRAM with a GPU copy kernel: on kfdsim, which runs no
- * GPU ISA, they never return (docs/hip.md), so a watchdog ends the run.
+ * blit kernels into VRAM with a GPU copy kernel, which kfdsim's ISA
+ * interpreter runs (docs/hip.md); a watchdog ends a run whose HIP call
+ * does not return.
  *
  * Exit: 0 all checks passed, 1 a check failed, 2 setup failed,
  * 3 the watchdog fired (a HIP call did not return).
