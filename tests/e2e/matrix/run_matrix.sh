@@ -250,13 +250,18 @@ preload=/opt/$run/lib/$(basename "$shim")
 for lib in $(ldd "$shim" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
 	case $(basename "$lib") in
 	libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) continue ;;
+	libasan.so.* | libtsan.so.*)
+		# Always the build's own sanitizer runtime, preloaded first: the
+		# chroot may have another gcc's runtime of the same soname (the
+		# HIP part's clang brings one).
+		cp -L "$lib" "$opt/lib/" || die "cannot copy $lib"
+		preload=/opt/$run/lib/$(basename "$lib"):$preload
+		continue
+		;;
 	esac
 	# The chroot's own copy (libstdc++, libgcc_s) is newer: never shadow it.
 	[ -n "$root" ] && [ -e "$root/usr/lib/x86_64-linux-gnu/$(basename "$lib")" ] && continue
 	cp -L "$lib" "$opt/lib/" || die "cannot copy $lib"
-	case $(basename "$lib") in
-	libasan.so.* | libtsan.so.*) preload=/opt/$run/lib/$(basename "$lib"):$preload ;;
-	esac
 done
 case $sanitize in
 *address*) asan="detect_leaks=0:${ASAN_OPTIONS:-}" ;;
