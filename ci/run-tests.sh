@@ -12,7 +12,11 @@
 #                half that, each from its committed seed generator, and
 #                the stateful host harness for half of it
 # plus build-harden/: Debian's hardening flags (dpkg-buildflags), release,
-# -Werror, library and tools compiled only.
+# -Werror, library and tools compiled only; build-guest/: -Dhost=false, the
+# guest-only build (guest library, shim, vkfd-info), compiled and its unit
+# suite run; and ci/check-layout.py: the dependency rules of
+# docs/architecture.md on the sources (style stage) and on the libraries of
+# build/ and build-guest/.
 # Usage: ci/run-tests.sh   (from anywhere; installs what is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,8 +72,25 @@ else
 	rc=1
 fi
 
+echo "== style: dependency rules (ci/check-layout.py)"
+if python3 ci/check-layout.py; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	rc=1
+fi
+
 echo "== build: default (gcc, -Werror)"
 run_build build "" -Dwerror=true || rc=1
+
+echo "== build: guest only (-Dhost=false), unit suite, dependency rules on the libraries"
+run_build build-guest "unit" -Dwerror=true -Dhost=false -De2e=disabled || rc=1
+if python3 ci/check-layout.py build build-guest; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	rc=1
+fi
 
 # retest DIR REPEAT "SUITES": run the suites of a built tree REPEAT more
 # times (races that show one run in N; docs/testing.md).
@@ -89,14 +110,14 @@ retest() {
 echo "== build: ASan + UBSan"
 run_build build-san "" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false || rc=1
 echo "== ASan + UBSan: the threaded suites twice more"
-retest build-san 2 "$THREADED_SUITES" || rc=1
+retest build-san 2 "$THREADED_SUITES" --no-suite bulk || rc=1
 
 echo "== build: TSan (threaded suites three times, e2e once)"
 # Guests that fork (fork_reopen, ROCm's fork tests) start threads in the
 # child of a multi-threaded process: TSan must let them.
 tsan_fork="$TSAN_OPTIONS:die_after_fork=0"
 TSAN_OPTIONS="$tsan_fork" run_build build-tsan "$THREADED_SUITES" -Dwerror=true -Db_sanitize=thread || rc=1
-TSAN_OPTIONS="$tsan_fork" retest build-tsan 2 "$THREADED_SUITES" || rc=1
+TSAN_OPTIONS="$tsan_fork" retest build-tsan 2 "$THREADED_SUITES" --no-suite bulk || rc=1
 # ROCm programs on kfdsim and vkfd-server under TSan: GPU-memory accesses
 # are suppressed (ordered by uninstrumented ROCm code, ci/tsan-rocm.supp).
 # The version matrix (suite matrix) is left out here: it runs uninstrumented

@@ -23,6 +23,29 @@
 extern "C" {
 #endif
 
+/* What a device does that the host adapts to. Each device answers for itself
+ * (query_caps); host code asks for a capability, never which device it is. */
+enum vkfd_device_cap {
+	/* AMDKFD_IOC_EXPORT_DMABUF works (KFD >= 1.12; kfdsim at every version):
+	 * without it, blob memory comes from the render node (render_alloc.c) */
+	VKFD_DEVICE_CAP_EXPORT_DMABUF = 1u << 0,
+	/* WAIT_EVENTS returns each signal event's last_event_age (KFD >= 1.14) */
+	VKFD_DEVICE_CAP_EVENT_AGES = 1u << 1,
+	/* every open_kfd is a KFD process of its own, so one host process may
+	 * hold several contexts without CREATE_PROCESS (kfdsim) */
+	VKFD_DEVICE_CAP_PROCESS_PER_OPEN = 1u << 2,
+	/* GPU memory is coherent host memory in memfds: an exported fd is
+	 * shared memory, CPU mappings are cached, HDP needs no flush (kfdsim) */
+	VKFD_DEVICE_CAP_COHERENT_MEMFD = 1u << 3,
+	/* a model, not hardware (guests see VKFD_FEAT_SIM_DEVICE) */
+	VKFD_DEVICE_CAP_SIMULATED = 1u << 4,
+};
+
+struct vkfd_device_caps {
+	uint32_t kfd_major, kfd_minor; /* what AMDKFD_IOC_GET_VERSION reports */
+	uint32_t flags;                /* VKFD_DEVICE_CAP_* */
+};
+
 struct vkfd_device_ops {
 	const char *name; /* "kfd" or "kfdsim" */
 
@@ -53,6 +76,11 @@ struct vkfd_device_ops {
 	 * "" for the real device (files under /sys/devices/virtual/kfd/kfd/
 	 * topology), or the directory kfdsim materialised its tree in. */
 	const char *(*sysfs_root)(void *dev);
+
+	/* Fill *caps: the KFD version and the VKFD_DEVICE_CAP_* flags. 0 or
+	 * -errno. The host refuses a device without it (devices that only a
+	 * guest library uses may leave it NULL). */
+	int (*query_caps)(void *dev, struct vkfd_device_caps *caps);
 };
 
 /* The real /dev/kfd backend (dev argument is ignored; pass NULL). */

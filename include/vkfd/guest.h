@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vkfd guest library: connects a guest process to a vkfd host context over
- * a transport (virtgpu in a VM, vtest socket, or direct in-process) and
- * carries protocol commands (docs/protocol.md).
+ * a transport (virtgpu in a VM, vtest socket; direct in-process only in the
+ * tests' and vkfd-bench's libvkfd-guest-direct) and carries protocol
+ * commands (docs/protocol.md).
  *
  * Requests passed to this library are complete protocol requests (request
  * header first, see src/proto/vkfd_protocol.h). The library owns the
@@ -41,7 +42,7 @@ enum vkfd_transport {
 	VKFD_TRANSPORT_AUTO = 0, /* VKFD_TRANSPORT env, else virtgpu, else vtest */
 	VKFD_TRANSPORT_VIRTGPU = 1,
 	VKFD_TRANSPORT_VTEST = 2,
-	VKFD_TRANSPORT_DIRECT = 3,
+	VKFD_TRANSPORT_DIRECT = 3, /* host in process: libvkfd-guest fails with ENOTSUP */
 };
 
 /* Connect. `target` is the vtest socket path for VTEST (NULL: VKFD_SOCKET

@@ -45,27 +45,15 @@ void kfdsim_destroy(struct kfdsim *sim);
 
 /* The device seam; pass the struct kfdsim * as `dev`. */
 const struct vkfd_device_ops *kfdsim_device_ops(void);
+/* What a kfdsim made from cfg reports through query_caps (for a capset
+ * asked before any kfdsim exists). 0 or -EINVAL. */
+int kfdsim_config_caps(const struct kfdsim_config *cfg, struct vkfd_device_caps *caps);
 
 /* Render minor of GPU index i (128 + i), or -1. */
 int kfdsim_render_minor(const struct kfdsim *sim, unsigned gpu_index);
 
 /* True when fd was returned by this sim and is still open. */
 bool kfdsim_owns_fd(struct kfdsim *sim, int fd);
-
-/* ---- test hooks (fault injection and latches) ---- */
-
-/* The nth (1-based) future call of ioctl nr `nr` fails with -err; 0 clears. */
-void kfdsim_inject_ioctl_error(struct kfdsim *sim, unsigned nr, unsigned nth, int err);
-/* Park every call of ioctl nr `nr` (e.g. MAP_MEMORY_TO_GPU, FREE_MEMORY_OF_GPU,
- * DESTROY_QUEUE) until kfdsim_latch_release(); returns how many are parked. */
-void kfdsim_latch_ioctl(struct kfdsim *sim, unsigned nr);
-void kfdsim_latch_release(struct kfdsim *sim, unsigned nr);
-unsigned kfdsim_latch_parked(struct kfdsim *sim, unsigned nr);
-/* Report a GPU reset (hardware exception event) to every process on gpu i. */
-void kfdsim_inject_gpu_reset(struct kfdsim *sim, unsigned gpu_index);
-
-/* Bytes of BO memory currently allocated (all processes), for leak tests. */
-uint64_t kfdsim_bytes_allocated(struct kfdsim *sim);
 
 #ifdef __cplusplus
 }

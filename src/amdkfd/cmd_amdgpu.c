@@ -7,14 +7,12 @@
  * size the guest asked for (at most VKFD_MAX_AMDGPU_QUERY bytes). The
  * device seam carries the ioctls, so kfdsim's render fds answer them too.
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <amdgpu_drm.h>
 #include <errno.h>
 #include <string.h>
-
-#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
 
 /* GB_ADDR_CONFIG, GB_TILE_MODE0..31, GB_MACROTILE_MODE0..15, MC_ARB_RAMCFG */
 static bool mmr_allowed(uint32_t off, uint32_t count)
@@ -109,33 +107,32 @@ int cmd_amdgpu_query(struct cmd_ctx *c)
 	struct vkfd_host_context *ctx = c->ctx;
 	struct vkfd_rsp_amdgpu_query *rsp = (void *)c->rsp;
 	uint8_t *out = c->rsp + sizeof(*rsp);
-	struct vkfd_req_amdgpu_query r;
+	const struct vkfd_req_amdgpu_query *r = CMD_REQ(c, struct vkfd_req_amdgpu_query);
 	struct drm_amdgpu_info info;
 	uint32_t size = 0;
 	int g, fd, ret;
 
-	DECODE(c, r);
 	if (!(host_features() & VKFD_FEAT_AMDGPU_QUERY))
 		return -EOPNOTSUPP; /* docs/protocol.md: feature not offered */
-	g = host_gpu_index(ctx, r.gpu_id);
+	g = host_gpu_index(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	if (r.out_size < 1 || r.out_size > VKFD_MAX_AMDGPU_QUERY)
+	if (r->out_size < 1 || r->out_size > VKFD_MAX_AMDGPU_QUERY)
 		return -EINVAL;
 	fd = render_fd(ctx, (uint32_t)g);
 	if (fd < 0)
 		return fd;
 	memset(&info, 0, sizeof(info));
 	info.return_pointer = (uint64_t)(uintptr_t)out;
-	info.return_size = r.out_size;
+	info.return_size = r->out_size;
 
-	switch (r.query) {
+	switch (r->query) {
 	case VKFD_AMDGPU_QUERY_DRM_VERSION: {
 		struct vkfd_amdgpu_drm_version dv;
 		struct drm_version v;
 		char name[16];
 
-		if (r.out_size < sizeof(dv))
+		if (r->out_size < sizeof(dv))
 			return -EINVAL;
 		memset(&v, 0, sizeof(v));
 		memset(name, 0, sizeof(name));
@@ -159,61 +156,61 @@ int cmd_amdgpu_query(struct cmd_ctx *c)
 		break;
 	case VKFD_AMDGPU_QUERY_DEV_INFO:
 		info.query = AMDGPU_INFO_DEV_INFO;
-		size = r.out_size;
+		size = r->out_size;
 		break;
 	case VKFD_AMDGPU_QUERY_VRAM_GTT:
 		info.query = AMDGPU_INFO_VRAM_GTT;
-		size = r.out_size;
+		size = r->out_size;
 		break;
 	case VKFD_AMDGPU_QUERY_MEMORY:
 		info.query = AMDGPU_INFO_MEMORY;
-		size = r.out_size;
+		size = r->out_size;
 		break;
 	case VKFD_AMDGPU_QUERY_READ_MMR_REG: {
-		uint32_t count = (uint32_t)r.param1;
+		uint32_t count = (uint32_t)r->param1;
 
-		if (count < 1 || count > VKFD_MAX_MMR_REGS || r.out_size < count * 4 ||
-		    r.param0 > UINT32_MAX || !mmr_allowed((uint32_t)r.param0, count))
+		if (count < 1 || count > VKFD_MAX_MMR_REGS || r->out_size < count * 4 ||
+		    r->param0 > UINT32_MAX || !mmr_allowed((uint32_t)r->param0, count))
 			return -EINVAL;
 		info.query = AMDGPU_INFO_READ_MMR_REG;
-		info.read_mmr_reg.dword_offset = (uint32_t)r.param0;
+		info.read_mmr_reg.dword_offset = (uint32_t)r->param0;
 		info.read_mmr_reg.count = count;
-		info.read_mmr_reg.instance = (uint32_t)(r.param1 >> 32);
+		info.read_mmr_reg.instance = (uint32_t)(r->param1 >> 32);
 		size = count * 4;
 		break;
 	}
 	case VKFD_AMDGPU_QUERY_FW_VERSION:
 		info.query = AMDGPU_INFO_FW_VERSION;
-		info.query_fw.fw_type = (uint32_t)r.param0;
-		info.query_fw.ip_instance = (uint32_t)r.param1;
-		info.query_fw.index = (uint32_t)(r.param1 >> 32);
-		size = r.out_size;
+		info.query_fw.fw_type = (uint32_t)r->param0;
+		info.query_fw.ip_instance = (uint32_t)r->param1;
+		info.query_fw.index = (uint32_t)(r->param1 >> 32);
+		size = r->out_size;
 		break;
 	case VKFD_AMDGPU_QUERY_HW_IP_INFO:
 	case VKFD_AMDGPU_QUERY_HW_IP_COUNT:
-		info.query = r.query == VKFD_AMDGPU_QUERY_HW_IP_INFO ? AMDGPU_INFO_HW_IP_INFO
-								     : AMDGPU_INFO_HW_IP_COUNT;
-		info.query_hw_ip.type = (uint32_t)r.param0;
-		info.query_hw_ip.ip_instance = (uint32_t)r.param1;
-		size = r.query == VKFD_AMDGPU_QUERY_HW_IP_COUNT ? 4 : r.out_size;
+		info.query = r->query == VKFD_AMDGPU_QUERY_HW_IP_INFO ? AMDGPU_INFO_HW_IP_INFO
+								      : AMDGPU_INFO_HW_IP_COUNT;
+		info.query_hw_ip.type = (uint32_t)r->param0;
+		info.query_hw_ip.ip_instance = (uint32_t)r->param1;
+		size = r->query == VKFD_AMDGPU_QUERY_HW_IP_COUNT ? 4 : r->out_size;
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (size > r.out_size)
+	if (size > r->out_size)
 		return -EINVAL;
 	info.return_size = size;
-	if (r.query != VKFD_AMDGPU_QUERY_DRM_VERSION) {
+	if (r->query != VKFD_AMDGPU_QUERY_DRM_VERSION) {
 		ret = amdgpu_info(ctx, fd, &info);
 		if (ret) {
-			memset(out, 0, r.out_size);
+			memset(out, 0, r->out_size);
 			return ret;
 		}
 	}
-	if (r.query == VKFD_AMDGPU_QUERY_VRAM_GTT || r.query == VKFD_AMDGPU_QUERY_MEMORY) {
-		ret = scale_memory(ctx, fd, r.query, out, size);
+	if (r->query == VKFD_AMDGPU_QUERY_VRAM_GTT || r->query == VKFD_AMDGPU_QUERY_MEMORY) {
+		ret = scale_memory(ctx, fd, r->query, out, size);
 		if (ret) {
-			memset(out, 0, r.out_size);
+			memset(out, 0, r->out_size);
 			return ret;
 		}
 	}

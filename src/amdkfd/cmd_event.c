@@ -7,14 +7,13 @@
  * event table (a hint for zero-timeout polls); once the pool has released
  * that thread, the ring's fence retires.
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DECODE(c, r)     vkfd_cmd_decode((c)->v, &(r), sizeof(r))
 #define EVENT_PAGE_BYTES (VKFD_SIGNAL_EVENT_SLOTS * 8ull)
 
 static int event_pos(struct vkfd_host_context *ctx, uint32_t id, bool *found)
@@ -33,7 +32,7 @@ static int event_pos(struct vkfd_host_context *ctx, uint32_t id, bool *found)
 	return (int)lo;
 }
 
-struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id)
+static struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id)
 {
 	bool found;
 	int i = event_pos(ctx, id, &found);
@@ -86,17 +85,17 @@ int cmd_create_event(struct cmd_ctx *c)
 	struct vkfd_host_context *ctx = c->ctx;
 	struct vkfd_rsp_create_event *rsp = (void *)c->rsp;
 	struct kfd_ioctl_create_event_args a;
-	struct vkfd_req_create_event r;
+	const struct vkfd_req_create_event *r = CMD_REQ(c, struct vkfd_req_create_event);
 	struct host_bo *page = NULL;
 	bool signal;
 	int ret;
 
-	DECODE(c, r);
-	if (r.event_type > KFD_IOC_EVENT_MEMORY || r.auto_reset > 1)
+	if (r->event_type > KFD_IOC_EVENT_MEMORY || r->auto_reset > 1)
 		return -EINVAL;
-	signal = r.event_type == KFD_IOC_EVENT_SIGNAL || r.event_type == KFD_IOC_EVENT_DEBUG_EVENT;
-	if (r.event_page) {
-		page = obj_table_get(&ctx->bos, r.event_page);
+	signal =
+	    r->event_type == KFD_IOC_EVENT_SIGNAL || r->event_type == KFD_IOC_EVENT_DEBUG_EVENT;
+	if (r->event_page) {
+		page = obj_table_get(&ctx->bos, r->event_page);
 		/* the kernel writes the whole page through its own mapping of the
 		 * BO's memory: the memory, not the VA span, must hold it */
 		if (!page || page->kind != BO_MEMORY ||
@@ -117,13 +116,13 @@ int cmd_create_event(struct cmd_ctx *c)
 		return -ENOMEM;
 	memset(&a, 0, sizeof(a));
 	a.event_page_offset = page ? page->kfd_handle : 0;
-	a.event_type = r.event_type;
-	a.auto_reset = r.auto_reset;
+	a.event_type = r->event_type;
+	a.auto_reset = r->auto_reset;
 	a.node_id = 0; /* guest and host node numbers differ */
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_CREATE_EVENT, &a);
 	if (ret)
 		return ret;
-	ret = event_add(ctx, a.event_id, r.event_type);
+	ret = event_add(ctx, a.event_id, r->event_type);
 	if (ret) {
 		struct kfd_ioctl_destroy_event_args d = {.event_id = a.event_id};
 
@@ -144,17 +143,16 @@ int cmd_create_event(struct cmd_ctx *c)
 int cmd_destroy_event(struct cmd_ctx *c)
 {
 	struct kfd_ioctl_destroy_event_args a;
-	struct vkfd_req_event r;
+	const struct vkfd_req_event *r = CMD_REQ(c, struct vkfd_req_event);
 	int ret;
 
-	DECODE(c, r);
-	if (!host_event_find(c->ctx, r.event_id))
+	if (!host_event_find(c->ctx, r->event_id))
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
-	a.event_id = r.event_id;
+	a.event_id = r->event_id;
 	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_DESTROY_EVENT, &a);
 	if (!ret)
-		event_del(c->ctx, r.event_id);
+		event_del(c->ctx, r->event_id);
 	return ret;
 }
 
@@ -164,24 +162,23 @@ static int set_reset(struct cmd_ctx *c, unsigned long req)
 {
 	const struct host_event *ev;
 	struct kfd_ioctl_set_event_args a;
-	struct vkfd_req_event r;
+	const struct vkfd_req_event *r = CMD_REQ(c, struct vkfd_req_event);
 	int ret;
 
-	DECODE(c, r);
-	ev = host_event_find(c->ctx, r.event_id);
+	ev = host_event_find(c->ctx, r->event_id);
 	if (!ev || ev->type != KFD_IOC_EVENT_SIGNAL)
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
-	a.event_id = r.event_id;
+	a.event_id = r->event_id;
 	ret = host_kfd_ioctl(c->ctx, req, &a);
 	/* SET bumps the kernel's age by one; the table holds at most the real
 	 * age, so +1 never overtakes it (0 = no hint yet, leave it) */
-	if (!ret && req == AMDKFD_IOC_SET_EVENT && r.event_id < VKFD_SHMEM_EVENT_COUNT) {
+	if (!ret && req == AMDKFD_IOC_SET_EVENT && r->event_id < VKFD_SHMEM_EVENT_COUNT) {
 		uint64_t cur =
-		    vkfd_load_acquire_u64(&vkfd_shmem_events(c->ctx->shmem.map)[r.event_id].age);
+		    vkfd_load_acquire_u64(&vkfd_shmem_events(c->ctx->shmem.map)[r->event_id].age);
 
 		if (cur)
-			publish_age(c->ctx, r.event_id, cur + 1);
+			publish_age(c->ctx, r->event_id, cur + 1);
 	}
 	return ret;
 }
@@ -228,7 +225,7 @@ static void wait_job_run(void *arg)
 	struct kfd_ioctl_wait_events_args a;
 	uint8_t buf[sizeof(struct vkfd_rsp_wait_events)];
 	struct vkfd_rsp_wait_events *rsp = (void *)buf;
-	bool ages = host_g.is_sim || host_g.kfd_minor >= 14;
+	bool ages = host_device_can(VKFD_DEVICE_CAP_EVENT_AGES);
 	int ret;
 
 	memset(&a, 0, sizeof(a));
@@ -290,9 +287,7 @@ static void wait_job_done(void *arg)
 	struct wait_job *j = arg;
 	struct vkfd_host_context *ctx = j->ctx;
 
-	pthread_mutex_lock(&ctx->lock);
-	ctx->waits_inflight--;
-	pthread_mutex_unlock(&ctx->lock);
+	host_ring_wait_release_thread(ctx);
 	host_ring_wait_finished(ctx, j->ring, j->k);
 	free(j);
 }
@@ -300,25 +295,20 @@ static void wait_job_done(void *arg)
 int cmd_wait_events(struct cmd_ctx *c)
 {
 	struct vkfd_host_context *ctx = c->ctx;
-	struct vkfd_req_wait_events r;
-	struct ring_wait_state *rs;
+	const struct vkfd_req_wait_events *r = CMD_REQ(c, struct vkfd_req_wait_events);
 	struct wait_job *j = NULL;
 	uint64_t k = 0;
 	int ret = 0;
 
-	DECODE(c, r);
 	/* the slot was sized from num_events clamped to the limit (8.3) */
 	c->rsp_len = VKFD_RSP_WAIT_EVENTS_LEN(
-	    r.num_events <= VKFD_MAX_WAIT_EVENTS ? r.num_events : VKFD_MAX_WAIT_EVENTS);
-	if (r.ring_idx == 0 || r.ring_idx >= VKFD_NUM_RINGS)
+	    r->num_events <= VKFD_MAX_WAIT_EVENTS ? r->num_events : VKFD_MAX_WAIT_EVENTS);
+	if (r->ring_idx == 0 || r->ring_idx >= VKFD_NUM_RINGS)
 		return -EINVAL; /* not counted on any ring by submit_cmd either */
-	pthread_mutex_lock(&ctx->lock);
-	rs = &ctx->rings[r.ring_idx];
-	k = ++rs->next_k;
-	pthread_mutex_unlock(&ctx->lock);
+	k = host_ring_wait_next(ctx, r->ring_idx);
 
-	if (r.num_events < 1 || r.num_events > VKFD_MAX_WAIT_EVENTS || r.wait_for_all > 1 ||
-	    VKFD_REQ_WAIT_EVENTS_LEN(r.num_events) > c->v->hdr.len) {
+	if (r->num_events < 1 || r->num_events > VKFD_MAX_WAIT_EVENTS || r->wait_for_all > 1 ||
+	    VKFD_REQ_WAIT_EVENTS_LEN(r->num_events) > c->v->hdr.len) {
 		ret = -EINVAL;
 		goto reject;
 	}
@@ -327,8 +317,8 @@ int cmd_wait_events(struct cmd_ctx *c)
 		ret = -ENOMEM;
 		goto reject;
 	}
-	for (uint32_t i = 0; i < r.num_events; i++) {
-		const struct host_event *ev = host_event_find(ctx, r.events[i].event_id);
+	for (uint32_t i = 0; i < r->num_events; i++) {
+		const struct host_event *ev = host_event_find(ctx, r->events[i].event_id);
 
 		if (!ev) {
 			ret = -EINVAL;
@@ -337,31 +327,23 @@ int cmd_wait_events(struct cmd_ctx *c)
 		j->types[i] = ev->type;
 		j->ev[i].event_id = ev->id;
 		if (ev->type == KFD_IOC_EVENT_SIGNAL)
-			j->ev[i].last_event_age = r.events[i].last_event_age;
+			j->ev[i].last_event_age = r->events[i].last_event_age;
 	}
 	j->ctx = ctx;
-	j->ring = r.ring_idx;
+	j->ring = r->ring_idx;
 	j->k = k;
 	j->view = *c->v;
 	j->view.data = NULL;
-	j->num = r.num_events;
-	j->wait_for_all = r.wait_for_all;
-	j->timeout = r.timeout_ms;
+	j->num = r->num_events;
+	j->wait_for_all = r->wait_for_all;
+	j->timeout = r->timeout_ms;
 
-	pthread_mutex_lock(&ctx->lock);
-	if (rs->active_k) {
-		pthread_mutex_unlock(&ctx->lock);
-		ret = -EBUSY; /* one pending wait per ring */
-		goto reject;
-	}
-	rs->active_k = k;
-	ctx->waits_inflight++;
-	pthread_mutex_unlock(&ctx->lock);
+	ret = host_ring_wait_activate(ctx, r->ring_idx, k);
+	if (ret)
+		goto reject; /* -EBUSY: one pending wait per ring */
 	ret = wait_pool_submit_done(ctx->waits, wait_job_run, wait_job_done, j);
 	if (ret) {
-		pthread_mutex_lock(&ctx->lock);
-		ctx->waits_inflight--;
-		pthread_mutex_unlock(&ctx->lock);
+		host_ring_wait_release_thread(ctx);
 		/* -EBUSY: the wait-thread quota is used up. k is the ring's
 		 * in-flight index: finishing it releases the ring. */
 		goto reject;
@@ -374,7 +356,7 @@ reject:
 	((struct vkfd_rsp_hdr *)c->rsp)->ret = ret;
 	host_reply(ctx, c->v, c->rsp, c->rsp_len);
 	c->deferred = true;
-	host_ring_wait_finished(ctx, r.ring_idx, k);
+	host_ring_wait_finished(ctx, r->ring_idx, k);
 	return ret;
 }
 

@@ -1,52 +1,27 @@
 // SPDX-License-Identifier: MIT
 /* Session and process-level commands: version, topology, apertures, VM
  * acquisition, policies, clocks, and the amdgpu render-node query subset. */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
 #include <string.h>
 
-#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
-
-int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg)
-{
-	return ctx->ops->ioctl(ctx->dev, ctx->kfd_fd, req, arg);
-}
-
-int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id)
-{
-	int g = topo_export_find_gpu(&host_g.topo, gpu_id);
-
-	(void)ctx;
-	return g < 0 ? -EINVAL : g;
-}
-
-int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id)
-{
-	int g = host_gpu_index(ctx, gpu_id);
-
-	if (g >= 0 && !ctx->gpu[g].vm_acquired)
-		return -EINVAL;
-	return g;
-}
-
 int cmd_hello(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_hello *rsp = (void *)c->rsp;
-	struct vkfd_req_hello r;
+	const struct vkfd_req_hello *r = CMD_REQ(c, struct vkfd_req_hello);
 	uint32_t ver;
 	int ret;
 
-	DECODE(c, r);
-	ret = vkfd_version_negotiate(r.version_min, r.version_max, VKFD_PROTO_VERSION_MIN,
+	ret = vkfd_version_negotiate(r->version_min, r->version_max, VKFD_PROTO_VERSION_MIN,
 				     VKFD_PROTO_VERSION_MAX, &ver);
 	if (ret)
 		return ret;
 	c->ctx->proto_version = ver;
 	vkfd_shmem_hdr(c->ctx->shmem.map)->version = ver;
 	rsp->version = ver;
-	rsp->features = r.features & host_features();
+	rsp->features = r->features & host_features();
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 }
@@ -55,8 +30,8 @@ int cmd_get_version(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_get_version *rsp = (void *)c->rsp;
 
-	rsp->major = host_g.kfd_major;
-	rsp->minor = host_g.kfd_minor;
+	rsp->major = host_g.caps.kfd_major;
+	rsp->minor = host_g.caps.kfd_minor;
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 }
@@ -64,20 +39,19 @@ int cmd_get_version(struct cmd_ctx *c)
 int cmd_get_topology(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_get_topology *rsp = (void *)c->rsp;
-	struct vkfd_req_get_topology r;
+	const struct vkfd_req_get_topology *r = CMD_REQ(c, struct vkfd_req_get_topology);
 	uint64_t left;
 	uint32_t n;
 
-	DECODE(c, r);
-	if (r.flags || r.offset % 8 || r.max_len < 8 || r.max_len > VKFD_TOPOLOGY_MAX_CHUNK ||
-	    r.max_len % 8 || r.offset > host_g.topo_len)
+	if (r->flags || r->offset % 8 || r->max_len < 8 || r->max_len > VKFD_TOPOLOGY_MAX_CHUNK ||
+	    r->max_len % 8 || r->offset > host_g.topo_len)
 		return -EINVAL;
-	left = host_g.topo_len - r.offset;
-	n = left < r.max_len ? (uint32_t)left : r.max_len;
+	left = host_g.topo_len - r->offset;
+	n = left < r->max_len ? (uint32_t)left : r->max_len;
 	rsp->total_len = host_g.topo_len;
 	rsp->chunk_len = n;
 	rsp->generation = 1;
-	memcpy(c->rsp + sizeof(*rsp), host_g.topo_blob + r.offset, n);
+	memcpy(c->rsp + sizeof(*rsp), host_g.topo_blob + r->offset, n);
 	c->rsp_len = (uint32_t)((sizeof(*rsp) + n + 7) & ~7u);
 	return 0;
 }
@@ -85,13 +59,13 @@ int cmd_get_topology(struct cmd_ctx *c)
 int cmd_get_process_apertures(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_get_process_apertures *rsp = (void *)c->rsp;
-	struct vkfd_req_get_process_apertures r;
+	const struct vkfd_req_get_process_apertures *r =
+	    CMD_REQ(c, struct vkfd_req_get_process_apertures);
 	uint32_t n = 0;
 
-	DECODE(c, r);
-	if (r.max_nodes > VKFD_MAX_GPUS)
+	if (r->max_nodes > VKFD_MAX_GPUS)
 		return -EINVAL;
-	for (uint32_t g = 0; g < c->ctx->n_gpus && n < r.max_nodes; g++) {
+	for (uint32_t g = 0; g < c->ctx->n_gpus && n < r->max_nodes; g++) {
 		const struct kfd_process_device_apertures *a = &c->ctx->gpu[g].ap;
 
 		if (!c->ctx->gpu[g].have_ap)
@@ -129,11 +103,10 @@ int cmd_acquire_vm(struct cmd_ctx *c)
 {
 	struct vkfd_host_context *ctx = c->ctx;
 	struct kfd_ioctl_acquire_vm_args a;
-	struct vkfd_req_gpu r;
+	const struct vkfd_req_gpu *r = CMD_REQ(c, struct vkfd_req_gpu);
 	int g, ret;
 
-	DECODE(c, r);
-	g = host_gpu_index(ctx, r.gpu_id);
+	g = host_gpu_index(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
 	if (ctx->gpu[g].vm_acquired)
@@ -143,7 +116,7 @@ int cmd_acquire_vm(struct cmd_ctx *c)
 		return ret;
 	memset(&a, 0, sizeof(a));
 	a.drm_fd = (uint32_t)ctx->gpu[g].render_fd;
-	a.gpu_id = r.gpu_id;
+	a.gpu_id = r->gpu_id;
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ACQUIRE_VM, &a);
 	if (!ret)
 		ctx->gpu[g].vm_acquired = true;
@@ -153,55 +126,53 @@ int cmd_acquire_vm(struct cmd_ctx *c)
 int cmd_set_memory_policy(struct cmd_ctx *c)
 {
 	struct kfd_ioctl_set_memory_policy_args a;
-	struct vkfd_req_set_memory_policy r;
+	const struct vkfd_req_set_memory_policy *r = CMD_REQ(c, struct vkfd_req_set_memory_policy);
 	int g;
 
-	DECODE(c, r);
-	g = host_gpu_index(c->ctx, r.gpu_id);
+	g = host_gpu_index(c->ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	if (r.default_policy > KFD_IOC_CACHE_POLICY_NONCOHERENT ||
-	    r.alternate_policy > KFD_IOC_CACHE_POLICY_NONCOHERENT)
+	if (r->default_policy > KFD_IOC_CACHE_POLICY_NONCOHERENT ||
+	    r->alternate_policy > KFD_IOC_CACHE_POLICY_NONCOHERENT)
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
-	a.alternate_aperture_base = r.alternate_aperture_base;
-	a.alternate_aperture_size = r.alternate_aperture_size;
-	a.gpu_id = r.gpu_id;
-	a.default_policy = r.default_policy;
-	a.alternate_policy = r.alternate_policy;
+	a.alternate_aperture_base = r->alternate_aperture_base;
+	a.alternate_aperture_size = r->alternate_aperture_size;
+	a.gpu_id = r->gpu_id;
+	a.default_policy = r->default_policy;
+	a.alternate_policy = r->alternate_policy;
 	return host_kfd_ioctl(c->ctx, AMDKFD_IOC_SET_MEMORY_POLICY, &a);
 }
 
 int cmd_set_scratch_backing_va(struct cmd_ctx *c)
 {
 	struct kfd_ioctl_set_scratch_backing_va_args a;
-	struct vkfd_req_set_scratch_backing_va r;
+	const struct vkfd_req_set_scratch_backing_va *r =
+	    CMD_REQ(c, struct vkfd_req_set_scratch_backing_va);
 	int g;
 
-	DECODE(c, r);
-	g = host_gpu_index(c->ctx, r.gpu_id);
+	g = host_gpu_index(c->ctx, r->gpu_id);
 	if (g < 0)
 		return g;
 	memset(&a, 0, sizeof(a));
-	a.va_addr = r.va_addr;
-	a.gpu_id = r.gpu_id;
+	a.va_addr = r->va_addr;
+	a.gpu_id = r->gpu_id;
 	return host_kfd_ioctl(c->ctx, AMDKFD_IOC_SET_SCRATCH_BACKING_VA, &a);
 }
 
 int cmd_set_trap_handler(struct cmd_ctx *c)
 {
 	struct kfd_ioctl_set_trap_handler_args a;
-	struct vkfd_req_set_trap_handler r;
+	const struct vkfd_req_set_trap_handler *r = CMD_REQ(c, struct vkfd_req_set_trap_handler);
 	int g;
 
-	DECODE(c, r);
-	g = host_gpu_index(c->ctx, r.gpu_id);
+	g = host_gpu_index(c->ctx, r->gpu_id);
 	if (g < 0)
 		return g;
 	memset(&a, 0, sizeof(a));
-	a.tba_addr = r.tba_addr;
-	a.tma_addr = r.tma_addr;
-	a.gpu_id = r.gpu_id;
+	a.tba_addr = r->tba_addr;
+	a.tma_addr = r->tma_addr;
+	a.gpu_id = r->gpu_id;
 	return host_kfd_ioctl(c->ctx, AMDKFD_IOC_SET_TRAP_HANDLER, &a);
 }
 
@@ -209,14 +180,13 @@ int cmd_set_xnack_mode(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_set_xnack_mode *rsp = (void *)c->rsp;
 	struct kfd_ioctl_set_xnack_mode_args a;
-	struct vkfd_req_set_xnack_mode r;
+	const struct vkfd_req_set_xnack_mode *r = CMD_REQ(c, struct vkfd_req_set_xnack_mode);
 	int ret;
 
-	DECODE(c, r);
-	if (r.xnack_enabled < -1 || r.xnack_enabled > 1)
+	if (r->xnack_enabled < -1 || r->xnack_enabled > 1)
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
-	a.xnack_enabled = r.xnack_enabled;
+	a.xnack_enabled = r->xnack_enabled;
 	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_SET_XNACK_MODE, &a);
 	if (ret)
 		return ret;
@@ -229,15 +199,14 @@ int cmd_get_clock_counters(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_get_clock_counters *rsp = (void *)c->rsp;
 	struct kfd_ioctl_get_clock_counters_args a;
-	struct vkfd_req_gpu r;
+	const struct vkfd_req_gpu *r = CMD_REQ(c, struct vkfd_req_gpu);
 	int g, ret;
 
-	DECODE(c, r);
-	g = host_gpu_index(c->ctx, r.gpu_id);
+	g = host_gpu_index(c->ctx, r->gpu_id);
 	if (g < 0)
 		return g;
 	memset(&a, 0, sizeof(a));
-	a.gpu_id = r.gpu_id;
+	a.gpu_id = r->gpu_id;
 	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_GET_CLOCK_COUNTERS, &a);
 	if (ret)
 		return ret;
@@ -259,11 +228,10 @@ int cmd_available_memory(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_available_memory *rsp = (void *)c->rsp;
 	uint64_t quota = host_g.cfg.quota.vram_bytes, budget;
-	struct vkfd_req_gpu r;
+	const struct vkfd_req_gpu *r = CMD_REQ(c, struct vkfd_req_gpu);
 	int g;
 
-	DECODE(c, r);
-	g = host_gpu_index_vm(c->ctx, r.gpu_id);
+	g = host_gpu_index_vm(c->ctx, r->gpu_id);
 	if (g < 0)
 		return g;
 	budget = host_g.topo.gpus[g].vram_size;
@@ -278,17 +246,16 @@ int cmd_runtime_enable(struct cmd_ctx *c)
 {
 	struct vkfd_rsp_runtime_enable *rsp = (void *)c->rsp;
 	struct vkfd_kfd_runtime_enable_args a;
-	struct vkfd_req_runtime_enable r;
+	const struct vkfd_req_runtime_enable *r = CMD_REQ(c, struct vkfd_req_runtime_enable);
 	int ret;
 
-	DECODE(c, r);
-	if (r.mode_mask & ~3u)
+	if (r->mode_mask & ~3u)
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	/* r_debug is a guest address the kernel would hand to a debugger;
 	 * host debuggers must not see guest pointers */
 	a.r_debug = 0;
-	a.mode_mask = r.mode_mask;
+	a.mode_mask = r->mode_mask;
 	ret = host_kfd_ioctl(c->ctx, VKFD_KFD_IOC_RUNTIME_ENABLE, &a);
 	if (ret)
 		return ret;
@@ -302,31 +269,30 @@ int cmd_get_tile_config(struct cmd_ctx *c)
 	struct vkfd_rsp_get_tile_config *rsp = (void *)c->rsp;
 	uint32_t tiles[VKFD_MAX_TILE_CONFIGS], macro[VKFD_MAX_MACRO_TILE_CONFIGS];
 	struct kfd_ioctl_get_tile_config_args a;
-	struct vkfd_req_get_tile_config r;
+	const struct vkfd_req_get_tile_config *r = CMD_REQ(c, struct vkfd_req_get_tile_config);
 	int g, ret;
 
-	DECODE(c, r);
-	g = host_gpu_index(c->ctx, r.gpu_id);
+	g = host_gpu_index(c->ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	if (r.num_tile_configs > VKFD_MAX_TILE_CONFIGS ||
-	    r.num_macro_tile_configs > VKFD_MAX_MACRO_TILE_CONFIGS)
+	if (r->num_tile_configs > VKFD_MAX_TILE_CONFIGS ||
+	    r->num_macro_tile_configs > VKFD_MAX_MACRO_TILE_CONFIGS)
 		return -EINVAL;
 	memset(tiles, 0, sizeof(tiles));
 	memset(macro, 0, sizeof(macro));
 	memset(&a, 0, sizeof(a));
 	a.tile_config_ptr = (uint64_t)(uintptr_t)tiles;
 	a.macro_tile_config_ptr = (uint64_t)(uintptr_t)macro;
-	a.num_tile_configs = r.num_tile_configs;
-	a.num_macro_tile_configs = r.num_macro_tile_configs;
-	a.gpu_id = r.gpu_id;
+	a.num_tile_configs = r->num_tile_configs;
+	a.num_macro_tile_configs = r->num_macro_tile_configs;
+	a.gpu_id = r->gpu_id;
 	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_GET_TILE_CONFIG, &a);
 	if (ret)
 		return ret;
 	rsp->num_tile_configs =
-	    a.num_tile_configs > r.num_tile_configs ? r.num_tile_configs : a.num_tile_configs;
-	rsp->num_macro_tile_configs = a.num_macro_tile_configs > r.num_macro_tile_configs
-					  ? r.num_macro_tile_configs
+	    a.num_tile_configs > r->num_tile_configs ? r->num_tile_configs : a.num_tile_configs;
+	rsp->num_macro_tile_configs = a.num_macro_tile_configs > r->num_macro_tile_configs
+					  ? r->num_macro_tile_configs
 					  : a.num_macro_tile_configs;
 	rsp->gb_addr_config = a.gb_addr_config;
 	rsp->num_banks = a.num_banks;

@@ -5,7 +5,7 @@
  * accounts it against the quota, and hands out an opaque handle. The KFD
  * handle and mmap offset (for DOORBELL a bus address) never leave the host.
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -14,8 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
-#define PAGE         4096ull
+#define PAGE 4096ull
 
 #define DOMAIN_FLAGS                                                                               \
 	(KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT |                              \
@@ -26,17 +25,6 @@
 	 KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |                  \
 	 KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
 	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
-
-bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g)
-{
-	const struct va_range *r = va_map_find(&ctx->va, va, size);
-	const struct host_bo *bo;
-
-	if (!r)
-		return false;
-	bo = r->owner;
-	return (bo->mapped_mask >> g) & 1;
-}
 
 static uint32_t count_domains(uint32_t flags)
 {
@@ -58,45 +46,44 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	const struct vkfd_host_quota *q = &host_g.cfg.quota;
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	struct kfd_ioctl_free_memory_of_gpu_args fa;
-	struct vkfd_req_alloc_memory r;
+	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
 	struct host_bo *bo;
 	uint64_t charge, handle;
 	int g, ret;
 
-	DECODE(c, r);
-	g = host_gpu_index_vm(ctx, r.gpu_id);
+	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
+	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
 		return -EINVAL; /* the guest converts USERPTR to GTT (docs/security.md) */
-	if ((r.flags & ~(DOMAIN_FLAGS | ATTR_FLAGS)) || count_domains(r.flags) != 1)
+	if ((r->flags & ~(DOMAIN_FLAGS | ATTR_FLAGS)) || count_domains(r->flags) != 1)
 		return -EINVAL;
-	if (r.size == 0 || r.size % PAGE || r.va % PAGE || r.va + r.size < r.va)
+	if (r->size == 0 || r->size % PAGE || r->va % PAGE || r->va + r->size < r->va)
 		return -EINVAL;
-	if ((r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) && (r.size % (2 * PAGE)))
+	if ((r->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) && (r->size % (2 * PAGE)))
 		return -EINVAL;
-	if ((r.flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) && r.size != VKFD_KFD_DOORBELL_SLICE)
+	if ((r->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) && r->size != VKFD_KFD_DOORBELL_SLICE)
 		return -EINVAL;
-	if ((r.flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) && r.size != PAGE)
+	if ((r->flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) && r->size != PAGE)
 		return -EINVAL;
 	/* VA 0 is KFD's "no GPU mapping" (VRAM for export only) */
-	if (r.va == 0 && !(r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM))
+	if (r->va == 0 && !(r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM))
 		return -EINVAL;
-	if (r.va) {
+	if (r->va) {
 		const struct kfd_process_device_apertures *ap = &ctx->gpu[g].ap;
 
 		if (ctx->gpu[g].have_ap &&
-		    (r.va < ap->gpuvm_base || r.va + r.size - 1 > ap->gpuvm_limit))
+		    (r->va < ap->gpuvm_base || r->va + r->size - 1 > ap->gpuvm_limit))
 			return -EINVAL;
-		if (va_map_overlaps(&ctx->va, r.va, r.size))
+		if (va_map_overlaps(&ctx->va, r->va, r->size))
 			return -EADDRINUSE;
 	}
 	/* AQL queue memory is allocated at half size and mapped twice */
-	charge = (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r.size / 2 : r.size;
-	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
+	charge = (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r->size / 2 : r->size;
+	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
 		if (q->vram_bytes && ctx->vram_used + charge > q->vram_bytes)
 			return -ENOMEM;
-	} else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) {
+	} else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) {
 		if (q->gtt_bytes && ctx->gtt_used + charge > q->gtt_bytes)
 			return -ENOMEM;
 	} else {
@@ -109,11 +96,11 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	if (!bo)
 		return -ENOMEM;
 	bo->dmabuf_fd = -1;
-	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
+	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
 		bo->kind = BO_DOORBELL;
 		ret =
 		    ensure_shadow(&ctx->gpu[g].shadow_db, "vkfd-doorbell", VKFD_KFD_DOORBELL_SLICE);
-	} else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
+	} else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
 		bo->kind = BO_MMIO;
 		ret = ensure_shadow(&ctx->gpu[g].shadow_mmio, "vkfd-mmio", PAGE);
 	} else {
@@ -125,15 +112,15 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	}
 
 	memset(&a, 0, sizeof(a));
-	a.va_addr = r.va;
-	a.size = r.size;
-	a.gpu_id = r.gpu_id;
-	a.flags = r.flags;
-	if (host_render_alloc_needed(r.flags)) {
+	a.va_addr = r->va;
+	a.size = r->size;
+	a.gpu_id = r->gpu_id;
+	a.flags = r->flags;
+	if (host_render_alloc_needed(r->flags)) {
 		uint64_t kh = 0;
 
-		ret =
-		    host_render_alloc(ctx, (uint32_t)g, r.va, r.size, r.flags, &kh, &bo->dmabuf_fd);
+		ret = host_render_alloc(ctx, (uint32_t)g, r->va, r->size, r->flags, &kh,
+					&bo->dmabuf_fd);
 		a.handle = kh;
 	} else
 		ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
@@ -142,30 +129,30 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		return ret;
 	}
 	bo->kfd_handle = a.handle;
-	bo->va = r.va;
-	bo->size = r.size;
-	bo->flags = r.flags;
+	bo->va = r->va;
+	bo->size = r->size;
+	bo->flags = r->flags;
 	bo->gpu = (uint32_t)g;
 	bo->quota_bytes = charge;
-	bo->blob_size = (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r.size / 2 : r.size;
+	bo->blob_size = (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r->size / 2 : r->size;
 	if (bo->kind != BO_MEMORY) {
 		bo->map_info = VKFD_MAP_CACHED;
 		bo->map_flags = VKFD_ALLOC_MAP_SHADOW;
-	} else if (host_g.is_sim) {
+	} else if (host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD)) {
 		bo->map_info = VKFD_MAP_CACHED; /* memfd: ordinary coherent memory */
-	} else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
+	} else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
 		bo->map_info = VKFD_MAP_WC;
 	} else {
-		bo->map_info = (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED) ? VKFD_MAP_UNCACHED
-									    : VKFD_MAP_CACHED;
+		bo->map_info = (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED) ? VKFD_MAP_UNCACHED
+									     : VKFD_MAP_CACHED;
 	}
-	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)
+	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)
 		bo->map_flags |= VKFD_ALLOC_MAP_MIRRORED;
 
 	pthread_mutex_lock(&ctx->lock);
 	ret = obj_table_add(&ctx->bos, bo, &handle);
-	if (!ret && r.va) {
-		ret = va_map_insert(&ctx->va, r.va, r.size, bo);
+	if (!ret && r->va) {
+		ret = va_map_insert(&ctx->va, r->va, r->size, bo);
 		if (ret)
 			obj_table_remove(&ctx->bos, handle);
 		else
@@ -182,9 +169,9 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		return ret == -EADDRINUSE ? ret : -ENOMEM;
 	}
 	bo->handle = handle;
-	if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
+	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
 		ctx->vram_used += charge;
-	else if (r.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
+	else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 		ctx->gtt_used += charge;
 	rsp->handle = handle;
 	rsp->blob_size = bo->blob_size;
@@ -200,7 +187,7 @@ static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
 	obj_table_remove(&ctx->bos, bo->handle);
 	if (bo->in_va_map)
 		va_map_remove(&ctx->va, bo->va, bo);
-	host_blob_unbind_bo(ctx, bo);
+	host_blob_unbind_bo_locked(ctx, bo);
 	pthread_mutex_unlock(&ctx->lock);
 	if (bo->dmabuf_fd >= 0)
 		close(bo->dmabuf_fd);
@@ -232,12 +219,11 @@ int cmd_free_memory(struct cmd_ctx *c)
 {
 	struct vkfd_host_context *ctx = c->ctx;
 	struct kfd_ioctl_free_memory_of_gpu_args a;
-	struct vkfd_req_handle r;
+	const struct vkfd_req_handle *r = CMD_REQ(c, struct vkfd_req_handle);
 	struct host_bo *bo;
 	int ret;
 
-	DECODE(c, r);
-	bo = obj_table_get(&ctx->bos, r.handle);
+	bo = obj_table_get(&ctx->bos, r->handle);
 	if (!bo)
 		return -EINVAL;
 	if (bo->event_page)
@@ -267,51 +253,50 @@ static int map_common(struct cmd_ctx *c, bool map)
 	struct kfd_ioctl_map_memory_to_gpu_args a;
 	uint32_t ids[VKFD_MAX_MAP_DEVICES];
 	uint32_t gidx[VKFD_MAX_MAP_DEVICES];
-	struct vkfd_req_map_memory r;
+	const struct vkfd_req_map_memory *r = CMD_REQ(c, struct vkfd_req_map_memory);
 	struct host_bo *bo;
 	uint32_t n_ok;
 	int ret;
 
-	DECODE(c, r);
 	c->rsp_len = sizeof(*rsp);
-	rsp->n_success = r.n_success;
-	bo = obj_table_get(&ctx->bos, r.handle);
+	rsp->n_success = r->n_success;
+	bo = obj_table_get(&ctx->bos, r->handle);
 	/* a BO without a GPU VA (ALLOC at va 0) passed no VA check and holds
 	 * no range in the VA map: it must never get a GPU mapping */
 	if (!bo || !bo->in_va_map)
 		return -EINVAL;
-	if (r.n_devices < 1 || r.n_devices > VKFD_MAX_MAP_DEVICES || r.n_success > r.n_devices ||
-	    32u + 4u * r.n_devices > c->v->hdr.len)
+	if (r->n_devices < 1 || r->n_devices > VKFD_MAX_MAP_DEVICES ||
+	    r->n_success > r->n_devices || 32u + 4u * r->n_devices > c->v->hdr.len)
 		return -EINVAL;
 	/* the kernel stops at the first bad id: do the same, host-side */
-	for (n_ok = r.n_success; n_ok < r.n_devices; n_ok++) {
-		int g = host_gpu_index_vm(ctx, r.device_ids[n_ok]);
+	for (n_ok = r->n_success; n_ok < r->n_devices; n_ok++) {
+		int g = host_gpu_index_vm(ctx, r->device_ids[n_ok]);
 
 		if (g < 0)
 			break;
 		gidx[n_ok] = (uint32_t)g;
 	}
 	for (uint32_t i = 0; i < n_ok; i++)
-		ids[i] = r.device_ids[i];
-	if (n_ok == r.n_success)
-		return n_ok == r.n_devices ? 0 : -EINVAL;
+		ids[i] = r->device_ids[i];
+	if (n_ok == r->n_success)
+		return n_ok == r->n_devices ? 0 : -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.handle = bo->kfd_handle;
 	a.device_ids_array_ptr = (uint64_t)(uintptr_t)ids;
 	a.n_devices = n_ok;
-	a.n_success = r.n_success;
+	a.n_success = r->n_success;
 	ret = host_kfd_ioctl(
 	    ctx, map ? AMDKFD_IOC_MAP_MEMORY_TO_GPU : AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &a);
-	if (a.n_success > n_ok || a.n_success < r.n_success)
-		a.n_success = ret ? r.n_success : n_ok;
-	for (uint32_t i = r.n_success; i < a.n_success; i++) {
+	if (a.n_success > n_ok || a.n_success < r->n_success)
+		a.n_success = ret ? r->n_success : n_ok;
+	for (uint32_t i = r->n_success; i < a.n_success; i++) {
 		if (map)
 			bo->mapped_mask |= 1ull << gidx[i];
 		else
 			bo->mapped_mask &= ~(1ull << gidx[i]);
 	}
 	rsp->n_success = a.n_success;
-	if (!ret && n_ok < r.n_devices)
+	if (!ret && n_ok < r->n_devices)
 		ret = -EINVAL;
 	return ret;
 }
@@ -326,7 +311,7 @@ int cmd_unmap_memory(struct cmd_ctx *c)
 	return map_common(c, false);
 }
 
-/* Bound when its batch was submitted (host_blob_bind_at_submit): by the
+/* Bound when its batch was submitted (host_blob_bind_at_submit_locked): by the
  * time the executor reaches it there is nothing left to do. */
 int cmd_bind_blob(struct cmd_ctx *c)
 {
@@ -366,20 +351,19 @@ int cmd_import_resource(struct cmd_ctx *c)
 	struct kfd_ioctl_get_dmabuf_info_args info;
 	struct kfd_ioctl_import_dmabuf_args a;
 	struct kfd_ioctl_free_memory_of_gpu_args fa;
-	struct vkfd_req_import_resource r;
+	const struct vkfd_req_import_resource *r = CMD_REQ(c, struct vkfd_req_import_resource);
 	struct host_bo *bo;
 	uint64_t handle, size = 0;
 	int g, fd, ret;
 
-	DECODE(c, r);
-	g = host_gpu_index_vm(ctx, r.gpu_id);
+	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	if (r.va == 0 || r.va % PAGE)
+	if (r->va == 0 || r->va % PAGE)
 		return -EINVAL;
 	if (ctx->bos.count >= ctx->bos.max)
 		return -ENOMEM;
-	fd = resource_fd(ctx, r.res_id, &size);
+	fd = resource_fd(ctx, r->res_id, &size);
 	if (fd < 0)
 		return fd;
 	/* the real size comes from the exporter, not from the VMM's word */
@@ -391,16 +375,16 @@ int cmd_import_resource(struct cmd_ctx *c)
 		return -EINVAL; /* not GPU memory this device can import */
 	}
 	size = (info.size + PAGE - 1) & ~(PAGE - 1);
-	if (!size || r.va + size < r.va) {
+	if (!size || r->va + size < r->va) {
 		close(fd);
 		return -EINVAL;
 	}
 	if (ctx->gpu[g].have_ap &&
-	    (r.va < ctx->gpu[g].ap.gpuvm_base || r.va + size - 1 > ctx->gpu[g].ap.gpuvm_limit)) {
+	    (r->va < ctx->gpu[g].ap.gpuvm_base || r->va + size - 1 > ctx->gpu[g].ap.gpuvm_limit)) {
 		close(fd);
 		return -EINVAL;
 	}
-	if (va_map_overlaps(&ctx->va, r.va, size)) {
+	if (va_map_overlaps(&ctx->va, r->va, size)) {
 		close(fd);
 		return -EADDRINUSE;
 	}
@@ -411,8 +395,8 @@ int cmd_import_resource(struct cmd_ctx *c)
 	}
 	bo->dmabuf_fd = -1;
 	memset(&a, 0, sizeof(a));
-	a.va_addr = r.va;
-	a.gpu_id = r.gpu_id;
+	a.va_addr = r->va;
+	a.gpu_id = r->gpu_id;
 	a.dmabuf_fd = (uint32_t)fd;
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_IMPORT_DMABUF, &a);
 	close(fd); /* KFD holds its own reference */
@@ -422,18 +406,18 @@ int cmd_import_resource(struct cmd_ctx *c)
 	}
 	bo->kind = BO_IMPORT;
 	bo->kfd_handle = a.handle;
-	bo->va = r.va;
+	bo->va = r->va;
 	bo->size = size;
 	bo->blob_size = size;
 	bo->flags = info.flags;
 	bo->gpu = (uint32_t)g;
-	bo->map_info = host_g.is_sim                                 ? VKFD_MAP_CACHED
-		       : (info.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) ? VKFD_MAP_WC
-								     : VKFD_MAP_CACHED;
+	bo->map_info = host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD) ? VKFD_MAP_CACHED
+		       : (info.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM)   ? VKFD_MAP_WC
+								       : VKFD_MAP_CACHED;
 	pthread_mutex_lock(&ctx->lock);
 	ret = obj_table_add(&ctx->bos, bo, &handle);
 	if (!ret) {
-		ret = va_map_insert(&ctx->va, r.va, size, bo);
+		ret = va_map_insert(&ctx->va, r->va, size, bo);
 		if (ret)
 			obj_table_remove(&ctx->bos, handle);
 		else
@@ -461,20 +445,19 @@ int cmd_get_resource_info(struct cmd_ctx *c)
 	struct vkfd_rsp_get_resource_info *rsp = (void *)c->rsp;
 	struct kfd_ioctl_get_dmabuf_info_args info;
 	uint8_t meta[VKFD_MAX_METADATA];
-	struct vkfd_req_get_resource_info r;
+	const struct vkfd_req_get_resource_info *r = CMD_REQ(c, struct vkfd_req_get_resource_info);
 	int fd, ret;
 
-	DECODE(c, r);
-	if (r.metadata_size > VKFD_MAX_METADATA)
+	if (r->metadata_size > VKFD_MAX_METADATA)
 		return -EINVAL;
-	fd = resource_fd(ctx, r.res_id, NULL);
+	fd = resource_fd(ctx, r->res_id, NULL);
 	if (fd < 0)
 		return fd;
 	memset(meta, 0, sizeof(meta));
 	memset(&info, 0, sizeof(info));
 	info.dmabuf_fd = (uint32_t)fd;
 	info.metadata_ptr = (uint64_t)(uintptr_t)meta;
-	info.metadata_size = r.metadata_size;
+	info.metadata_size = r->metadata_size;
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_GET_DMABUF_INFO, &info);
 	close(fd);
 	if (ret)
@@ -484,7 +467,7 @@ int cmd_get_resource_info(struct cmd_ctx *c)
 	rsp->gpu_id = topo_export_find_gpu(&host_g.topo, info.gpu_id) >= 0 ? info.gpu_id : 0;
 	rsp->flags = info.flags;
 	rsp->metadata_size = info.metadata_size;
-	if (info.metadata_size <= r.metadata_size)
+	if (info.metadata_size <= r->metadata_size)
 		memcpy(rsp->metadata, meta, info.metadata_size);
 	c->rsp_len = sizeof(*rsp);
 	return 0;

@@ -7,7 +7,7 @@
  * real doorbell from the queue's write pointer, read through a host mapping of the BO that holds
  * it (docs/protocol.md section 11).
  */
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -16,8 +16,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#define DECODE(c, r) vkfd_cmd_decode((c)->v, &(r), sizeof(r))
 
 static bool is_pow2(uint64_t v)
 {
@@ -197,44 +195,43 @@ int cmd_create_queue(struct cmd_ctx *c)
 	struct vkfd_host_context *ctx = c->ctx;
 	struct vkfd_rsp_create_queue *rsp = (void *)c->rsp;
 	struct vkfd_kfd_create_queue_args a;
-	struct vkfd_req_create_queue r;
+	const struct vkfd_req_create_queue *r = CMD_REQ(c, struct vkfd_req_create_queue);
 	struct doorbell_relay_queue rq;
 	struct host_queue *q;
 	uint64_t handle;
 	uint32_t slot;
 	int g, ret;
 
-	DECODE(c, r);
-	g = host_gpu_index_vm(ctx, r.gpu_id);
+	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	if ((r.queue_percentage & 0xff) > 100 || r.queue_priority > 15)
+	if ((r->queue_percentage & 0xff) > 100 || r->queue_priority > 15)
 		return -EINVAL;
-	if (!is_pow2(r.ring_size))
+	if (!is_pow2(r->ring_size))
 		return -EINVAL;
 	/* the control stack is the start of the save area */
-	if (r.ctl_stack_size > r.ctx_save_restore_size)
+	if (r->ctl_stack_size > r->ctx_save_restore_size)
 		return -EINVAL;
 	/* recent kernels clamp rings below 1 KiB up to 1 KiB: check what the
 	 * GPU will really read */
-	if (!host_range_mapped(ctx, r.ring_base_address, r.ring_size < 1024 ? 1024 : r.ring_size,
+	if (!host_range_mapped(ctx, r->ring_base_address, r->ring_size < 1024 ? 1024 : r->ring_size,
 			       (uint32_t)g) ||
-	    !host_range_mapped(ctx, r.read_pointer_address, 8, (uint32_t)g) ||
-	    !host_range_mapped(ctx, r.write_pointer_address, 8, (uint32_t)g) ||
-	    !optional_range_ok(ctx, r.eop_buffer_address, r.eop_buffer_size, (uint32_t)g) ||
-	    !optional_range_ok(ctx, r.ctx_save_restore_address, r.ctx_save_restore_size,
+	    !host_range_mapped(ctx, r->read_pointer_address, 8, (uint32_t)g) ||
+	    !host_range_mapped(ctx, r->write_pointer_address, 8, (uint32_t)g) ||
+	    !optional_range_ok(ctx, r->eop_buffer_address, r->eop_buffer_size, (uint32_t)g) ||
+	    !optional_range_ok(ctx, r->ctx_save_restore_address, r->ctx_save_restore_size,
 			       (uint32_t)g))
 		return -EFAULT;
 	/* 6.12: rptr and wptr pages one-page mappings, the ring a mapping of
 	 * its size, EOP (compute) of its size; CWSR only starts a mapping
 	 * because its full size (debugger area, XCC count) is the kernel's */
-	if (!buffer_shape_ok(ctx, r.write_pointer_address, QUEUE_PAGE, (uint32_t)g) ||
-	    !buffer_shape_ok(ctx, r.read_pointer_address, QUEUE_PAGE, (uint32_t)g) ||
-	    !buffer_shape_ok(ctx, r.ring_base_address, r.ring_size, (uint32_t)g) ||
-	    (is_compute(r.queue_type) && r.eop_buffer_address &&
-	     !buffer_shape_ok(ctx, r.eop_buffer_address, r.eop_buffer_size, (uint32_t)g)) ||
-	    (r.ctx_save_restore_address &&
-	     !buffer_shape_ok(ctx, r.ctx_save_restore_address, 0, (uint32_t)g)))
+	if (!buffer_shape_ok(ctx, r->write_pointer_address, QUEUE_PAGE, (uint32_t)g) ||
+	    !buffer_shape_ok(ctx, r->read_pointer_address, QUEUE_PAGE, (uint32_t)g) ||
+	    !buffer_shape_ok(ctx, r->ring_base_address, r->ring_size, (uint32_t)g) ||
+	    (is_compute(r->queue_type) && r->eop_buffer_address &&
+	     !buffer_shape_ok(ctx, r->eop_buffer_address, r->eop_buffer_size, (uint32_t)g)) ||
+	    (r->ctx_save_restore_address &&
+	     !buffer_shape_ok(ctx, r->ctx_save_restore_address, 0, (uint32_t)g)))
 		return -EINVAL;
 	if (ctx->queues.count >= ctx->queues.max)
 		return -ENOMEM;
@@ -248,20 +245,20 @@ int cmd_create_queue(struct cmd_ctx *c)
 	}
 
 	memset(&a, 0, sizeof(a));
-	a.base.ring_base_address = r.ring_base_address;
-	a.base.write_pointer_address = r.write_pointer_address;
-	a.base.read_pointer_address = r.read_pointer_address;
-	a.base.ring_size = r.ring_size;
-	a.base.gpu_id = r.gpu_id;
-	a.base.queue_type = r.queue_type;
-	a.base.queue_percentage = r.queue_percentage;
-	a.base.queue_priority = r.queue_priority;
-	a.base.eop_buffer_address = r.eop_buffer_address;
-	a.base.eop_buffer_size = r.eop_buffer_size;
-	a.base.ctx_save_restore_address = r.ctx_save_restore_address;
-	a.base.ctx_save_restore_size = r.ctx_save_restore_size;
-	a.base.ctl_stack_size = r.ctl_stack_size;
-	a.sdma_engine_id = r.sdma_engine_id;
+	a.base.ring_base_address = r->ring_base_address;
+	a.base.write_pointer_address = r->write_pointer_address;
+	a.base.read_pointer_address = r->read_pointer_address;
+	a.base.ring_size = r->ring_size;
+	a.base.gpu_id = r->gpu_id;
+	a.base.queue_type = r->queue_type;
+	a.base.queue_percentage = r->queue_percentage;
+	a.base.queue_priority = r->queue_priority;
+	a.base.eop_buffer_address = r->eop_buffer_address;
+	a.base.eop_buffer_size = r->eop_buffer_size;
+	a.base.ctx_save_restore_address = r->ctx_save_restore_address;
+	a.base.ctx_save_restore_size = r->ctx_save_restore_size;
+	a.base.ctl_stack_size = r->ctl_stack_size;
+	a.sdma_engine_id = r->sdma_engine_id;
 	ret = host_kfd_ioctl(ctx, VKFD_KFD_IOC_CREATE_QUEUE, &a);
 	if (ret)
 		goto fail_free;
@@ -276,8 +273,8 @@ int cmd_create_queue(struct cmd_ctx *c)
 	q->relay_slot = (uint32_t)g * VKFD_KFD_DOORBELL_SLICE_SLOTS + slot;
 	memset(&rq, 0, sizeof(rq));
 	rq.real_db = ctx->gpu[g].real_db + slot;
-	rq.src = relay_src(r.queue_type);
-	ret = map_write_pointer(ctx, r.write_pointer_address, &rq);
+	rq.src = relay_src(r->queue_type);
+	ret = map_write_pointer(ctx, r->write_pointer_address, &rq);
 	if (ret) {
 		/* e.g. a KFD 1.11 host and a wptr in AQL_QUEUE_MEM: relay the
 		 * guest's stores instead (no VMM trap may drop them) */
@@ -320,12 +317,11 @@ fail_slot:
 int cmd_destroy_queue(struct cmd_ctx *c)
 {
 	struct vkfd_host_context *ctx = c->ctx;
-	struct vkfd_req_handle r;
+	const struct vkfd_req_handle *r = CMD_REQ(c, struct vkfd_req_handle);
 	struct host_queue *q;
 	int ret;
 
-	DECODE(c, r);
-	q = obj_table_get(&ctx->queues, r.handle);
+	q = obj_table_get(&ctx->queues, r->handle);
 	if (!q)
 		return -EINVAL;
 	ret = destroy_kfd_queue(ctx, q->queue_id);
@@ -338,31 +334,31 @@ int cmd_update_queue(struct cmd_ctx *c)
 {
 	struct vkfd_host_context *ctx = c->ctx;
 	struct kfd_ioctl_update_queue_args a;
-	struct vkfd_req_update_queue r;
+	const struct vkfd_req_update_queue *r = CMD_REQ(c, struct vkfd_req_update_queue);
 	struct host_queue *q;
 
-	DECODE(c, r);
-	q = obj_table_get(&ctx->queues, r.queue);
+	q = obj_table_get(&ctx->queues, r->queue);
 	if (!q)
 		return -EINVAL;
-	if ((r.queue_percentage & 0xff) > 100 || r.queue_priority > 15)
+	if ((r->queue_percentage & 0xff) > 100 || r->queue_priority > 15)
 		return -EINVAL;
-	if (r.ring_size && !is_pow2(r.ring_size))
+	if (r->ring_size && !is_pow2(r->ring_size))
 		return -EINVAL;
-	if ((r.ring_base_address == 0) != (r.ring_size == 0))
+	if ((r->ring_base_address == 0) != (r->ring_size == 0))
 		return -EINVAL;
-	if (r.ring_base_address &&
-	    !host_range_mapped(ctx, r.ring_base_address, r.ring_size < 1024 ? 1024 : r.ring_size,
+	if (r->ring_base_address &&
+	    !host_range_mapped(ctx, r->ring_base_address, r->ring_size < 1024 ? 1024 : r->ring_size,
 			       q->gpu))
 		return -EFAULT;
-	if (r.ring_base_address && !buffer_shape_ok(ctx, r.ring_base_address, r.ring_size, q->gpu))
+	if (r->ring_base_address &&
+	    !buffer_shape_ok(ctx, r->ring_base_address, r->ring_size, q->gpu))
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
-	a.ring_base_address = r.ring_base_address;
+	a.ring_base_address = r->ring_base_address;
 	a.queue_id = q->queue_id;
-	a.ring_size = r.ring_size;
-	a.queue_percentage = r.queue_percentage;
-	a.queue_priority = r.queue_priority;
+	a.ring_size = r->ring_size;
+	a.queue_percentage = r->queue_percentage;
+	a.queue_priority = r->queue_priority;
 	return host_kfd_ioctl(ctx, AMDKFD_IOC_UPDATE_QUEUE, &a);
 }
 
@@ -371,20 +367,19 @@ int cmd_set_cu_mask(struct cmd_ctx *c)
 	struct vkfd_host_context *ctx = c->ctx;
 	struct kfd_ioctl_set_cu_mask_args a;
 	uint32_t mask[VKFD_MAX_CU_MASK_WORDS];
-	struct vkfd_req_set_cu_mask r;
+	const struct vkfd_req_set_cu_mask *r = CMD_REQ(c, struct vkfd_req_set_cu_mask);
 	struct host_queue *q;
 
-	DECODE(c, r);
-	q = obj_table_get(&ctx->queues, r.queue);
+	q = obj_table_get(&ctx->queues, r->queue);
 	if (!q)
 		return -EINVAL;
-	if (r.num_cu_mask == 0 || r.num_cu_mask % 32 || r.num_cu_mask > VKFD_MAX_CU_MASK_BITS ||
-	    32u + r.num_cu_mask / 8 > c->v->hdr.len)
+	if (r->num_cu_mask == 0 || r->num_cu_mask % 32 || r->num_cu_mask > VKFD_MAX_CU_MASK_BITS ||
+	    32u + r->num_cu_mask / 8 > c->v->hdr.len)
 		return -EINVAL;
-	memcpy(mask, r.cu_mask, sizeof(mask));
+	memcpy(mask, r->cu_mask, sizeof(mask));
 	memset(&a, 0, sizeof(a));
 	a.queue_id = q->queue_id;
-	a.num_cu_mask = r.num_cu_mask;
+	a.num_cu_mask = r->num_cu_mask;
 	a.cu_mask_ptr = (uint64_t)(uintptr_t)mask;
 	return host_kfd_ioctl(ctx, AMDKFD_IOC_SET_CU_MASK, &a);
 }
@@ -394,17 +389,16 @@ int cmd_alloc_queue_gws(struct cmd_ctx *c)
 	struct vkfd_host_context *ctx = c->ctx;
 	struct vkfd_rsp_alloc_queue_gws *rsp = (void *)c->rsp;
 	struct kfd_ioctl_alloc_queue_gws_args a;
-	struct vkfd_req_alloc_queue_gws r;
+	const struct vkfd_req_alloc_queue_gws *r = CMD_REQ(c, struct vkfd_req_alloc_queue_gws);
 	struct host_queue *q;
 	int ret;
 
-	DECODE(c, r);
-	q = obj_table_get(&ctx->queues, r.queue);
+	q = obj_table_get(&ctx->queues, r->queue);
 	if (!q)
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.queue_id = q->queue_id;
-	a.num_gws = r.num_gws;
+	a.num_gws = r->num_gws;
 	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_QUEUE_GWS, &a);
 	if (ret)
 		return ret;
@@ -415,11 +409,10 @@ int cmd_alloc_queue_gws(struct cmd_ctx *c)
 
 int cmd_doorbell_notify(struct cmd_ctx *c)
 {
-	struct vkfd_req_handle r;
+	const struct vkfd_req_handle *r = CMD_REQ(c, struct vkfd_req_handle);
 	struct host_queue *q;
 
-	DECODE(c, r);
-	q = obj_table_get(&c->ctx->queues, r.handle);
+	q = obj_table_get(&c->ctx->queues, r->handle);
 	if (!q)
 		return -EINVAL;
 	/* this queue's doorbell only: a batch of notifies costs O(its length) */
@@ -430,18 +423,17 @@ int cmd_doorbell_notify(struct cmd_ctx *c)
 int cmd_hdp_flush(struct cmd_ctx *c)
 {
 	struct vkfd_host_context *ctx = c->ctx;
-	struct vkfd_req_gpu r;
+	const struct vkfd_req_gpu *r = CMD_REQ(c, struct vkfd_req_gpu);
 	int g;
 
-	DECODE(c, r);
-	g = host_gpu_index_vm(ctx, r.gpu_id);
+	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	/* kfdsim memory is coherent: nothing to flush */
-	if (host_g.is_sim)
+	/* coherent memfd memory (kfdsim): nothing to flush */
+	if (host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD))
 		return 0;
 	if (!ctx->gpu[g].real_mmio) {
-		uint64_t off = VKFD_KFD_MMAP_TYPE_MMIO | VKFD_KFD_MMAP_GPU_ID(r.gpu_id);
+		uint64_t off = VKFD_KFD_MMAP_TYPE_MMIO | VKFD_KFD_MMAP_GPU_ID(r->gpu_id);
 		void *p = ctx->ops->mmap(ctx->dev, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
 					 ctx->kfd_fd, (off_t)off);
 

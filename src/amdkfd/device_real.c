@@ -6,10 +6,12 @@
  */
 #include "vkfd/device.h"
 #include "host_export.h"
+#include "kfd_uapi_ext.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -69,6 +71,32 @@ static const char *real_sysfs_root(void *dev)
 	return "";
 }
 
+/* The kernel's KFD answers by its ioctl version: EXPORT_DMABUF arrived in
+ * 1.12, last_event_age in 1.14. One KFD process per host process (keyed on
+ * the mm), memory behind real mappings. */
+static int real_query_caps(void *dev, struct vkfd_device_caps *caps)
+{
+	struct kfd_ioctl_get_version_args v;
+	int fd, ret;
+
+	memset(&v, 0, sizeof(v));
+	fd = real_open_kfd(dev);
+	if (fd < 0)
+		return fd;
+	ret = real_ioctl(dev, fd, AMDKFD_IOC_GET_VERSION, &v);
+	real_close(dev, fd);
+	if (ret)
+		return ret;
+	memset(caps, 0, sizeof(*caps));
+	caps->kfd_major = v.major_version;
+	caps->kfd_minor = v.minor_version;
+	if (v.minor_version >= 12)
+		caps->flags |= VKFD_DEVICE_CAP_EXPORT_DMABUF;
+	if (v.minor_version >= 14)
+		caps->flags |= VKFD_DEVICE_CAP_EVENT_AGES;
+	return 0;
+}
+
 static const struct vkfd_device_ops real_ops = {
     .name = "kfd",
     .open_kfd = real_open_kfd,
@@ -78,6 +106,7 @@ static const struct vkfd_device_ops real_ops = {
     .munmap = real_munmap,
     .close = real_close,
     .sysfs_root = real_sysfs_root,
+    .query_caps = real_query_caps,
 };
 
 VKFD_EXPORT const struct vkfd_device_ops *vkfd_real_device_ops(void)

@@ -51,13 +51,6 @@ static struct blob_entry *blob_entry_find(struct vkfd_host_context *ctx, uint64_
 	return ctx->n_buckets ? *blob_slot(ctx, blob_id) : NULL;
 }
 
-struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id)
-{
-	struct blob_entry *e = blob_entry_find(ctx, blob_id);
-
-	return e ? e->bo : NULL;
-}
-
 /* Keep chains short: as many buckets as entries (doubling, amortised O(1)). */
 static int blob_table_grow(struct vkfd_host_context *ctx)
 {
@@ -97,11 +90,12 @@ static int blob_table_grow(struct vkfd_host_context *ctx)
 	return 0;
 }
 
-int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
+static int blob_bind_locked(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
 {
 	struct blob_entry *e, **head;
 	int ret;
 
+	host_assert_held(&ctx->lock);
 	if (blob_entry_find(ctx, blob_id))
 		return -EEXIST;
 	/* a BO may carry several blob ids, but a context never holds more
@@ -125,10 +119,11 @@ int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_
 	return 0;
 }
 
-void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo)
+void host_blob_unbind_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo)
 {
 	struct blob_entry *e, *next;
 
+	host_assert_held(&ctx->lock);
 	for (e = bo->blob_ids; e; e = next) {
 		struct blob_entry **p = blob_slot(ctx, e->blob_id);
 
@@ -163,16 +158,18 @@ void host_blob_table_fini(struct vkfd_host_context *ctx)
  * answered ALLOC_MEMORY or IMPORT_RESOURCE, which ran before. A bind the
  * host refuses leaves the id unbound (get_blob -EINVAL). ctx->lock held.
  */
-void host_blob_bind_at_submit(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r)
+void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
+				     const struct vkfd_req_bind_blob *r)
 {
 	struct host_bo *bo = obj_table_get(&ctx->bos, r->handle);
 	int ret;
 
+	host_assert_held(&ctx->lock);
 	if (!bo || bo->freeing || r->blob_id == VKFD_SHMEM_BLOB_ID ||
 	    (bo->map_flags & VKFD_ALLOC_MAP_NONE))
 		ret = -EINVAL;
 	else
-		ret = host_blob_bind(ctx, r->blob_id, bo);
+		ret = blob_bind_locked(ctx, r->blob_id, bo);
 	if (ret)
 		vkfd_dbg("ctx %u: BIND_BLOB %llu refused: %d", ctx->ctx_id,
 			 (unsigned long long)r->blob_id, ret);
@@ -228,7 +225,7 @@ int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo)
 		ret = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
 		return ret < 0 ? -errno : ret;
 	}
-	if (!host_g.is_sim && host_g.kfd_minor < 12)
+	if (!host_device_can(VKFD_DEVICE_CAP_EXPORT_DMABUF))
 		return -EOPNOTSUPP; /* AQL memory or imports on KFD < 1.12 */
 	memset(&a, 0, sizeof(a));
 	a.handle = bo->kfd_handle;
@@ -238,11 +235,13 @@ int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo)
 }
 
 /* Export a bound BO; ctx->lock held (FREE cannot run concurrently). */
-static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct vkfd_blob *out)
+static int export_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo,
+			    struct vkfd_blob *out)
 {
 	struct shmem_region *shadow = NULL;
 	int fd;
 
+	host_assert_held(&ctx->lock);
 	if (bo->kind == BO_DOORBELL)
 		shadow = &ctx->gpu[bo->gpu].shadow_db;
 	else if (bo->kind == BO_MMIO)
@@ -265,8 +264,10 @@ static int export_bo(struct vkfd_host_context *ctx, struct host_bo *bo, struct v
 	if (fd < 0)
 		return fd;
 	out->fd = fd;
-	/* kfdsim's export is its memfd; render-node allocations are dmabufs */
-	out->fd_type = host_g.is_sim && bo->dmabuf_fd < 0 ? VKFD_BLOB_FD_SHM : VKFD_BLOB_FD_DMABUF;
+	/* a memfd device's export is its memfd; render-node allocations are dmabufs */
+	out->fd_type = host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD) && bo->dmabuf_fd < 0
+			   ? VKFD_BLOB_FD_SHM
+			   : VKFD_BLOB_FD_DMABUF;
 	out->map_info = bo->map_info;
 	out->size = bo->blob_size;
 	return 0;
@@ -307,7 +308,7 @@ VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = export_bo(ctx, bo, out);
+	ret = export_bo_locked(ctx, bo, out);
 	if (!ret)
 		e->exported = true;
 out:

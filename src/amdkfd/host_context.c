@@ -5,7 +5,7 @@
  * (host_executor.c) runs the commands.
  */
 #include "host_export.h"
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -14,15 +14,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static void ctx_list_add(struct vkfd_host_context *ctx)
+static void ctx_list_add_locked(struct vkfd_host_context *ctx)
 {
+	host_assert_held(&host_g.lock);
 	ctx->next_ctx = host_g.contexts;
 	host_g.contexts = ctx;
 	host_g.n_contexts++;
 }
 
-static void ctx_list_del(struct vkfd_host_context *ctx)
+static void ctx_list_del_locked(struct vkfd_host_context *ctx)
 {
+	host_assert_held(&host_g.lock);
 	for (struct vkfd_host_context **p = &host_g.contexts; *p; p = &(*p)->next_ctx) {
 		if (*p == ctx) {
 			*p = ctx->next_ctx;
@@ -108,6 +110,7 @@ static void ctx_free(struct vkfd_host_context *ctx)
 	free(ctx->events);
 	host_blob_table_fini(ctx);
 	free(ctx->rsp_buf);
+	free(ctx->req_buf);
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_cond_destroy(&ctx->cond);
 	pthread_cond_destroy(&ctx->done_cond);
@@ -187,11 +190,12 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 	ctx->ops = host_g.ops;
 	ctx->dev = host_g.dev;
 	ctx->n_gpus = host_g.topo.n_gpus;
-	need_secondary = host_g.n_contexts > 0 &&
-			 (!host_g.is_sim || (host_g.cfg.flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS));
+	need_secondary =
+	    host_g.n_contexts > 0 && (!host_device_can(VKFD_DEVICE_CAP_PROCESS_PER_OPEN) ||
+				      (host_g.cfg.flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS));
 	ret = ctx_open_kfd(ctx, need_secondary);
 	if (!ret)
-		ctx_list_add(ctx);
+		ctx_list_add_locked(ctx);
 	pthread_mutex_unlock(&host_g.lock);
 	if (ret)
 		goto fail_free;
@@ -214,7 +218,7 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 	return 0;
 fail:
 	pthread_mutex_lock(&host_g.lock);
-	ctx_list_del(ctx);
+	ctx_list_del_locked(ctx);
 	pthread_mutex_unlock(&host_g.lock);
 	ctx_teardown(ctx);
 	return ret;
@@ -228,13 +232,12 @@ VKFD_EXPORT void vkfd_host_context_destroy(struct vkfd_host_context *ctx)
 	if (!ctx)
 		return;
 	pthread_mutex_lock(&host_g.lock);
-	ctx_list_del(ctx);
+	ctx_list_del_locked(ctx);
 	pthread_mutex_unlock(&host_g.lock);
 	vkfd_info("ctx %u (%s): destroyed", ctx->ctx_id, ctx->name);
 	ctx_teardown(ctx);
 }
 
-void host_contexts_destroy_all(void);
 void host_contexts_destroy_all(void)
 {
 	for (;;) {
@@ -243,7 +246,7 @@ void host_contexts_destroy_all(void)
 		pthread_mutex_lock(&host_g.lock);
 		ctx = host_g.contexts;
 		if (ctx)
-			ctx_list_del(ctx);
+			ctx_list_del_locked(ctx);
 		pthread_mutex_unlock(&host_g.lock);
 		if (!ctx)
 			return;
@@ -251,45 +254,26 @@ void host_contexts_destroy_all(void)
 	}
 }
 
-void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why)
-{
-	uint32_t expected = 0;
-
-	if (!__atomic_compare_exchange_n(&ctx->lost, &expected, why, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
-	vkfd_err("ctx %u (%s): context lost (reason %u); it refuses further work", ctx->ctx_id,
-		 ctx->name, why);
-	if (ctx->shmem.map)
-		vkfd_store_release_u32(&vkfd_shmem_hdr(ctx->shmem.map)->async_error, why);
-	/* no fence may stay pending forever: the guest learns the loss from
-	 * the async error word after its fence */
-	fence_state_complete_all(&ctx->fences);
-	pthread_mutex_lock(&ctx->lock);
-	pthread_cond_broadcast(&ctx->done_cond);
-	pthread_mutex_unlock(&ctx->lock);
-}
-
 /* Bind blob ids (get_blob must not wait for the executor) and count the
  * waits later fences depend on. O(1) per request. */
-static void scan_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t size)
+static void scan_batch_locked(struct vkfd_host_context *ctx, const uint8_t *data, size_t size)
 {
 	struct vkfd_cmd_view v;
 	struct vkfd_iter it;
 
+	host_assert_held(&ctx->lock);
 	vkfd_iter_init(&it, data, size, VKFD_RSP_AREA_SIZE);
 	while (vkfd_iter_next(&it, &v) == 1) {
 		if (v.hdr.cmd == VKFD_CMD_BIND_BLOB) {
 			struct vkfd_req_bind_blob r;
 
 			vkfd_cmd_decode(&v, &r, sizeof(r));
-			host_blob_bind_at_submit(ctx, &r);
+			host_blob_bind_at_submit_locked(ctx, &r);
 		} else if (v.hdr.cmd == VKFD_CMD_WAIT_EVENTS) {
 			struct vkfd_req_wait_events r;
 
 			vkfd_cmd_decode(&v, &r, sizeof(r));
-			if (r.ring_idx >= 1 && r.ring_idx < VKFD_NUM_RINGS)
-				ctx->rings[r.ring_idx].queued++;
+			host_ring_wait_count_locked(ctx, r.ring_idx);
 		}
 	}
 }
@@ -349,7 +333,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		return -ENOMEM;
 	}
 	it->seq = ctx->submitted + 1;
-	scan_batch(ctx, it->data, size);
+	scan_batch_locked(ctx, it->data, size);
 	ctx->submitted = it->seq;
 	ctx->queued_bytes += it->cost;
 	if (ctx->q_tail)
@@ -372,7 +356,7 @@ VKFD_EXPORT int vkfd_host_context_submit_fence(struct vkfd_host_context *ctx, ui
 	if (!ctx || ring_idx >= VKFD_NUM_RINGS)
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->lock);
-	target = ring_idx == 0 ? ctx->submitted : ctx->rings[ring_idx].queued;
+	target = host_ring_fence_target_locked(ctx, ring_idx);
 	pthread_mutex_unlock(&ctx->lock);
 	return fence_state_submit(&ctx->fences, ring_idx, fence_id, target);
 }
@@ -395,27 +379,4 @@ VKFD_EXPORT int vkfd_host_context_get_doorbell_fd(struct vkfd_host_context *ctx)
 	if (!ctx || !ctx->relay)
 		return -EINVAL;
 	return doorbell_relay_efd(ctx->relay);
-}
-
-void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k)
-{
-	struct ring_wait_state *rs;
-	uint64_t done;
-
-	if (ring == 0 || ring >= VKFD_NUM_RINGS)
-		return;
-	pthread_mutex_lock(&ctx->lock);
-	rs = &ctx->rings[ring];
-	if (k == rs->active_k) {
-		rs->done = k > rs->rejected_max ? k : rs->rejected_max;
-		rs->active_k = 0;
-		rs->rejected_max = 0;
-	} else if (rs->active_k == 0) {
-		rs->done = k;
-	} else if (k > rs->rejected_max) {
-		rs->rejected_max = k; /* completes with the wait in flight */
-	}
-	done = rs->done;
-	pthread_mutex_unlock(&ctx->lock);
-	fence_state_advance(&ctx->fences, ring, done);
 }

@@ -51,23 +51,17 @@ static bool real_kfd_usable(void)
 #endif
 }
 
-static int query_version(const struct vkfd_device_ops *ops, void *dev, uint32_t *major,
-			 uint32_t *minor)
+/* The device's answer, checked for what this host is written for. */
+static int query_caps(const struct vkfd_device_ops *ops, void *dev, struct vkfd_device_caps *caps)
 {
-	struct kfd_ioctl_get_version_args v;
-	int fd, ret;
+	int ret;
 
-	memset(&v, 0, sizeof(v));
-	fd = ops->open_kfd(dev);
-	if (fd < 0)
-		return fd;
-	ret = ops->ioctl(dev, fd, AMDKFD_IOC_GET_VERSION, &v);
-	ops->close(dev, fd);
+	if (!ops->query_caps)
+		return -ENODEV; /* a device only a guest library can use */
+	ret = ops->query_caps(dev, caps);
 	if (ret)
 		return ret;
-	*major = v.major_version;
-	*minor = v.minor_version;
-	return 0;
+	return caps->kfd_major == 1 ? 0 : -ENODEV;
 }
 
 static int serialize_topology(struct host_global *g)
@@ -94,17 +88,17 @@ static int serialize_topology(struct host_global *g)
 	return 0;
 }
 
-int host_device_open(const struct vkfd_host_config *cfg)
+int host_device_open_locked(const struct vkfd_host_config *cfg)
 {
 	struct host_global *g = &host_g;
 	enum vkfd_host_device want = device_choice(cfg->device);
 	int ret;
 
+	host_assert_held(&host_g.lock);
 	if (want == VKFD_DEVICE_REAL || (want == VKFD_DEVICE_AUTO && real_kfd_usable())) {
 #if VKFD_HAVE_REAL_DEVICE
 		g->ops = vkfd_real_device_ops();
 		g->dev = NULL;
-		g->is_sim = false;
 #else
 		vkfd_err("this build has no real device backend");
 		return -ENODEV;
@@ -122,21 +116,19 @@ int host_device_open(const struct vkfd_host_config *cfg)
 			return errno ? -errno : -ENODEV;
 		g->ops = kfdsim_device_ops();
 		g->dev = g->sim;
-		g->is_sim = true;
 #else
 		vkfd_err("this build has no kfdsim and /dev/kfd is not usable");
 		return -ENODEV;
 #endif
 	}
 
-	ret = query_version(g->ops, g->dev, &g->kfd_major, &g->kfd_minor);
-	if (ret) {
-		vkfd_err("%s: GET_VERSION failed: %s", g->ops->name, strerror(-ret));
+	ret = query_caps(g->ops, g->dev, &g->caps);
+	if (ret == -ENODEV && g->caps.kfd_major) {
+		vkfd_err("%s: KFD major version %u not supported", g->ops->name, g->caps.kfd_major);
 		goto fail;
 	}
-	if (g->kfd_major != 1) {
-		vkfd_err("%s: KFD major version %u not supported", g->ops->name, g->kfd_major);
-		ret = -ENODEV;
+	if (ret) {
+		vkfd_err("%s: no capabilities (GET_VERSION): %s", g->ops->name, strerror(-ret));
 		goto fail;
 	}
 	ret = topo_export_build(&g->topo, g->ops->sysfs_root(g->dev), cfg->gpu_mask,
@@ -148,18 +140,19 @@ int host_device_open(const struct vkfd_host_config *cfg)
 	ret = serialize_topology(g);
 	if (ret)
 		goto fail;
-	vkfd_info("device %s, KFD %u.%u, %u GPU(s)", g->ops->name, g->kfd_major, g->kfd_minor,
-		  g->topo.n_gpus);
+	vkfd_info("device %s, KFD %u.%u, %u GPU(s)", g->ops->name, g->caps.kfd_major,
+		  g->caps.kfd_minor, g->topo.n_gpus);
 	return 0;
 fail:
-	host_device_close();
+	host_device_close_locked();
 	return ret;
 }
 
-void host_device_close(void)
+void host_device_close_locked(void)
 {
 	struct host_global *g = &host_g;
 
+	host_assert_held(&host_g.lock);
 	topo_export_free(&g->topo);
 	free(g->topo_blob);
 	g->topo_blob = NULL;
@@ -172,10 +165,11 @@ void host_device_close(void)
 	g->ops = NULL;
 	g->dev = NULL;
 	memset(g->gpu_active, 0, sizeof(g->gpu_active));
+	memset(&g->caps, 0, sizeof(g->caps));
 }
 
 /* For the capset before vkfd_host_init(): what the device would report. */
-int host_device_probe_version(uint32_t *major, uint32_t *minor, bool *is_sim, uint32_t *n_gpus)
+int host_device_probe_caps(struct vkfd_device_caps *caps, uint32_t *n_gpus)
 {
 	enum vkfd_host_device want = device_choice(VKFD_DEVICE_AUTO);
 
@@ -183,9 +177,8 @@ int host_device_probe_version(uint32_t *major, uint32_t *minor, bool *is_sim, ui
 	if (want != VKFD_DEVICE_SIM && real_kfd_usable()) {
 		struct topo_export t;
 
-		if (query_version(vkfd_real_device_ops(), NULL, major, minor))
+		if (query_caps(vkfd_real_device_ops(), NULL, caps))
 			return -ENODEV;
-		*is_sim = false;
 		*n_gpus = 0;
 		if (!topo_export_build(&t, "", 0, 0)) {
 			*n_gpus = t.n_gpus;
@@ -201,9 +194,8 @@ int host_device_probe_version(uint32_t *major, uint32_t *minor, bool *is_sim, ui
 		kfdsim_config_default(&sc);
 		if (kfdsim_config_from_env(&sc))
 			return -EINVAL;
-		*major = 1;
-		*minor = sc.kfd_minor;
-		*is_sim = true;
+		if (kfdsim_config_caps(&sc, caps))
+			return -EINVAL;
 		*n_gpus = sc.gpu_count;
 		return 0;
 	}

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * The per-context executor: runs queued batches in order, one command at a
- * time. Each handler decodes a zero-extended private copy of its request
- * and builds its response in a private buffer, which is copied to the
- * shared response slot before the processed seqno is published (release).
+ * time. run_one decodes each request once into a zero-extended private
+ * copy (struct cmd_ctx's req); its handler builds the response in a
+ * private buffer, which is copied to the shared response slot before the
+ * processed seqno is published (release).
  */
 #include "host_export.h"
-#include "host_internal.h"
+#include "host_cmd.h"
 #include "host_log.h"
 
 #include <errno.h>
@@ -73,19 +74,20 @@ static const cmd_fn handlers[VKFD_CMD_COUNT_] = {
 /* Largest response any command can need (GET_TOPOLOGY's chunk). */
 #define HOST_RSP_BUF_SIZE (sizeof(struct vkfd_rsp_get_topology) + VKFD_TOPOLOGY_MAX_CHUNK)
 
-void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
-		uint32_t len)
+/* Largest request struct of any command: the executor's decode buffer. */
+static size_t req_buf_size(void)
 {
-	if (len < sizeof(struct vkfd_rsp_hdr))
-		len = sizeof(struct vkfd_rsp_hdr);
-	if (vkfd_rsp_write(ctx->shmem.map, v->hdr.rsp_off, rsp, len, v->hdr.seqno))
-		vkfd_dbg("ctx %u: %s seqno %u: response slot out of the area, dropped", ctx->ctx_id,
-			 vkfd_cmd_name(v->hdr.cmd), v->hdr.seqno);
+	size_t max = sizeof(struct vkfd_req_hdr);
+
+	for (uint32_t cmd = 0; cmd < VKFD_CMD_COUNT_; cmd++)
+		if (vkfd_cmd_req_size(cmd) > max)
+			max = vkfd_cmd_req_size(cmd);
+	return max;
 }
 
 static void run_one(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v)
 {
-	struct cmd_ctx c = {.ctx = ctx, .v = v, .rsp = ctx->rsp_buf};
+	struct cmd_ctx c = {.ctx = ctx, .v = v, .rsp = ctx->rsp_buf, .req = ctx->req_buf};
 	uint32_t cap = v->known ? v->rsp_size : (uint32_t)sizeof(struct vkfd_rsp_hdr);
 	bool answer = v->known ? v->sync : true;
 	cmd_fn fn = v->hdr.cmd < VKFD_CMD_COUNT_ ? handlers[v->hdr.cmd] : NULL;
@@ -98,7 +100,15 @@ static void run_one(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v
 		cap = HOST_RSP_BUF_SIZE;
 	memset(ctx->rsp_buf, 0, cap);
 	c.rsp_len = sizeof(struct vkfd_rsp_hdr);
-	ret = (v->known && fn) ? fn(&c) : -ENOTTY;
+	if (v->known && fn) {
+		/* the one place a request is decoded: zero-extended once */
+		c.req_size = vkfd_cmd_req_size(v->hdr.cmd);
+		ret = vkfd_cmd_decode(v, ctx->req_buf, c.req_size);
+		if (!ret)
+			ret = fn(&c);
+	} else {
+		ret = -ENOTTY;
+	}
 	if (ret)
 		vkfd_dbg("ctx %u: %s seqno %u -> %d", ctx->ctx_id, vkfd_cmd_name(v->hdr.cmd),
 			 v->hdr.seqno, ret);
@@ -416,8 +426,9 @@ int host_executor_start(struct vkfd_host_context *ctx)
 	int ret;
 
 	ctx->rsp_buf = calloc(1, HOST_RSP_BUF_SIZE);
+	ctx->req_buf = calloc(1, req_buf_size());
 	ctx->stats = calloc(1, sizeof(*ctx->stats));
-	if (!ctx->rsp_buf || !ctx->stats)
+	if (!ctx->rsp_buf || !ctx->req_buf || !ctx->stats)
 		return -ENOMEM;
 	{
 		const char *e = getenv("VKFD_HOST_STATS_CPU");
@@ -451,6 +462,8 @@ void host_executor_stop(struct vkfd_host_context *ctx)
 	ctx->q_tail = NULL;
 	free(ctx->rsp_buf);
 	ctx->rsp_buf = NULL;
+	free(ctx->req_buf);
+	ctx->req_buf = NULL;
 	stats_dump(ctx);
 	free(ctx->stats);
 	ctx->stats = NULL;

@@ -3,12 +3,10 @@
  * Internal state of the host library: the process-wide device and the
  * per-context objects. See docs/architecture.md for the threading model.
  *
- * Locking: ctx->lock protects the submit queue, the blob table, the object
- * tables' *membership* (add/remove) and the counters below. Only the
- * executor thread mutates objects, so it reads tables without the lock and
- * takes it only to add/remove; other threads (get_blob) read under the lock.
- * No KFD call is made while holding ctx->lock, except EXPORT_DMABUF in
- * get_blob, which must not race with FREE of the same BO.
+ * Locking: each lock is described next to the data it guards (host_g.lock
+ * in struct host_global, ctx->lock in struct vkfd_host_context). No KFD call
+ * is made while holding ctx->lock, except EXPORT_DMABUF in get_blob, which
+ * must not race with FREE of the same BO.
  */
 #ifndef VKFD_HOST_INTERNAL_H
 #define VKFD_HOST_INTERNAL_H
@@ -25,6 +23,7 @@
 
 #include "doorbell_relay.h"
 #include "fence.h"
+#include "host_lock.h"
 #include "obj_table.h"
 #include "shmem.h"
 #include "topology.h"
@@ -53,15 +52,20 @@ struct host_stats;
 
 /* Process-wide state (one device for all contexts). */
 struct host_global {
+	/* host_g.lock guards every field below. The device fields (cfg to
+	 * topo_len) are written only under it by vkfd_host_init/_fini, while
+	 * no context exists; contexts and their threads read them without it
+	 * (an init happens-before the context's creation, which takes the
+	 * lock). The context list, n_contexts and gpu_active change only
+	 * under it. Functions that expect it held end in _locked. Never
+	 * taken with a ctx->lock held. */
 	pthread_mutex_t lock;
 	bool inited;
 	struct vkfd_host_config cfg;
 	const struct vkfd_device_ops *ops;
 	void *dev;
-	struct kfdsim *sim; /* owned when the device is kfdsim */
-	bool is_sim;
-	bool secondary_processes; /* real KFD offers CREATE_PROCESS */
-	uint32_t kfd_major, kfd_minor;
+	struct kfdsim *sim;           /* owned when the device is kfdsim */
+	struct vkfd_device_caps caps; /* what the device reported (query_caps) */
 	struct topo_export topo;
 	uint8_t *topo_blob; /* serialized export (vkfd_topo_put records) */
 	size_t topo_len;
@@ -150,7 +154,7 @@ struct blob_entry {
 	struct blob_entry *bnext; /* next id of the same BO */
 };
 
-/* Per-ring wait bookkeeping (see cmd_event.c). */
+/* Per-ring wait bookkeeping, under ctx->lock (host_wait_ring.c). */
 struct ring_wait_state {
 	uint64_t queued;   /* waits framed at submit time (fence targets) */
 	uint64_t next_k;   /* waits dispatched by the executor */
@@ -168,6 +172,13 @@ struct vkfd_host_context {
 	void *dev;
 	int kfd_fd;
 
+	/* ctx->lock guards: the submit queue (q_head to queued_bytes), the blob
+	 * table, the wait rings and waits_inflight, the resource list, the
+	 * object tables' and the VA map's membership, and each BO's freeing
+	 * flag. The executor alone mutates objects, so it reads tables without
+	 * the lock and takes it only to add or remove; other threads
+	 * (get_blob, submit) read under it. Functions that expect it held end
+	 * in _locked and call host_assert_held (host_lock.h). */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;      /* executor wake-up */
 	pthread_cond_t done_cond; /* executed advanced */
@@ -186,22 +197,23 @@ struct vkfd_host_context {
 	struct shmem_region shmem;
 	bool shmem_created;
 
-	/* blob ids (host_blob.c), bound at submit time */
+	/* blob ids (host_blob.c), bound at submit time; under lock */
 	struct blob_entry **blob_buckets;
 	uint32_t n_buckets, n_blobs;
 	uint64_t blob_key; /* secret hash key: guest ids cannot collide at will */
 
-	struct fence_state fences;
-	struct ring_wait_state rings[VKFD_NUM_RINGS];
-	struct wait_pool *waits;
-	uint32_t waits_inflight;
+	struct fence_state fences;                    /* its own locks (fence.h) */
+	struct ring_wait_state rings[VKFD_NUM_RINGS]; /* under lock (host_wait_ring.c) */
+	struct wait_pool *waits;                      /* its own lock (wait_pool.c) */
+	uint32_t waits_inflight;                      /* under lock */
 
-	struct obj_table bos, queues;
-	struct va_map va;
+	struct obj_table bos, queues; /* membership under lock */
+	struct va_map va;             /* membership under lock */
+	/* the executor's alone (and teardown's, after it stopped) */
 	struct host_event *events; /* sorted by id */
 	uint32_t n_events, cap_events;
 	bool have_event_page;
-	struct host_resource *res;
+	struct host_resource *res; /* under lock (get_blob's thread adds) */
 	uint32_t n_res;
 
 	struct host_gpu_state gpu[HOST_MAX_GPUS];
@@ -215,64 +227,16 @@ struct vkfd_host_context {
 	int32_t xnack;
 
 	uint8_t *rsp_buf;         /* private response buffer of the executor */
+	void *req_buf;            /* the executor's decoded request (run_one) */
 	struct host_stats *stats; /* handling times (host_executor.c) */
 };
 
-/* cmd handlers: run on the executor, write at most v->rsp_size bytes. */
-struct cmd_ctx {
-	struct vkfd_host_context *ctx;
-	const struct vkfd_cmd_view *v;
-	uint8_t *rsp; /* private, zeroed, v->rsp_size bytes */
-	uint32_t rsp_len;
-	bool deferred; /* response will be written by another thread */
-};
-
-int host_dispatch(struct cmd_ctx *c);
-void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
-		uint32_t len);
-
-/* handlers (cmd_*.c); each returns 0 or -errno placed in the response */
-int cmd_hello(struct cmd_ctx *c);
-int cmd_get_version(struct cmd_ctx *c);
-int cmd_get_topology(struct cmd_ctx *c);
-int cmd_get_process_apertures(struct cmd_ctx *c);
-int cmd_acquire_vm(struct cmd_ctx *c);
-int cmd_set_memory_policy(struct cmd_ctx *c);
-int cmd_set_scratch_backing_va(struct cmd_ctx *c);
-int cmd_set_trap_handler(struct cmd_ctx *c);
-int cmd_set_xnack_mode(struct cmd_ctx *c);
-int cmd_get_clock_counters(struct cmd_ctx *c);
-int cmd_available_memory(struct cmd_ctx *c);
-int cmd_runtime_enable(struct cmd_ctx *c);
-int cmd_get_tile_config(struct cmd_ctx *c);
-int cmd_amdgpu_query(struct cmd_ctx *c);
-int cmd_alloc_memory(struct cmd_ctx *c);
-int cmd_free_memory(struct cmd_ctx *c);
-int cmd_map_memory(struct cmd_ctx *c);
-int cmd_unmap_memory(struct cmd_ctx *c);
-int cmd_bind_blob(struct cmd_ctx *c);
-int cmd_import_resource(struct cmd_ctx *c);
-int cmd_get_resource_info(struct cmd_ctx *c);
-int cmd_create_queue(struct cmd_ctx *c);
-int cmd_destroy_queue(struct cmd_ctx *c);
-int cmd_update_queue(struct cmd_ctx *c);
-int cmd_set_cu_mask(struct cmd_ctx *c);
-int cmd_alloc_queue_gws(struct cmd_ctx *c);
-int cmd_doorbell_notify(struct cmd_ctx *c);
-int cmd_hdp_flush(struct cmd_ctx *c);
-int cmd_create_event(struct cmd_ctx *c);
-int cmd_destroy_event(struct cmd_ctx *c);
-int cmd_set_event(struct cmd_ctx *c);
-int cmd_reset_event(struct cmd_ctx *c);
-int cmd_wait_events(struct cmd_ctx *c);
-
-/* helpers shared by handlers */
+/* ---- core (host_core.c): what handlers call down into ---- */
 int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg);
 /* exported GPU index of a guest gpu_id, or -EINVAL */
 int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id);
 /* same, and the VM must have been acquired */
 int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id);
-struct host_event *host_event_find(struct vkfd_host_context *ctx, uint32_t id);
 /* Bytes of memory behind a BO, which is what anything that reaches it by
  * size (the kernel's event page, a host mapping, a blob export) may touch.
  * Not its VA span: an AQL_QUEUE_MEM BO is half as much memory mapped twice;
@@ -283,28 +247,47 @@ static inline uint64_t host_bo_backing_bytes(const struct host_bo *bo)
 }
 /* does [va, va+size) lie inside one BO mapped on GPU g? */
 bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g);
+/* First call wins: refuse further work, tell the guest, complete every fence. */
 void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);
-/* Wait rings: a wait framed on ring r finished (accepted or rejected). */
+/* Write a response into the request's slot of the shared response area. */
+void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
+		uint32_t len);
+/* VKFD_FEAT_* the host offers on this device (HELLO, the capset) */
+uint64_t host_features(void);
+uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_flags);
+/* Does the device do this (VKFD_DEVICE_CAP_*)? Set once by vkfd_host_init. */
+static inline bool host_device_can(uint32_t cap)
+{
+	return (host_g.caps.flags & cap) == cap;
+}
+/* Wait rings (host_wait_ring.c): every change to ctx->rings[] and
+ * ctx->waits_inflight. The _locked ones expect ctx->lock held. */
+void host_ring_wait_count_locked(struct vkfd_host_context *ctx, uint32_t ring);
+uint64_t host_ring_fence_target_locked(struct vkfd_host_context *ctx, uint32_t ring);
+/* index k of the next wait dispatched on ring (1 <= ring < VKFD_NUM_RINGS) */
+uint64_t host_ring_wait_next(struct vkfd_host_context *ctx, uint32_t ring);
+/* k becomes ring's wait in flight and holds a wait thread; -EBUSY if one is */
+int host_ring_wait_activate(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k);
+/* the wait thread taken by host_ring_wait_activate was given back */
+void host_ring_wait_release_thread(struct vkfd_host_context *ctx);
+/* a wait framed on ring finished (accepted or rejected): the fence advances */
 void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint64_t k);
-/* blob table (host_blob.c); callers hold ctx->lock */
-struct host_bo *host_blob_find(struct vkfd_host_context *ctx, uint64_t blob_id);
-int host_blob_bind(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo);
+/* blob table (host_blob.c), under ctx->lock */
 /* drop every blob id bound to bo */
-void host_blob_unbind_bo(struct vkfd_host_context *ctx, struct host_bo *bo);
-/* submit_cmd's BIND_BLOB (ctx->lock held); a refused bind is only logged */
-void host_blob_bind_at_submit(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r);
+void host_blob_unbind_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo);
+/* submit_cmd's BIND_BLOB; a refused bind is only logged */
+void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
+				     const struct vkfd_req_bind_blob *r);
+/* teardown: no other thread is left */
 void host_blob_table_fini(struct vkfd_host_context *ctx);
 /* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node
  * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd). -errno otherwise. */
 int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo);
-/* executor (host_executor.c) */
+/* executor (host_executor.c): dispatches to the handlers (host_cmd.h) */
 int host_executor_start(struct vkfd_host_context *ctx);
 void host_executor_stop(struct vkfd_host_context *ctx);
-uint64_t host_features(void);
-/* teardown helpers */
-void host_events_cancel(struct vkfd_host_context *ctx);
-void host_queues_release(struct vkfd_host_context *ctx);
-void host_bos_release(struct vkfd_host_context *ctx);
+/* context lifecycle (host_context.c) */
+void host_contexts_destroy_all(void);
 
 /* render-node allocation for kernels without EXPORT_DMABUF (render_alloc.c) */
 bool host_render_alloc_needed(uint32_t flags);
@@ -312,8 +295,11 @@ int host_render_alloc(struct vkfd_host_context *ctx, uint32_t g, uint64_t va, ui
 		      uint32_t flags, uint64_t *kfd_handle, int *dmabuf_fd);
 
 /* device-level helpers (host_device.c) */
-int host_device_open(const struct vkfd_host_config *cfg);
-void host_device_close(void);
-int host_device_probe_version(uint32_t *major, uint32_t *minor, bool *is_sim, uint32_t *n_gpus);
+/* device-level state in host_g, under host_g.lock */
+int host_device_open_locked(const struct vkfd_host_config *cfg);
+void host_device_close_locked(void);
+/* What host_device_open would find, without opening it (the capset before
+ * vkfd_host_init). */
+int host_device_probe_caps(struct vkfd_device_caps *caps, uint32_t *n_gpus);
 
 #endif

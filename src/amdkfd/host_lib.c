@@ -13,28 +13,6 @@
 #define HOST_MIN_KFD_MINOR 11
 #define HOST_MIN_KERNEL    VKFD_KERNEL_VERSION(6, 1, 0)
 
-static uint64_t features_for(bool is_sim, uint32_t minor, uint32_t flags)
-{
-	/* kfdsim models the render-node queries (render_ioctl.c) */
-	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY | VKFD_FEAT_AMDGPU_QUERY;
-
-	if (minor >= 14)
-		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;
-	if (is_sim || minor >= 12)
-		f |= VKFD_FEAT_VRAM_EXPORT;
-	if (is_sim)
-		f |= VKFD_FEAT_SIM_DEVICE;
-	if (is_sim && !(flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
-		f |= VKFD_FEAT_MULTI_CONTEXT;
-	return f;
-}
-
-uint64_t host_features(void);
-uint64_t host_features(void)
-{
-	return features_for(host_g.is_sim, host_g.kfd_minor, host_g.cfg.flags);
-}
-
 VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
 {
 	return version >= VKFD_PROTO_VERSION_MIN && version <= VKFD_PROTO_VERSION_MAX
@@ -45,8 +23,8 @@ VKFD_EXPORT size_t vkfd_host_capset_size(uint32_t version)
 VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 {
 	struct vkfd_capset c;
-	uint32_t major = 0, minor = 0, n_gpus = 0, flags = 0;
-	bool is_sim = false;
+	struct vkfd_device_caps caps = {0};
+	uint32_t n_gpus = 0, flags = 0;
 	int ret = 0;
 
 	/* every path leaves the whole buffer defined: a VMM that forwards it
@@ -59,22 +37,20 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 		return -ENOSPC;
 	pthread_mutex_lock(&host_g.lock);
 	if (host_g.inited) {
-		major = host_g.kfd_major;
-		minor = host_g.kfd_minor;
-		is_sim = host_g.is_sim;
+		caps = host_g.caps;
 		n_gpus = host_g.topo.n_gpus;
 		flags = host_g.cfg.flags;
 	} else {
-		ret = host_device_probe_version(&major, &minor, &is_sim, &n_gpus);
+		ret = host_device_probe_caps(&caps, &n_gpus);
 	}
 	pthread_mutex_unlock(&host_g.lock);
 	if (ret)
 		return ret;
 	memset(&c, 0, sizeof(c));
 	vkfd_capset_init(&c);
-	c.features = features_for(is_sim, minor, flags);
-	c.kfd_major = major;
-	c.kfd_minor = minor;
+	c.features = host_features_for(&caps, flags);
+	c.kfd_major = caps.kfd_major;
+	c.kfd_minor = caps.kfd_minor;
 	c.min_kfd_major = 1;
 	c.min_kfd_minor = HOST_MIN_KFD_MINOR;
 	c.min_kernel_version = HOST_MIN_KERNEL;
@@ -82,8 +58,6 @@ VKFD_EXPORT int vkfd_host_capset_fill(uint32_t version, void *buf, size_t size)
 	memcpy(buf, &c, sizeof(c));
 	return (int)sizeof(c);
 }
-
-void host_contexts_destroy_all(void);
 
 VKFD_EXPORT int vkfd_host_init(const struct vkfd_host_config *cfg)
 {
@@ -101,7 +75,7 @@ VKFD_EXPORT int vkfd_host_init(const struct vkfd_host_config *cfg)
 		return -EBUSY;
 	}
 	host_g.cfg = *cfg;
-	ret = host_device_open(cfg);
+	ret = host_device_open_locked(cfg);
 	if (!ret)
 		host_g.inited = true;
 	pthread_mutex_unlock(&host_g.lock);
@@ -118,7 +92,7 @@ VKFD_EXPORT void vkfd_host_fini(void)
 	host_contexts_destroy_all();
 	pthread_mutex_lock(&host_g.lock);
 	if (host_g.inited) {
-		host_device_close();
+		host_device_close_locked();
 		host_g.inited = false;
 	}
 	pthread_mutex_unlock(&host_g.lock);

@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Leveled logging for the host library. Messages go to stderr only (stdout
- * belongs to the embedding program). The level comes from VKFD_DEBUG:
- * a number 0..4 or one of none, error, warn, info, debug (default warn).
+ * Leveled logging for the host library through the one vkfd logger
+ * (src/log/vkfd_log.h): stderr only (stdout belongs to the embedding
+ * program), level from VKFD_DEBUG (default warn).
  */
 #ifndef VKFD_HOST_LOG_H
 #define VKFD_HOST_LOG_H
 
-enum vkfd_log_level {
-	VKFD_LOG_NONE = 0,
-	VKFD_LOG_ERROR = 1,
-	VKFD_LOG_WARN = 2,
-	VKFD_LOG_INFO = 3,
-	VKFD_LOG_DEBUG = 4,
-};
+#include "vkfd_log.h"
 
 void vkfd_log(enum vkfd_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

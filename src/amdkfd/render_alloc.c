@@ -5,8 +5,9 @@
  * node, export it as a dmabuf and import that into the context's KFD process
  * at the guest's VA. The dmabuf stays with the host BO and becomes the blob.
  *
- * Only used with the real device; it has not been run against hardware here
- * (kfdsim implements EXPORT_DMABUF and models no render-node ioctls).
+ * Only used with the real device; it has not been run against hardware here.
+ * Test run host-real-memory-kfd-1.11 runs it on kfdsim's render-node GEM
+ * objects through the real-device backend.
  */
 #include "host_internal.h"
 #include "host_log.h"
@@ -19,7 +20,7 @@
 
 bool host_render_alloc_needed(uint32_t flags)
 {
-	if (host_g.is_sim || host_g.kfd_minor >= 12)
+	if (host_device_can(VKFD_DEVICE_CAP_EXPORT_DMABUF))
 		return false;
 	/* AQL_QUEUE_MEM's double mapping exists only in KFD's own ALLOC */
 	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)

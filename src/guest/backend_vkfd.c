@@ -2,7 +2,11 @@
 /*
  * The preload shim's "vkfd" backend: every KFD ioctl an unmodified
  * libhsakmt issues becomes vkfd protocol commands carried by the guest
- * library to a host context. See docs/guest-vkfd-backend.md.
+ * library to a host context. See docs/guest-vkfd-backend.md; the parts and
+ * their locks are listed in backend_vkfd_internal.h.
+ *
+ * This part: the shim's entry points, the table of files the shim gave us,
+ * the locks, and init/open/close/fork.
  *
  * Model: each open of /dev/kfd is one KFD "process" = one guest library
  * connection = one host context, represented by an eventfd. Render-node
@@ -13,384 +17,92 @@
  * counts and embedded pointers are bounded and read with process_vm_readv
  * (EFAULT instead of a crash). Errors are the errno the kernel would give.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "vkfd/guest.h"
-#include "../proto/vkfd_protocol.h"
-#include "shim/shim_backend.h"
+#include "backend_vkfd_internal.h"
 
-#include "backend_vkfd_kfd.h"
-#include "backend_vkfd_topo.h"
+struct bk_state bk;
 
-#define BK_MAX_FILES    256
-#define BK_MAX_QUEUES   1024
-#define BK_TOPO_RETRIES 4
-/* libhsakmt masks doorbell offsets with its 8 KiB SOC15 slice size */
-#define BK_DOORBELL_SLOTS 1024u
+pthread_mutex_t bk_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t bk_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void bk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bk_debug = -1;
+/* the holders the _locked assertions check (backend_vkfd_internal.h) */
+_Thread_local unsigned int bk_lock_depth;
+_Thread_local unsigned int bk_mem_lock_depth;
+_Thread_local const struct bk_conn *bk_ev_lock_holder;
 
-static uint64_t bk_clock_ns(clockid_t id)
+void bk_table_lock(void)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	pthread_mutex_lock(&bk_lock);
+	bk_lock_depth++;
 }
 
-static void bk_log(const char *fmt, ...)
+void bk_table_unlock(void)
 {
-	char buf[512];
-	va_list ap;
-	int n;
-
-	if (bk_debug < 0) {
-		const char *d = getenv("VKFD_DEBUG");
-
-		bk_debug = d && *d && strcmp(d, "0") != 0;
-	}
-	if (!bk_debug)
-		return;
-	n = snprintf(buf, sizeof(buf), "vkfd-backend[%d]: ", (int)getpid());
-	va_start(ap, fmt);
-	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (n >= (int)sizeof(buf) - 1)
-		n = (int)sizeof(buf) - 2;
-	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
-		return;
+	assert(bk_lock_depth > 0);
+	bk_lock_depth--;
+	pthread_mutex_unlock(&bk_lock);
 }
 
-/* ------------------------------------------------------------------ */
-/* State                                                               */
-/* ------------------------------------------------------------------ */
-
-struct bk_gpu {
-	uint32_t gpu_id;
-	int render_minor;
-};
-
-struct bk_conn;
-
-/* A BO of one KFD process. `handle` is the protocol's opaque handle; the
- * guest sees it verbatim as the KFD handle. */
-struct bk_bo {
-	struct bk_bo *next;
-	uint64_t handle;
-	uint64_t va, size; /* as the guest asked */
-	uint64_t blob_size;
-	uint32_t gpu_id, kfd_flags, map_info, map_flags;
-	uint64_t cookie; /* render-fd mmap offset, 0 if none */
-	bool has_blob;
-	struct vkfd_guest_blob blob;
-	bool userptr;        /* converted guest USERPTR range */
-	uint64_t cpu_va;     /* its CPU address (mmap_offset); va is the GPU's */
-	uint64_t uptr_len;   /* bytes of it backed by the blob */
-	bool userptr_mapped; /* the range still holds our blob mapping */
-	bool event_page;     /* given to CREATE_EVENT: FREE -> EPERM */
-};
-
-struct bk_queue {
-	bool used;
-	uint64_t handle;
-	uint32_t gpu_id;
-	uint32_t doorbell_index;
-};
-
-/* Event hint bookkeeping (docs/guest-vkfd-backend.md, "Events"). */
-struct bk_ev {
-	uint64_t table_seen; /* shmem table value when the host said TIMEOUT */
-	uint64_t age;        /* last age the host reported */
-	bool quiet;          /* last real answer was TIMEOUT and nothing since */
-	bool exists;         /* created by this process and not destroyed */
-	uint8_t type;        /* KFD event type */
-};
-
-/* An SMI event client (KFD 1.3): this side of the socket whose other end
- * the application holds. */
-struct bk_smi {
-	int fd;
-	uint32_t gpu_id;
-	uint64_t events; /* the mask the client wrote last */
-	struct bk_smi *next;
-};
-
-struct bk_conn {
-	struct vkfd_guest *g;
-	pid_t pid;
-	int kfd_fd;
-	unsigned int refs;  /* files pointing at it */
-	unsigned int users; /* render-node calls borrowing it */
-	bool closed;        /* last file gone while users > 0 */
-	bool dead;          /* inherited over fork: unusable */
-	uint64_t features;
-	struct bk_bo *bos;
-	struct bk_queue queues[BK_MAX_QUEUES];
-	int acquired[VKFD_MAX_GPUS]; /* render fd acquired per GPU, -1 none */
-	struct bk_ev ev[BK_SIGNAL_EVENT_LIMIT];
-	struct bk_smi *smi; /* under ev_lock */
-	unsigned int local_answers;
-	pthread_mutex_t ev_lock;
-	/* clock rebasing per GPU */
-	struct {
-		bool have;
-		bool have_rate;
-		uint64_t gpu0, host_sys0, guest_sys0;
-		double rate;
-	} clk[VKFD_MAX_GPUS];
-};
-
-enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };
-
-struct bk_file {
-	int fd;
-	enum bk_kind kind;
-	pid_t pid;
-	struct bk_conn *conn;     /* BK_KFD */
-	int gpu;                  /* BK_RENDER: index into bk.gpus */
-	struct bk_conn *vm_owner; /* BK_RENDER: conn that acquired it */
-};
-
-static struct {
-	bool inited;
-	pid_t pid;
-	char root[PATH_MAX]; /* what sysfs_root() returns */
-	bool root_ours;
-	unsigned int n_gpus;
-	struct bk_gpu gpus[VKFD_MAX_GPUS];
-	struct bk_conn *spare; /* topology connection, reused by open_kfd */
-	/* The kernel keeps one KFD process per mm until exit: the connection
-	 * whose last kfd fd was closed stays here (with its host context and
-	 * every object in it) and the next open_kfd of this pid gets it
-	 * back. Released at exit when the transport closes. */
-	struct bk_conn *kept;
-	struct bk_file files[BK_MAX_FILES];
-	uint64_t next_cookie;
-} bk;
-
-/* Table lock: files, BO lists, queues. Held only for short, local work. */
-static pthread_mutex_t bk_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Memory lock: serialises blob creation, USERPTR conversion and FREE so
- * that a BO cannot disappear while it is being mapped. Taken before
- * bk_lock, never while holding it. */
-static pthread_mutex_t bk_mem_lock = PTHREAD_MUTEX_INITIALIZER;
-
-#define BK_COOKIE_SHIFT 24 /* 16 MiB apart: page aligned, fits off_t */
-
-/* ------------------------------------------------------------------ */
-/* Guest memory access                                                 */
-/* ------------------------------------------------------------------ */
-
-static int bk_read_user(void *dst, uint64_t src, size_t len)
+void bk_mem_lock_take(void)
 {
-	struct iovec l = {dst, len};
-	struct iovec r = {(void *)(uintptr_t)src, len};
-	ssize_t n;
-
-	if (!len)
-		return 0;
-	if (!src)
-		return -EFAULT;
-	n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		memcpy(dst, (const void *)(uintptr_t)src, len);
-		return 0;
-	}
-	return -EFAULT;
+	assert(bk_lock_depth == 0); /* the order: bk_mem_lock, then bk_lock */
+	pthread_mutex_lock(&bk_mem_lock);
+	bk_mem_lock_depth++;
 }
 
-static int bk_write_user(uint64_t dst, const void *src, size_t len)
+void bk_mem_lock_release(void)
 {
-	struct iovec l = {(void *)src, len};
-	struct iovec r = {(void *)(uintptr_t)dst, len};
-	ssize_t n;
-
-	if (!len)
-		return 0;
-	if (!dst)
-		return -EFAULT;
-	n = process_vm_writev(getpid(), &l, 1, &r, 1, 0);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		memcpy((void *)(uintptr_t)dst, src, len);
-		return 0;
-	}
-	return -EFAULT;
+	assert(bk_mem_lock_depth > 0);
+	bk_mem_lock_depth--;
+	pthread_mutex_unlock(&bk_mem_lock);
 }
 
-/* ------------------------------------------------------------------ */
-/* Protocol calls                                                      */
-/* ------------------------------------------------------------------ */
-
-static int bk_errno(int r)
+void bk_ev_lock(struct bk_conn *c)
 {
-	/* a host answer outside the errno range is treated as an I/O error */
-	if (r > 0 || r < -4095)
-		return -EIO;
-	return r;
+	assert(!bk_ev_lock_holder); /* a leaf lock: one at a time */
+	pthread_mutex_lock(&c->ev_lock);
+	bk_ev_lock_holder = c;
 }
 
-/* Transport failures (host gone, context lost) look like a dead device. */
-static int bk_transport_err(int r)
+void bk_ev_unlock(struct bk_conn *c)
 {
-	bk_log("transport error %d", r);
-	if (r == -EINTR || r == -EAGAIN)
-		return r; /* libhsakmt restarts these */
-	return r == -EMSGSIZE || r == -EINVAL ? -EINVAL : -EIO;
+	BK_ASSERT_EV_LOCKED(c);
+	bk_ev_lock_holder = NULL;
+	pthread_mutex_unlock(&c->ev_lock);
 }
 
-static int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp,
-		   size_t rsp_len)
+/* After fork, in the child: only this thread survives and the locks may
+ * be held by threads that are gone. */
+void bk_locks_reset_child(void)
 {
-	struct vkfd_req_hdr *h = req;
-	int r;
-
-	h->cmd = cmd;
-	h->len = (uint32_t)req_len;
-	memset(rsp, 0, rsp_len);
-	r = vkfd_guest_call(c->g, req, req_len, rsp, rsp_len);
-	if (r)
-		return bk_transport_err(r);
-	return bk_errno(((struct vkfd_rsp_hdr *)rsp)->ret);
+	pthread_mutex_init(&bk_lock, NULL);
+	pthread_mutex_init(&bk_mem_lock, NULL);
+	bk_lock_depth = 0;
+	bk_mem_lock_depth = 0;
+	bk_ev_lock_holder = NULL;
 }
-
-static int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len)
-{
-	struct vkfd_req_hdr *h = req;
-	int r;
-
-	h->cmd = cmd;
-	h->len = (uint32_t)req_len;
-	r = vkfd_guest_call_async(c->g, req, req_len);
-	return r ? bk_transport_err(r) : 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Connections                                                         */
-/* ------------------------------------------------------------------ */
-
-/* VKFD_TRANSPORT if set; else vtest when VKFD_SOCKET names a socket (what
- * vkfd-run sets up); else the library's choice (virtgpu in a VM). */
-static enum vkfd_transport bk_transport(void)
-{
-	const char *t = getenv("VKFD_TRANSPORT");
-	const char *s = getenv("VKFD_SOCKET");
-
-	if (t && !strcmp(t, "direct"))
-		return VKFD_TRANSPORT_DIRECT;
-	if (t && !strcmp(t, "virtgpu"))
-		return VKFD_TRANSPORT_VIRTGPU;
-	if ((t && !strcmp(t, "vtest")) || (s && *s))
-		return VKFD_TRANSPORT_VTEST;
-	return VKFD_TRANSPORT_AUTO;
-}
-
-static struct bk_conn *bk_conn_new(int *err)
-{
-	struct bk_conn *c = calloc(1, sizeof(*c));
-	struct vkfd_req_hello req;
-	struct vkfd_rsp_hello rsp;
-	int r;
-
-	if (!c) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	c->g = vkfd_guest_connect(bk_transport(), NULL);
-	if (!c->g) {
-		*err = -(errno ? errno : EIO);
-		bk_log("connect failed: %s", strerror(-*err));
-		free(c);
-		return NULL;
-	}
-	c->pid = getpid();
-	c->kfd_fd = -1;
-	for (unsigned int i = 0; i < VKFD_MAX_GPUS; i++)
-		c->acquired[i] = -1;
-	pthread_mutex_init(&c->ev_lock, NULL);
-
-	memset(&req, 0, sizeof(req));
-	req.version_min = VKFD_PROTO_VERSION_MIN;
-	req.version_max = VKFD_PROTO_VERSION_MAX;
-	req.features = VKFD_FEAT_ALL_V1;
-	r = bk_call(c, VKFD_CMD_HELLO, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (r) {
-		bk_log("HELLO failed: %d", r);
-		vkfd_guest_disconnect(c->g);
-		free(c);
-		*err = r == -ENOTTY ? -EPROTO : r;
-		return NULL;
-	}
-	c->features = rsp.features;
-	return c;
-}
-
-static void bk_conn_free(struct bk_conn *c)
-{
-	struct bk_bo *b, *n;
-
-	if (!c)
-		return;
-	for (b = c->bos; b; b = n) {
-		n = b->next;
-		if (b->has_blob && !c->dead)
-			vkfd_guest_blob_destroy(c->g, &b->blob);
-		free(b);
-	}
-	/* A connection inherited over fork belongs to the parent: never send
-	 * anything on it, only forget it. */
-	if (!c->dead)
-		vkfd_guest_disconnect(c->g);
-	while (c->smi) {
-		struct bk_smi *s = c->smi;
-
-		c->smi = s->next;
-		close(s->fd);
-		free(s);
-	}
-	pthread_mutex_destroy(&c->ev_lock);
-	free(c);
-}
-
-/* ------------------------------------------------------------------ */
-/* Files                                                               */
-/* ------------------------------------------------------------------ */
 
 /* After fork the table still holds the parent's entries (they answer EBADF
  * in the child). The child may close such an fd behind our back and get the
  * same number again from a new open: its own entry must win. */
-static struct bk_file *bk_file_get(int fd)
+struct bk_file *bk_file_get_locked(int fd)
 {
 	struct bk_file *inherited = NULL;
 	pid_t self = getpid();
 
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_file *f = &bk.files[i];
 
@@ -403,10 +115,11 @@ static struct bk_file *bk_file_get(int fd)
 	return inherited;
 }
 
-static struct bk_file *bk_file_add(int fd, enum bk_kind kind)
+static struct bk_file *bk_file_add_locked(int fd, enum bk_kind kind)
 {
 	pid_t self = getpid();
 
+	BK_ASSERT_TABLE_LOCKED();
 	/* A new open returned this number, so an inherited entry for it is
 	 * gone for good (its connection was already marked dead at fork). */
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
@@ -430,24 +143,27 @@ static struct bk_file *bk_file_add(int fd, enum bk_kind kind)
 	return NULL;
 }
 
-static int bk_gpu_index(uint32_t gpu_id)
+int bk_gpu_index_locked(uint32_t gpu_id)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < bk.n_gpus; i++)
 		if (bk.gpus[i].gpu_id == gpu_id)
 			return (int)i;
 	return -1;
 }
 
-static struct bk_bo *bk_bo_find(struct bk_conn *c, uint64_t handle)
+struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (struct bk_bo *b = c->bos; b; b = b->next)
 		if (b->handle == handle)
 			return b;
 	return NULL;
 }
 
-static struct bk_bo *bk_bo_by_cookie(uint64_t cookie, struct bk_conn **owner)
+struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **owner)
 {
+	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_file *f = &bk.files[i];
 
@@ -463,332 +179,13 @@ static struct bk_bo *bk_bo_by_cookie(uint64_t cookie, struct bk_conn **owner)
 	return NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* Topology                                                            */
-/* ------------------------------------------------------------------ */
-
-static int bk_topo_fetch(struct bk_conn *c, uint8_t **out, size_t *out_len)
-{
-	size_t rsp_cap = sizeof(struct vkfd_rsp_get_topology) + VKFD_TOPOLOGY_MAX_CHUNK;
-	struct vkfd_rsp_get_topology *rsp = malloc(rsp_cap);
-	uint8_t *buf = NULL;
-	int r = -EIO;
-
-	if (!rsp)
-		return -ENOMEM;
-	for (int attempt = 0; attempt < BK_TOPO_RETRIES; attempt++) {
-		uint64_t off = 0, total = 0;
-		uint32_t gen = 0;
-		bool restart = false;
-
-		free(buf);
-		buf = NULL;
-		do {
-			struct vkfd_req_get_topology req;
-
-			memset(&req, 0, sizeof(req));
-			req.offset = off;
-			req.max_len = VKFD_TOPOLOGY_MAX_CHUNK;
-			r = bk_call(c, VKFD_CMD_GET_TOPOLOGY, &req, sizeof(req), rsp, rsp_cap);
-			if (r)
-				goto out;
-			if (off == 0) {
-				total = rsp->total_len;
-				gen = rsp->generation;
-				if (total > VKFD_TOPOLOGY_MAX_SIZE) {
-					r = -EOVERFLOW;
-					goto out;
-				}
-				buf = malloc(total ? total : 1);
-				if (!buf) {
-					r = -ENOMEM;
-					goto out;
-				}
-			} else if (rsp->generation != gen || rsp->total_len != total) {
-				restart = true;
-				break;
-			}
-			if (rsp->chunk_len > VKFD_TOPOLOGY_MAX_CHUNK ||
-			    rsp->chunk_len > total - off || (rsp->chunk_len == 0 && off < total)) {
-				r = -EPROTO;
-				goto out;
-			}
-			memcpy(buf + off, rsp + 1, rsp->chunk_len);
-			off += rsp->chunk_len;
-		} while (off < total);
-		if (restart)
-			continue;
-		*out = buf;
-		*out_len = (size_t)total;
-		buf = NULL;
-		r = 0;
-		goto out;
-	}
-	r = -EAGAIN;
-out:
-	free(buf);
-	free(rsp);
-	return r;
-}
-
-/* Value of "key N" in a properties text, or -1. */
-static long long bk_prop(const char *text, size_t len, const char *key)
-{
-	size_t kl = strlen(key);
-	size_t i = 0;
-
-	while (i < len) {
-		size_t e = i;
-
-		while (e < len && text[e] != '\n')
-			e++;
-		if (e - i > kl && !strncmp(text + i, key, kl) && text[i + kl] == ' ') {
-			char num[32];
-			size_t nl = e - i - kl - 1;
-
-			if (nl >= sizeof(num))
-				return -1;
-			memcpy(num, text + i + kl + 1, nl);
-			num[nl] = '\0';
-			return strtoll(num, NULL, 10);
-		}
-		i = e + 1;
-	}
-	return -1;
-}
-
-#define BK_TOPO_FIXED_CAP (VKFD_TOPOLOGY_MAX_FILE + 4096)
-
-static bool bk_topo_is_props(const char *rel, unsigned int node)
-{
-	char p[64];
-
-	snprintf(p, sizeof(p), "nodes/%u/properties", node);
-	return !strcmp(rel, p);
-}
-
-/* One export record, bounds-checked: 1 and *e filled, 0 at the end,
- * -EPROTO when malformed. */
-struct bk_rec {
-	char rel[BK_TOPO_MAX_PATH];
-	const uint8_t *data;
-	uint32_t data_len;
-};
-
-static int bk_rec_next(const uint8_t *buf, size_t len, size_t *off, struct bk_rec *e)
-{
-	struct vkfd_topo_record rec;
-	size_t rsz;
-
-	if (*off == len)
-		return 0;
-	if (len - *off < sizeof(rec))
-		return -EPROTO;
-	memcpy(&rec, buf + *off, sizeof(rec));
-	if (rec.path_len == 0 || rec.path_len > VKFD_TOPOLOGY_MAX_PATH ||
-	    rec.path_len >= sizeof(e->rel) || rec.data_len > VKFD_TOPOLOGY_MAX_FILE)
-		return -EPROTO;
-	rsz = (sizeof(rec) + rec.path_len + rec.data_len + 7) & ~(size_t)7;
-	if (rsz > len - *off)
-		return -EPROTO;
-	if (!bk_topo_rel_ok((const char *)buf + *off + sizeof(rec), rec.path_len))
-		return -EPROTO;
-	memcpy(e->rel, buf + *off + sizeof(rec), rec.path_len);
-	e->rel[rec.path_len] = '\0';
-	e->data = buf + *off + sizeof(rec) + rec.path_len;
-	e->data_len = rec.data_len;
-	*off += rsz;
-	return 1;
-}
-
-/* Materialise the export under troot, with one CPU node (node 0) made
- * from the guest's CPUs and the host's GPU nodes renumbered after it.
- * Link directories are renumbered densely and the link counts in each GPU
- * node's properties are set from the link files actually exported (the
- * guest's tree must be self-consistent whatever the host sent). */
-static int bk_topo_build(const char *troot, const uint8_t *buf, size_t len)
-{
-	uint64_t io_mask[VKFD_MAX_GPUS] = {0}, p2p_mask[VKFD_MAX_GPUS] = {0};
-	bool has_props[VKFD_MAX_GPUS] = {false};
-	unsigned int n_nodes = 0;
-	char *fixed = malloc(BK_TOPO_FIXED_CAP), *loc = malloc(BK_TOPO_FIXED_CAP);
-	struct bk_rec e;
-	size_t off;
-	int r = 0;
-
-	if (!fixed || !loc) {
-		free(fixed);
-		free(loc);
-		return -ENOMEM;
-	}
-	memset(bk.gpus, 0, sizeof(bk.gpus));
-	bk.n_gpus = 0;
-
-	/* pass 0: nodes and the link indices each node really has */
-	off = 0;
-	while ((r = bk_rec_next(buf, len, &off, &e)) > 0) {
-		char tmp[BK_TOPO_MAX_PATH + 16];
-		const char *tail;
-		unsigned long link;
-		unsigned int node;
-		int kind;
-
-		if (!bk_topo_renumber_path(e.rel, 1, &node, tmp, sizeof(tmp)))
-			r = -EPROTO;
-		else if (node == UINT_MAX)
-			continue;
-		else if (node >= VKFD_MAX_GPUS)
-			r = -EPROTO;
-		if (r < 0)
-			break;
-		if (node + 1 > n_nodes)
-			n_nodes = node + 1;
-		kind = bk_topo_link_of(e.rel, &link, &tail);
-		if (kind < 0 || (kind > 0 && link >= 64)) {
-			r = -EPROTO;
-			break;
-		}
-		if (kind == 1)
-			io_mask[node] |= 1ull << link;
-		else if (kind == 2)
-			p2p_mask[node] |= 1ull << link;
-	}
-	if (r < 0)
-		goto out;
-	bk.n_gpus = n_nodes;
-
-	/* pass 1: write the files */
-	off = 0;
-	while ((r = bk_rec_next(buf, len, &off, &e)) > 0) {
-		char out[BK_TOPO_MAX_PATH + 64];
-		const char *tail = "";
-		unsigned long link = 0;
-		unsigned int node;
-		ssize_t fl;
-		int kind;
-
-		if (!bk_topo_renumber_path(e.rel, 1, &node, out, sizeof(out))) {
-			r = -EPROTO;
-			break;
-		}
-		kind = node == UINT_MAX ? 0 : bk_topo_link_of(e.rel, &link, &tail);
-		if (kind > 0) {
-			uint64_t m = kind == 1 ? io_mask[node] : p2p_mask[node];
-			unsigned int dense =
-			    (unsigned int)__builtin_popcountll(m & ((1ull << link) - 1));
-
-			snprintf(out, sizeof(out), "nodes/%u/%s/%u%s", node + 1,
-				 kind == 1 ? "io_links" : "p2p_links", dense, tail);
-			fl = bk_topo_fix_links((const char *)e.data, e.data_len, 1, n_nodes, fixed,
-					       BK_TOPO_FIXED_CAP);
-		} else if (node != UINT_MAX && bk_topo_is_props(e.rel, node)) {
-			long long m = bk_prop((const char *)e.data, e.data_len, "drm_render_minor");
-
-			bk.gpus[node].render_minor = m >= 128 && m < 1024 ? (int)m : -1;
-			has_props[node] = true;
-			fl = bk_topo_set_link_counts(
-			    (const char *)e.data, e.data_len, fixed, BK_TOPO_FIXED_CAP,
-			    (unsigned int)__builtin_popcountll(io_mask[node]) + 1,
-			    (unsigned int)__builtin_popcountll(p2p_mask[node]));
-			if (fl >= 0) {
-				memcpy(loc, fixed, (size_t)fl);
-				fl = bk_topo_set_location(loc, (size_t)fl, fixed, BK_TOPO_FIXED_CAP,
-							  node);
-			}
-		} else {
-			if (node != UINT_MAX) {
-				char p[64];
-
-				snprintf(p, sizeof(p), "nodes/%u/gpu_id", node);
-				if (!strcmp(e.rel, p)) {
-					char num[32];
-					size_t nl = e.data_len < sizeof(num) - 1 ? e.data_len
-										 : sizeof(num) - 1;
-
-					memcpy(num, e.data, nl);
-					num[nl] = '\0';
-					bk.gpus[node].gpu_id = (uint32_t)strtoul(num, NULL, 10);
-				}
-			}
-			fl = (ssize_t)e.data_len;
-			memcpy(fixed, e.data, e.data_len);
-		}
-		r = fl < 0 ? (int)fl : bk_topo_write(troot, out, fixed, (size_t)fl);
-		if (r)
-			break;
-	}
-	if (r < 0)
-		goto out;
-	r = 0;
-	for (unsigned int k = 0; !r && k < bk.n_gpus; k++) {
-		if (!has_props[k] || !bk.gpus[k].gpu_id)
-			r = -EPROTO;
-		else
-			r = bk_topo_gpu_cpu_link(
-			    troot, k + 1, (unsigned long)__builtin_popcountll(io_mask[k]), 0);
-	}
-	if (!r)
-		r = bk_topo_cpu_node(troot, 0, 1, bk.n_gpus);
-	/* the guest's own system properties; no generation changes */
-	if (!r)
-		r = bk_topo_writef(troot, "system_properties",
-				   "platform_oem 0\nplatform_id 0\n"
-				   "platform_rev 0\n");
-	if (!r)
-		r = bk_topo_writef(troot, "generation_id", "1\n");
-out:
-	free(fixed);
-	free(loc);
-	return r;
-}
-
-static int bk_topo_materialise(struct bk_conn *c)
-{
-	char tmpl[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	snprintf(tmpl, sizeof(tmpl), "%s/vkfd-topo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmpl))
-		return -errno;
-	snprintf(bk.root, sizeof(bk.root), "%s", tmpl);
-	bk.root_ours = true;
-
-	r = bk_topo_fetch(c, &buf, &len);
-	if (r)
-		return r;
-	{
-		char troot[PATH_MAX + 64];
-
-		snprintf(troot, sizeof(troot), "%s%s", bk.root, BK_TOPO_SUBDIR);
-		/* BK_TOPO_SUBDIR starts with '/': skip it for a relative path */
-		r = bk_topo_mkdirs(bk.root, &(BK_TOPO_SUBDIR "/nodes/x")[1]);
-		if (!r)
-			r = bk_topo_build(troot, buf, len);
-	}
-	free(buf);
-	return r;
-}
-
-static void bk_cleanup_tree(void)
-{
-	if (bk.root_ours && bk.pid == getpid() && bk.root[0])
-		bk_topo_remove(bk.root);
-}
-
-/* ------------------------------------------------------------------ */
-/* init / open / close                                                 */
-/* ------------------------------------------------------------------ */
-
 static int bk_init(void)
 {
 	struct bk_conn *c;
 	int r = 0;
 	static bool atexit_done;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	if (bk.inited && bk.pid == getpid())
 		goto out;
 	c = bk_conn_new(&r);
@@ -796,7 +193,7 @@ static int bk_init(void)
 		goto out;
 	bk.pid = getpid();
 	bk.next_cookie = 1;
-	r = bk_topo_materialise(c);
+	r = bk_topo_materialise_locked(c);
 	if (r) {
 		bk_log("topology: %s", strerror(-r));
 		bk_cleanup_tree();
@@ -810,7 +207,7 @@ static int bk_init(void)
 		atexit_done = true;
 	}
 out:
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	return r;
 }
 
@@ -823,12 +220,12 @@ static const char *bk_sysfs_root(void)
 static void bk_open_failed(struct bk_conn *c, bool reused)
 {
 	if (reused) {
-		pthread_mutex_lock(&bk_lock);
+		bk_table_lock();
 		if (!bk.kept) {
 			bk.kept = c;
 			c = NULL;
 		}
-		pthread_mutex_unlock(&bk_lock);
+		bk_table_unlock();
 	}
 	bk_conn_free(c);
 }
@@ -840,7 +237,7 @@ static int bk_open_kfd(int flags)
 	bool reused = false;
 	int fd, r = 0;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	if (bk.kept && bk.kept->pid == getpid() && !bk.kept->dead) {
 		c = bk.kept;
 		bk.kept = NULL;
@@ -849,7 +246,7 @@ static int bk_open_kfd(int flags)
 		c = bk.spare;
 		bk.spare = NULL;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!c) {
 		c = bk_conn_new(&r);
 		if (!c)
@@ -861,14 +258,14 @@ static int bk_open_kfd(int flags)
 		bk_open_failed(c, reused);
 		return r;
 	}
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_add(fd, BK_KFD);
+	bk_table_lock();
+	f = bk_file_add_locked(fd, BK_KFD);
 	if (f) {
 		f->conn = c;
 		c->kfd_fd = fd;
 		c->refs = 1;
 	}
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!f) {
 		close(fd);
 		bk_open_failed(c, reused);
@@ -883,21 +280,21 @@ static int bk_open_render(int minor, int flags)
 	struct bk_file *f;
 	int gpu = -1, fd;
 
-	pthread_mutex_lock(&bk_lock);
+	bk_table_lock();
 	for (unsigned int i = 0; i < bk.n_gpus; i++)
 		if (bk.gpus[i].render_minor == minor)
 			gpu = (int)i;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (gpu < 0)
 		return -ENOENT;
 	fd = eventfd(0, EFD_NONBLOCK | ((flags & O_CLOEXEC) ? EFD_CLOEXEC : 0));
 	if (fd < 0)
 		return -errno;
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_add(fd, BK_RENDER);
+	bk_table_lock();
+	f = bk_file_add_locked(fd, BK_RENDER);
 	if (f)
 		f->gpu = gpu;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!f) {
 		close(fd);
 		return -EMFILE;
@@ -910,12 +307,12 @@ static int bk_close(int fd)
 	struct bk_conn *drop = NULL;
 	struct bk_file *f;
 
-	pthread_mutex_lock(&bk_mem_lock);
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
+	bk_mem_lock_take();
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
 	if (!f) {
-		pthread_mutex_unlock(&bk_lock);
-		pthread_mutex_unlock(&bk_mem_lock);
+		bk_table_unlock();
+		bk_mem_lock_release();
 		return close(fd) ? -errno : 0;
 	}
 	if (f->kind == BK_KFD && f->conn) {
@@ -953,20 +350,18 @@ static int bk_close(int fd)
 				bk.kept->acquired[g] = -1;
 	}
 	memset(f, 0, sizeof(*f));
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	/* Destroying the connection destroys the host context, which frees
 	 * every object it held, as closing /dev/kfd does. Mappings the
 	 * application still has stay valid (blob fds are independent). */
 	bk_conn_free(drop);
-	pthread_mutex_unlock(&bk_mem_lock);
+	bk_mem_lock_release();
 	return close(fd) ? -errno : 0;
 }
 
 static void bk_atfork_child(void)
 {
-	/* Only this thread survives: locks may be held by dead threads. */
-	pthread_mutex_init(&bk_lock, NULL);
-	pthread_mutex_init(&bk_mem_lock, NULL);
+	bk_locks_reset_child();
 	/* Every inherited connection belongs to the parent's host context:
 	 * mark it dead (ioctls on the inherited fds give EBADF like the
 	 * kernel) and never send or disconnect on it. */
@@ -991,1601 +386,16 @@ static void bk_atfork_child(void)
 	bk.root_ours = false;
 }
 
-/* ------------------------------------------------------------------ */
-/* Blobs and memory                                                    */
-/* ------------------------------------------------------------------ */
-
-/* Called with bk_mem_lock held. */
-static int bk_bo_blob(struct bk_conn *c, struct bk_bo *b)
-{
-	struct vkfd_req_bind_blob req;
-	uint64_t id;
-	int r;
-
-	if (b->has_blob)
-		return 0;
-	if (b->map_flags & VKFD_ALLOC_MAP_NONE)
-		return -EINVAL;
-	id = vkfd_guest_blob_id_alloc(c->g);
-	memset(&req, 0, sizeof(req));
-	req.handle = b->handle;
-	req.blob_id = id;
-	r = bk_call_async(c, VKFD_CMD_BIND_BLOB, &req, sizeof(req));
-	if (r)
-		return r;
-	r = vkfd_guest_blob_create(c->g, id, b->blob_size, VKFD_GUEST_BLOB_MAPPABLE, &b->blob);
-	if (r) {
-		bk_log("blob create for bo %#" PRIx64 ": %d", b->handle, r);
-		return r < 0 ? r : -EIO;
-	}
-	b->has_blob = true;
-	return 0;
-}
-
-static int bk_send_free(struct bk_conn *c, uint64_t handle)
-{
-	struct vkfd_req_handle req;
-
-	memset(&req, 0, sizeof(req));
-	req.handle = handle;
-	return bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
-}
-
-static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
-			 uint32_t flags, struct vkfd_rsp_alloc_memory *rsp)
-{
-	struct vkfd_req_alloc_memory req;
-
-	memset(&req, 0, sizeof(req));
-	req.va = va;
-	req.size = size;
-	req.gpu_id = gpu_id;
-	req.flags = flags;
-	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, sizeof(req), rsp, sizeof(*rsp));
-}
-
-/* The CPU range a USERPTR registration covers: all of it, or for
- * AQL_QUEUE_MEM only the first half (libhsakmt maps pages only there; the
- * GPU sees that half twice). */
-static bool bk_userptr_len(struct bk_bo *b)
-{
-	uint64_t want = (b->map_flags & VKFD_ALLOC_MAP_MIRRORED) ? b->size / 2 : b->size;
-
-	if ((b->map_flags & VKFD_ALLOC_MAP_NONE) || b->blob_size < want || want == 0)
-		return false;
-	b->uptr_len = want;
-	return true;
-}
-
-/* What the CPU range [s, e) of a new USERPTR already holds, with bk_lock:
- * -EBUSY if it overlaps a converted USERPTR range (converting again would
- * move those pages to a second blob, and the first BO's GPU view would go
- * stale), -EFAULT if it overlaps another BO's VA: there the CPU holds that
- * BO's blob mapping (a PFN mapping: the kernel cannot take user pages from
- * it either) or libhsakmt's reservation, else 0. */
-static int bk_userptr_overlap(uint64_t s, uint64_t e)
-{
-	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
-		struct bk_conn *c = bk.files[i].conn;
-
-		if (bk.files[i].kind != BK_KFD || !c)
-			continue;
-		for (struct bk_bo *b = c->bos; b; b = b->next) {
-			if (b->userptr && b->userptr_mapped && s < b->cpu_va + b->uptr_len &&
-			    b->cpu_va < e)
-				return -EBUSY;
-			if (!b->userptr && s < b->va + b->size && b->va < e)
-				return -EFAULT;
-		}
-	}
-	return 0;
-}
-
-/* True if [va, va+len) lies entirely in readable private anonymous
- * mappings: there, a page that is neither present nor swapped has never
- * been written and reads as zero. */
-static bool bk_range_anon_private(uint64_t va, uint64_t len)
-{
-	uint64_t cur = va, end = va + len;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	if (!f)
-		return false;
-	while (cur < end && fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, ino;
-		char perms[8];
-		int path = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms, &ino, &path) < 4 ||
-		    path == 0)
-			continue;
-		if (e <= cur)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		if (s > cur || perms[0] != 'r' || perms[3] != 'p' || ino != 0 ||
-		    (line[path] && strcmp(line + path, "[heap]")))
-			break;
-		cur = e;
-	}
-	fclose(f);
-	return cur >= end;
-}
-
-/* Copy the pages of a private anonymous range that hold data (present or
- * swapped, from /proc/self/pagemap) into dst, which is zero-filled: pages
- * never touched are skipped. libhsakmt registers freshly mapped ranges
- * (a 60 MiB CWSR area on gfx90a), so this avoids copying zeroes. */
-static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
-{
-	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t ent[512];
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	int r = 0;
-
-	if (fd < 0)
-		return bk_read_user(dst, va, len);
-	for (uint64_t i = 0, n = len / pg; !r && i < n;) {
-		size_t k = n - i < 512 ? (size_t)(n - i) : 512;
-		ssize_t got = pread(fd, ent, k * 8, (off_t)((va / pg + i) * 8));
-
-		if (got != (ssize_t)(k * 8)) {
-			r = bk_read_user(dst + i * pg, va + i * pg, len - i * pg);
-			break;
-		}
-		for (size_t j = 0; !r && j < k;) {
-			size_t run = j;
-
-			while (run < k && (ent[run] & (3ull << 62)))
-				run++;
-			if (run > j)
-				r = bk_read_user(dst + (i + j) * pg, va + (i + j) * pg,
-						 (run - j) * pg);
-			j = run > j ? run : j + 1;
-		}
-		i += k;
-	}
-	close(fd);
-	return r;
-}
-
-/* USERPTR: the CPU range becomes host-backed shared memory, GPU-mapped at
- * the BO's VA, which may differ from the CPU address
- * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
-static int bk_userptr_convert(struct bk_conn *c, struct bk_bo *b)
-{
-	void *tmp;
-	int r;
-
-	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2;
-
-	r = bk_bo_blob(c, b);
-	if (r)
-		return r;
-	t1 = bk_clock_ns(CLOCK_MONOTONIC);
-	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->uptr_len, 0, PROT_READ | PROT_WRITE);
-	if (tmp == MAP_FAILED)
-		return -errno;
-	/* current contents first (the blob is zeroed by the host); then the
-	 * blob replaces the pages */
-	if (bk_range_anon_private(b->cpu_va, b->uptr_len))
-		r = bk_copy_populated(tmp, b->cpu_va, b->uptr_len);
-	else
-		r = bk_read_user(tmp, b->cpu_va, b->uptr_len);
-	munmap(tmp, b->uptr_len);
-	t2 = bk_clock_ns(CLOCK_MONOTONIC);
-	bk_log("userptr %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us", b->uptr_len,
-	       (t1 - t0) / 1000, (t2 - t1) / 1000);
-	if (r)
-		return r;
-	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->cpu_va, b->uptr_len, 0,
-				PROT_READ | PROT_WRITE) == MAP_FAILED)
-		return -errno;
-	b->userptr_mapped = true;
-	return 0;
-}
-
-/* Copy the converted range into dst (zero-filled). When the blob is a
- * file that knows its holes (a memfd: SEEK_DATA/SEEK_HOLE; swapped pages
- * count as data), only its data extents are copied. */
-static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
-{
-	off_t pos = 0, end = (off_t)b->uptr_len;
-
-	if (!b->has_blob || b->blob.fd < 0 || lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
-		return bk_read_user(dst, b->cpu_va, b->uptr_len);
-	while (pos < end) {
-		off_t d = lseek(b->blob.fd, pos, SEEK_DATA), h;
-
-		if (d < 0)
-			return errno == ENXIO ? 0
-					      : bk_read_user(dst + pos, b->cpu_va + (uint64_t)pos,
-							     (size_t)(end - pos));
-		if (d >= end)
-			break;
-		h = lseek(b->blob.fd, d, SEEK_HOLE);
-		if (h < 0 || h > end)
-			h = end;
-		if (bk_read_user(dst + d, b->cpu_va + (uint64_t)d, (size_t)(h - d)))
-			return -EFAULT;
-		pos = h;
-	}
-	return 0;
-}
-
-/* Give a converted range back as private anonymous memory with the same
- * contents. Called with bk_mem_lock. */
-static void bk_userptr_restore(struct bk_bo *b)
-{
-	void *tmp;
-
-	if (!b->userptr_mapped)
-		return;
-	tmp = mmap(NULL, b->uptr_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (tmp == MAP_FAILED)
-		return;
-	if (bk_copy_blob_data(tmp, b) ||
-	    mremap(tmp, b->uptr_len, b->uptr_len, MREMAP_MAYMOVE | MREMAP_FIXED,
-		   (void *)(uintptr_t)b->cpu_va) == MAP_FAILED)
-		munmap(tmp, b->uptr_len);
-	b->userptr_mapped = false;
-}
-
-/* ------------------------------------------------------------------ */
-/* KFD ioctl handlers                                                  */
-/* ------------------------------------------------------------------ */
-
-typedef int (*bk_handler)(struct bk_conn *c, void *arg, uint32_t usize);
-
-static int h_get_version(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_get_version *a = arg;
-	struct vkfd_req_get_version req;
-	struct vkfd_rsp_get_version rsp;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	r = bk_call(c, VKFD_CMD_GET_VERSION, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (r)
-		return r;
-	a->major = rsp.major;
-	/* never a version whose additions the guest does not serve: 1.18's
-	 * misc_process_flag and 1.19's CREATE_PROCESS are not carried
-	 * (docs/kfd-uapi.md) */
-	a->minor = rsp.minor < BK_KFD_MINOR_MAX ? rsp.minor : BK_KFD_MINOR_MAX;
-	return 0;
-}
-
-static int bk_get_apertures(struct bk_conn *c, struct vkfd_rsp_get_process_apertures *rsp)
-{
-	struct vkfd_req_get_process_apertures req;
-	int r;
-
-	memset(&req, 0, sizeof(req));
-	req.max_nodes = VKFD_MAX_GPUS;
-	r = bk_call(c, VKFD_CMD_GET_PROCESS_APERTURES, &req, sizeof(req), rsp, sizeof(*rsp));
-	if (!r && rsp->num_nodes > VKFD_MAX_GPUS)
-		r = -EIO;
-	return r;
-}
-
-static void bk_ap_copy(struct bk_aperture *d, const struct vkfd_aperture *s)
-{
-	memset(d, 0, sizeof(*d));
-	d->lds_base = s->lds_base;
-	d->lds_limit = s->lds_limit;
-	d->scratch_base = s->scratch_base;
-	d->scratch_limit = s->scratch_limit;
-	d->gpuvm_base = s->gpuvm_base;
-	d->gpuvm_limit = s->gpuvm_limit;
-	d->gpu_id = s->gpu_id;
-}
-
-static int h_get_apertures_old(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_get_apertures_old *a = arg;
-	struct vkfd_rsp_get_process_apertures rsp;
-	uint32_t n;
-	int r;
-
-	(void)usize;
-	r = bk_get_apertures(c, &rsp);
-	if (r)
-		return r;
-	n = rsp.num_nodes < BK_OLD_APERTURES ? rsp.num_nodes : BK_OLD_APERTURES;
-	memset(a, 0, sizeof(*a));
-	for (uint32_t i = 0; i < n; i++)
-		bk_ap_copy(&a->ap[i], &rsp.apertures[i]);
-	a->num_of_nodes = n;
-	return 0;
-}
-
-static int h_get_apertures_new(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_get_apertures_new *a = arg;
-	struct vkfd_rsp_get_process_apertures rsp;
-	struct bk_aperture ap[VKFD_MAX_GPUS];
-	uint32_t n;
-	int r;
-
-	(void)usize;
-	r = bk_get_apertures(c, &rsp);
-	if (r)
-		return r;
-	if (a->num_of_nodes == 0) {
-		/* the kernel answers the count first */
-		a->num_of_nodes = rsp.num_nodes;
-		return 0;
-	}
-	n = a->num_of_nodes < rsp.num_nodes ? a->num_of_nodes : rsp.num_nodes;
-	for (uint32_t i = 0; i < n; i++)
-		bk_ap_copy(&ap[i], &rsp.apertures[i]);
-	a->num_of_nodes = n;
-	return bk_write_user(a->apertures_ptr, ap, n * sizeof(ap[0]));
-}
-
-static int h_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_acquire_vm *a = arg;
-	struct vkfd_req_gpu req;
-	struct vkfd_rsp_empty rsp;
-	struct bk_file *f;
-	int gi, r;
-
-	(void)usize;
-	pthread_mutex_lock(&bk_lock);
-	gi = bk_gpu_index(a->gpu_id);
-	f = bk_file_get((int)a->drm_fd);
-	if (gi < 0) {
-		r = -EINVAL;
-	} else if (!f || f->kind != BK_RENDER || f->pid != getpid()) {
-		r = -EINVAL; /* kernel: fget/not a DRM file */
-	} else if (f->gpu != gi) {
-		r = -EINVAL; /* a render node of another GPU */
-	} else if (c->acquired[gi] >= 0) {
-		r = c->acquired[gi] == (int)a->drm_fd ? 0 : -EBUSY;
-		pthread_mutex_unlock(&bk_lock);
-		return r;
-	} else if (f->vm_owner && f->vm_owner != c) {
-		r = -EBUSY; /* another KFD process owns this file's VM */
-	} else {
-		r = 1;
-	}
-	pthread_mutex_unlock(&bk_lock);
-	if (r <= 0)
-		return r;
-	memset(&req, 0, sizeof(req));
-	req.gpu_id = a->gpu_id;
-	r = bk_call(c, VKFD_CMD_ACQUIRE_VM, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (r)
-		return r;
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get((int)a->drm_fd);
-	if (f && f->kind == BK_RENDER) {
-		f->vm_owner = c;
-		c->acquired[gi] = (int)a->drm_fd;
-	}
-	pthread_mutex_unlock(&bk_lock);
-	return 0;
-}
-
-static int h_set_memory_policy(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_set_memory_policy *a = arg;
-	struct vkfd_req_set_memory_policy req;
-	struct vkfd_rsp_empty rsp;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	req.alternate_aperture_base = a->alternate_aperture_base;
-	req.alternate_aperture_size = a->alternate_aperture_size;
-	req.gpu_id = a->gpu_id;
-	req.default_policy = a->default_policy;
-	req.alternate_policy = a->alternate_policy;
-	return bk_call(c, VKFD_CMD_SET_MEMORY_POLICY, &req, sizeof(req), &rsp, sizeof(rsp));
-}
-
-static int h_set_scratch(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_scratch_va *a = arg;
-	struct vkfd_req_set_scratch_backing_va req;
-	struct vkfd_rsp_empty rsp;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	req.va_addr = a->va_addr;
-	req.gpu_id = a->gpu_id;
-	return bk_call(c, VKFD_CMD_SET_SCRATCH_BACKING_VA, &req, sizeof(req), &rsp, sizeof(rsp));
-}
-
-static int h_set_trap_handler(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_trap_handler *a = arg;
-	struct vkfd_req_set_trap_handler req;
-	struct vkfd_rsp_empty rsp;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	req.tba_addr = a->tba_addr;
-	req.tma_addr = a->tma_addr;
-	req.gpu_id = a->gpu_id;
-	return bk_call(c, VKFD_CMD_SET_TRAP_HANDLER, &req, sizeof(req), &rsp, sizeof(rsp));
-}
-
-static int h_set_xnack(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_xnack *a = arg;
-	struct vkfd_req_set_xnack_mode req;
-	struct vkfd_rsp_set_xnack_mode rsp;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	req.xnack_enabled = a->xnack_enabled;
-	r = bk_call(c, VKFD_CMD_SET_XNACK_MODE, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r)
-		a->xnack_enabled = rsp.xnack_enabled;
-	return r;
-}
-
-static int h_available_memory(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_available_memory *a = arg;
-	struct vkfd_req_gpu req;
-	struct vkfd_rsp_available_memory rsp;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	req.gpu_id = a->gpu_id;
-	r = bk_call(c, VKFD_CMD_AVAILABLE_MEMORY, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r)
-		a->available = rsp.available;
-	return r;
-}
-
-static int h_runtime_enable(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_runtime_enable *a = arg;
-	struct vkfd_req_runtime_enable req;
-	struct vkfd_rsp_runtime_enable rsp;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	req.r_debug = a->r_debug;
-	req.mode_mask = a->mode_mask;
-	req.capabilities_mask = a->capabilities_mask;
-	r = bk_call(c, VKFD_CMD_RUNTIME_ENABLE, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r)
-		a->capabilities_mask = rsp.capabilities_mask;
-	return r;
-}
-
-/* The guest's own CPU clocks; the GPU counter is the host's, sampled once
- * (twice, to learn its rate) and then extrapolated with the guest's
- * boottime clock. */
-static int h_clock_counters(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_clock_counters *a = arg;
-	struct vkfd_req_gpu req;
-	struct vkfd_rsp_get_clock_counters rsp;
-	uint64_t now;
-	int gi, r;
-
-	(void)usize;
-	pthread_mutex_lock(&bk_lock);
-	gi = bk_gpu_index(a->gpu_id);
-	pthread_mutex_unlock(&bk_lock);
-	if (gi < 0) {
-		/* the kernel: a node without GPU (ROCr asks for node 0, the
-		 * CPU) gets gpu counter 0 and the CPU clocks, no error */
-		a->gpu_clock_counter = 0;
-		goto cpu;
-	}
-	pthread_mutex_lock(&c->ev_lock);
-	if (!c->clk[gi].have_rate) {
-		memset(&req, 0, sizeof(req));
-		req.gpu_id = a->gpu_id;
-		pthread_mutex_unlock(&c->ev_lock);
-		r = bk_call(c, VKFD_CMD_GET_CLOCK_COUNTERS, &req, sizeof(req), &rsp, sizeof(rsp));
-		if (r)
-			return r;
-		now = bk_clock_ns(CLOCK_BOOTTIME);
-		pthread_mutex_lock(&c->ev_lock);
-		if (!c->clk[gi].have) {
-			c->clk[gi].have = true;
-			c->clk[gi].gpu0 = rsp.gpu_clock_counter;
-			c->clk[gi].host_sys0 = rsp.system_clock_counter;
-			c->clk[gi].guest_sys0 = now;
-		} else if (!c->clk[gi].have_rate &&
-			   rsp.system_clock_counter > c->clk[gi].host_sys0 + 1000000ull) {
-			c->clk[gi].rate = (double)(rsp.gpu_clock_counter - c->clk[gi].gpu0) /
-					  (double)(rsp.system_clock_counter - c->clk[gi].host_sys0);
-			c->clk[gi].gpu0 = rsp.gpu_clock_counter;
-			c->clk[gi].guest_sys0 = now;
-			c->clk[gi].have_rate = true;
-		}
-		pthread_mutex_unlock(&c->ev_lock);
-		a->gpu_clock_counter = rsp.gpu_clock_counter;
-	} else {
-		now = bk_clock_ns(CLOCK_BOOTTIME);
-		a->gpu_clock_counter =
-		    c->clk[gi].gpu0 +
-		    (uint64_t)((double)(now - c->clk[gi].guest_sys0) * c->clk[gi].rate);
-		pthread_mutex_unlock(&c->ev_lock);
-	}
-cpu:
-	a->cpu_clock_counter = bk_clock_ns(CLOCK_MONOTONIC_RAW);
-	a->system_clock_counter = bk_clock_ns(CLOCK_BOOTTIME);
-	a->system_clock_freq = 1000000000ull;
-	return 0;
-}
-
-static int h_tile_config(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_tile_config *a = arg;
-	struct vkfd_req_get_tile_config req;
-	struct vkfd_rsp_get_tile_config rsp;
-	uint32_t nt, nm;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	req.gpu_id = a->gpu_id;
-	req.num_tile_configs = a->num_tile_configs < VKFD_MAX_TILE_CONFIGS ? a->num_tile_configs
-									   : VKFD_MAX_TILE_CONFIGS;
-	req.num_macro_tile_configs = a->num_macro_tile_configs < VKFD_MAX_MACRO_TILE_CONFIGS
-					 ? a->num_macro_tile_configs
-					 : VKFD_MAX_MACRO_TILE_CONFIGS;
-	r = bk_call(c, VKFD_CMD_GET_TILE_CONFIG, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (r)
-		return r;
-	nt = rsp.num_tile_configs < req.num_tile_configs ? rsp.num_tile_configs
-							 : req.num_tile_configs;
-	nm = rsp.num_macro_tile_configs < req.num_macro_tile_configs ? rsp.num_macro_tile_configs
-								     : req.num_macro_tile_configs;
-	a->gb_addr_config = rsp.gb_addr_config;
-	a->num_banks = rsp.num_banks;
-	a->num_ranks = rsp.num_ranks;
-	a->num_tile_configs = nt;
-	a->num_macro_tile_configs = nm;
-	r = bk_write_user(a->tile_config_ptr, rsp.tile_config, nt * 4u);
-	if (!r)
-		r = bk_write_user(a->macro_tile_config_ptr, rsp.macro_tile_config, nm * 4u);
-	return r;
-}
-
-static int h_alloc_memory(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_alloc_memory *a = arg;
-	struct vkfd_rsp_alloc_memory rsp;
-	struct bk_bo *b;
-	uint32_t flags = a->flags;
-	bool userptr = flags & BK_ALLOC_USERPTR;
-	long pg = sysconf(_SC_PAGESIZE);
-	int r;
-
-	(void)usize;
-	if (a->size == 0)
-		return -EINVAL;
-	if (bk_gpu_index(a->gpu_id) < 0)
-		return -EINVAL;
-	if (userptr) {
-		/* page granular (libhsakmt registers whole pages); the GPU VA
-		 * may differ from the CPU address */
-		if ((a->va_addr | a->mmap_offset | a->size) & (uint64_t)(pg - 1) ||
-		    a->va_addr + a->size < a->va_addr || a->mmap_offset + a->size < a->mmap_offset)
-			return -EINVAL;
-		flags = (flags & ~BK_ALLOC_USERPTR) | BK_ALLOC_GTT;
-	}
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, &rsp);
-	if (r) {
-		free(b);
-		return r;
-	}
-	b->handle = rsp.handle;
-	b->va = a->va_addr;
-	b->size = a->size;
-	b->blob_size = rsp.blob_size;
-	b->gpu_id = a->gpu_id;
-	b->kfd_flags = a->flags;
-	b->map_info = rsp.map_info;
-	b->map_flags = rsp.map_flags;
-	b->userptr = userptr;
-	b->cpu_va = userptr ? a->mmap_offset : 0;
-
-	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64 " blob %#" PRIx64
-	       " map_flags %#x",
-	       a->va_addr, a->size, a->flags, rsp.handle, rsp.blob_size, rsp.map_flags);
-	pthread_mutex_lock(&bk_mem_lock);
-	if (userptr) {
-		r = bk_userptr_len(b) ? 0 : -EIO;
-		if (!r) {
-			pthread_mutex_lock(&bk_lock);
-			r = bk_userptr_overlap(b->cpu_va, b->cpu_va + b->uptr_len);
-			pthread_mutex_unlock(&bk_lock);
-		}
-		if (!r)
-			r = bk_userptr_convert(c, b);
-		if (r) {
-			if (b->has_blob)
-				vkfd_guest_blob_destroy(c->g, &b->blob);
-			bk_send_free(c, b->handle);
-			pthread_mutex_unlock(&bk_mem_lock);
-			free(b);
-			return r;
-		}
-	}
-	pthread_mutex_lock(&bk_lock);
-	if (!(flags & (BK_ALLOC_DOORBELL | BK_ALLOC_MMIO_REMAP)) && !userptr)
-		b->cookie = bk.next_cookie++ << BK_COOKIE_SHIFT;
-	b->next = c->bos;
-	c->bos = b;
-	pthread_mutex_unlock(&bk_lock);
-	pthread_mutex_unlock(&bk_mem_lock);
-
-	a->handle = b->handle;
-	if (flags & BK_ALLOC_MMIO_REMAP)
-		a->mmap_offset =
-		    BK_MMAP_TYPE_MMIO | ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT);
-	else if (flags & BK_ALLOC_DOORBELL)
-		a->mmap_offset = BK_MMAP_TYPE_DOORBELL |
-				 ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT);
-	else if (!userptr)
-		a->mmap_offset = b->cookie;
-	return 0;
-}
-
-static int h_free_memory(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_free_memory *a = arg;
-	struct bk_bo *b, **pp;
-	int r;
-
-	(void)usize;
-	pthread_mutex_lock(&bk_mem_lock);
-	pthread_mutex_lock(&bk_lock);
-	for (pp = &c->bos; (b = *pp); pp = &b->next)
-		if (b->handle == a->handle)
-			break;
-	if (!b) {
-		r = -EINVAL;
-	} else if (b->event_page) {
-		r = -EPERM; /* the kernel refuses to free the signal page */
-	} else {
-		*pp = b->next;
-		r = 0;
-	}
-	pthread_mutex_unlock(&bk_lock);
-	if (r) {
-		pthread_mutex_unlock(&bk_mem_lock);
-		return r;
-	}
-	if (b->userptr)
-		bk_userptr_restore(b);
-	if (b->has_blob)
-		vkfd_guest_blob_destroy(c->g, &b->blob);
-	r = bk_send_free(c, b->handle);
-	pthread_mutex_unlock(&bk_mem_lock);
-	free(b);
-	return r;
-}
-
-static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
-{
-	struct bk_map_memory *a = arg;
-	struct vkfd_req_map_memory req;
-	struct vkfd_rsp_map_memory rsp;
-	bool known;
-	int r;
-
-	if (a->n_devices == 0 || a->n_success > a->n_devices)
-		return -EINVAL;
-	if (a->n_devices > VKFD_MAX_MAP_DEVICES)
-		return -EINVAL;
-	pthread_mutex_lock(&bk_lock);
-	known = bk_bo_find(c, a->handle) != NULL;
-	pthread_mutex_unlock(&bk_lock);
-	if (!known)
-		return -EINVAL;
-	if (a->n_success == a->n_devices)
-		return 0; /* nothing left: the kernel's loop does nothing */
-	memset(&req, 0, sizeof(req));
-	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
-	if (r)
-		return r;
-	req.handle = a->handle;
-	req.n_devices = a->n_devices;
-	req.n_success = a->n_success;
-	r = bk_call(c, cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices), &rsp, sizeof(rsp));
-	/* partial progress is written back even on failure, as the kernel
-	 * does, so that a retry resumes there */
-	if (rsp.n_success >= a->n_success && rsp.n_success <= a->n_devices)
-		a->n_success = rsp.n_success;
-	return r;
-}
-
-static int h_map_memory(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)usize;
-	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY);
-}
-
-static int h_unmap_memory(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)usize;
-	return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
-}
-
-/* queue ids the guest sees index our table */
-static struct bk_queue *bk_queue_get(struct bk_conn *c, uint32_t id)
-{
-	if (id >= BK_MAX_QUEUES || !c->queues[id].used)
-		return NULL;
-	return &c->queues[id];
-}
-
-static int h_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_create_queue *a = arg;
-	struct vkfd_req_create_queue req;
-	struct vkfd_rsp_create_queue rsp;
-	uint32_t id;
-	int r;
-
-	memset(&req, 0, sizeof(req));
-	req.ring_base_address = a->ring_base_address;
-	req.write_pointer_address = a->write_pointer_address;
-	req.read_pointer_address = a->read_pointer_address;
-	req.eop_buffer_address = a->eop_buffer_address;
-	req.eop_buffer_size = a->eop_buffer_size;
-	req.ctx_save_restore_address = a->ctx_save_restore_address;
-	req.ring_size = a->ring_size;
-	req.gpu_id = a->gpu_id;
-	req.queue_type = a->queue_type;
-	req.queue_percentage = a->queue_percentage;
-	req.queue_priority = a->queue_priority;
-	req.ctx_save_restore_size = a->ctx_save_restore_size;
-	req.ctl_stack_size = a->ctl_stack_size;
-	/* an 88-byte (KFD <= 1.16) caller has no sdma_engine_id: zero */
-	req.sdma_engine_id = usize > BK_CREATE_QUEUE_SIZE_OLD ? a->sdma_engine_id : 0;
-
-	pthread_mutex_lock(&bk_lock);
-	for (id = 0; id < BK_MAX_QUEUES; id++)
-		if (!c->queues[id].used)
-			break;
-	if (id < BK_MAX_QUEUES)
-		c->queues[id].used = true; /* reserved until we know */
-	pthread_mutex_unlock(&bk_lock);
-	if (id == BK_MAX_QUEUES)
-		return -ENOMEM;
-	r = bk_call(c, VKFD_CMD_CREATE_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r && rsp.doorbell_index >= BK_DOORBELL_SLOTS)
-		r = -EIO;
-	pthread_mutex_lock(&bk_lock);
-	if (r) {
-		c->queues[id].used = false;
-	} else {
-		c->queues[id].handle = rsp.queue;
-		c->queues[id].gpu_id = a->gpu_id;
-		c->queues[id].doorbell_index = rsp.doorbell_index;
-	}
-	pthread_mutex_unlock(&bk_lock);
-	if (r)
-		return r;
-	a->queue_id = id;
-	if (rsp.ring_size)
-		a->ring_size = rsp.ring_size;
-	/* the kernel's format: type | gpu_id | byte offset in the slice */
-	a->doorbell_offset = BK_MMAP_TYPE_DOORBELL |
-			     ((uint64_t)(a->gpu_id & 0xffff) << BK_MMAP_GPU_ID_SHIFT) |
-			     (uint64_t)rsp.doorbell_index * 8u;
-	return 0;
-}
-
-static int h_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_destroy_queue *a = arg;
-	struct vkfd_req_handle req;
-	struct vkfd_rsp_empty rsp;
-	struct bk_queue *q;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
-	if (q)
-		req.handle = q->handle;
-	pthread_mutex_unlock(&bk_lock);
-	if (!q)
-		return -EINVAL;
-	r = bk_call(c, VKFD_CMD_DESTROY_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r) {
-		pthread_mutex_lock(&bk_lock);
-		memset(&c->queues[a->queue_id], 0, sizeof(struct bk_queue));
-		pthread_mutex_unlock(&bk_lock);
-	}
-	return r;
-}
-
-static int h_update_queue(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_update_queue *a = arg;
-	struct vkfd_req_update_queue req;
-	struct vkfd_rsp_empty rsp;
-	struct bk_queue *q;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
-	if (q)
-		req.queue = q->handle;
-	pthread_mutex_unlock(&bk_lock);
-	if (!q)
-		return -EINVAL;
-	req.ring_base_address = a->ring_base_address;
-	req.ring_size = a->ring_size;
-	req.queue_percentage = a->queue_percentage;
-	req.queue_priority = a->queue_priority;
-	return bk_call(c, VKFD_CMD_UPDATE_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
-}
-
-static int h_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_set_cu_mask *a = arg;
-	struct vkfd_req_set_cu_mask req;
-	struct vkfd_rsp_empty rsp;
-	struct bk_queue *q;
-	uint32_t bits;
-	int r;
-
-	(void)usize;
-	if (a->num_cu_mask == 0 || a->num_cu_mask % 32)
-		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
-	if (q)
-		req.queue = q->handle;
-	pthread_mutex_unlock(&bk_lock);
-	if (!q)
-		return -EINVAL;
-	/* the kernel reads at most its CU count worth of bits; we bound it
-	 * at the protocol's limit the same way */
-	bits = a->num_cu_mask < VKFD_MAX_CU_MASK_BITS ? a->num_cu_mask : VKFD_MAX_CU_MASK_BITS;
-	r = bk_read_user(req.cu_mask, a->cu_mask_ptr, bits / 8u);
-	if (r)
-		return r;
-	req.num_cu_mask = bits;
-	return bk_call(c, VKFD_CMD_SET_CU_MASK, &req, VKFD_REQ_SET_CU_MASK_LEN(bits), &rsp,
-		       sizeof(rsp));
-}
-
-static int h_alloc_gws(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_queue_gws *a = arg;
-	struct vkfd_req_alloc_queue_gws req;
-	struct vkfd_rsp_alloc_queue_gws rsp;
-	struct bk_queue *q;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	pthread_mutex_lock(&bk_lock);
-	q = bk_queue_get(c, a->queue_id);
-	if (q)
-		req.queue = q->handle;
-	pthread_mutex_unlock(&bk_lock);
-	if (!q)
-		return -EINVAL;
-	req.num_gws = a->num_gws;
-	r = bk_call(c, VKFD_CMD_ALLOC_QUEUE_GWS, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r)
-		a->first_gws = rsp.first_gws;
-	return r;
-}
-
-static int h_create_event(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_create_event *a = arg;
-	struct vkfd_req_create_event req;
-	struct vkfd_rsp_create_event rsp;
-	struct bk_bo *page = NULL;
-	int r;
-
-	(void)usize;
-	memset(&req, 0, sizeof(req));
-	if (a->event_page_offset) {
-		/* dGPU: the handle of the guest's event-page BO */
-		pthread_mutex_lock(&bk_lock);
-		page = bk_bo_find(c, a->event_page_offset);
-		pthread_mutex_unlock(&bk_lock);
-		if (!page)
-			return -EINVAL;
-		req.event_page = a->event_page_offset;
-	}
-	req.event_type = a->event_type;
-	req.auto_reset = a->auto_reset ? 1 : 0;
-	req.node_id = a->node_id;
-	r = bk_call(c, VKFD_CMD_CREATE_EVENT, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (r)
-		return r;
-	if (page) {
-		pthread_mutex_lock(&bk_lock);
-		page = bk_bo_find(c, req.event_page);
-		if (page)
-			page->event_page = true;
-		pthread_mutex_unlock(&bk_lock);
-	}
-	a->event_id = rsp.event_id;
-	a->event_slot_index = rsp.event_slot_index;
-	a->event_trigger_data = rsp.event_trigger_data;
-	if (a->event_type == BK_EVENT_SIGNAL || a->event_type == BK_EVENT_DEBUG)
-		a->event_page_offset = BK_MMAP_TYPE_EVENTS;
-	if (rsp.event_id < BK_SIGNAL_EVENT_LIMIT) {
-		pthread_mutex_lock(&c->ev_lock);
-		memset(&c->ev[rsp.event_id], 0, sizeof(c->ev[0]));
-		c->ev[rsp.event_id].exists = true;
-		c->ev[rsp.event_id].type = (uint8_t)a->event_type;
-		pthread_mutex_unlock(&c->ev_lock);
-	}
-	return 0;
-}
-
-static void bk_ev_touch(struct bk_conn *c, uint32_t id)
-{
-	if (id < BK_SIGNAL_EVENT_LIMIT) {
-		pthread_mutex_lock(&c->ev_lock);
-		c->ev[id].quiet = false;
-		pthread_mutex_unlock(&c->ev_lock);
-	}
-}
-
-static int bk_event_cmd(struct bk_conn *c, void *arg, uint32_t cmd)
-{
-	struct bk_event_id *a = arg;
-	struct vkfd_req_event req;
-	struct vkfd_rsp_empty rsp;
-	uint32_t acmd = 0;
-	int r;
-
-	memset(&req, 0, sizeof(req));
-	req.event_id = a->event_id;
-	bk_ev_touch(c, a->event_id);
-	if (cmd != VKFD_CMD_DESTROY_EVENT) {
-		/* ROCr sets an event on every store to an interrupt signal:
-		 * SET/RESET are valid exactly for this process's signal
-		 * events (the kernel's rule), which we know, so they go out
-		 * asynchronously, batched with the next call. */
-		bool sig;
-
-		if (a->event_id >= BK_SIGNAL_EVENT_LIMIT)
-			return -EINVAL;
-		pthread_mutex_lock(&c->ev_lock);
-		sig = c->ev[a->event_id].exists && c->ev[a->event_id].type == BK_EVENT_SIGNAL;
-		pthread_mutex_unlock(&c->ev_lock);
-		if (!sig)
-			return -EINVAL;
-		acmd = cmd == VKFD_CMD_SET_EVENT ? VKFD_CMD_SET_EVENT_ASYNC
-						 : VKFD_CMD_RESET_EVENT_ASYNC;
-		r = bk_call_async(c, acmd, &req, sizeof(req));
-		/* sent now (a waiter elsewhere may depend on it), not
-		 * waited for: no round trip */
-		if (!r && vkfd_guest_flush(c->g))
-			r = -EIO;
-		return r;
-	}
-	r = bk_call(c, cmd, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r && a->event_id < BK_SIGNAL_EVENT_LIMIT) {
-		pthread_mutex_lock(&c->ev_lock);
-		c->ev[a->event_id].exists = false;
-		pthread_mutex_unlock(&c->ev_lock);
-	}
-	return r;
-}
-
-static int h_destroy_event(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)usize;
-	return bk_event_cmd(c, arg, VKFD_CMD_DESTROY_EVENT);
-}
-
-static int h_set_event(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)usize;
-	return bk_event_cmd(c, arg, VKFD_CMD_SET_EVENT);
-}
-
-static int h_reset_event(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)usize;
-	return bk_event_cmd(c, arg, VKFD_CMD_RESET_EVENT);
-}
-
-/* The host keeps the table current only while it sets the flag. */
-static bool bk_hints_on(struct bk_conn *c)
-{
-	size_t size = 0;
-	const volatile struct vkfd_shmem_hdr *h = vkfd_guest_shmem(c->g, &size);
-
-	if (!h || size < sizeof(*h))
-		return false;
-	return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) & VKFD_SHMEM_FLAG_EVENT_HINTS;
-}
-
-/* Zero-timeout poll answered from the shmem event-state table: only
- * TIMEOUT is ever answered locally, and only when the host's last real
- * answer for every event was TIMEOUT and the table has not moved since
- * (so the host has learnt of no signal), and the guest's own
- * last_event_age (KFD >= 1.14) matches the last age the host reported. */
-static bool bk_wait_local(struct bk_conn *c, const struct bk_wait_events *a,
-			  const struct bk_event_data *ev)
-{
-	const volatile uint64_t *table;
-	uint32_t count = 0;
-	bool ok = true;
-
-	if (a->timeout != 0 || a->num_events == 0)
-		return false;
-	if (!(c->features & VKFD_FEAT_EVENT_HINTS) || !bk_hints_on(c))
-		return false;
-	table = (const volatile uint64_t *)vkfd_guest_event_table(c->g, &count);
-	if (!table)
-		return false;
-	pthread_mutex_lock(&c->ev_lock);
-	if (c->local_answers >= VKFD_EVENT_HINT_MAX_LOCAL) {
-		ok = false;
-	} else {
-		for (uint32_t i = 0; ok && i < a->num_events; i++) {
-			uint32_t id = ev[i].event_id;
-			uint64_t last, cur;
-
-			memcpy(&last, ev[i].exception, sizeof(last));
-			/* slot 0 too: the kernel hands it out (idr from 0)
-			 * and the host keeps its entry; a TIMEOUT is never a
-			 * false signal, and staleness is bounded below */
-			if (id >= BK_SIGNAL_EVENT_LIMIT || id >= count) {
-				ok = false;
-				break;
-			}
-			cur = __atomic_load_n(&table[id], __ATOMIC_ACQUIRE);
-			/* unchanged since the host said TIMEOUT: either the
-			 * table value we saw before asking, or the age the
-			 * host returned (which it also stores there) */
-			if (!c->ev[id].quiet ||
-			    (cur != c->ev[id].table_seen &&
-			     (!c->ev[id].age || cur != c->ev[id].age)) ||
-			    (last && last != c->ev[id].age))
-				ok = false;
-		}
-	}
-	if (ok)
-		c->local_answers++;
-	else
-		c->local_answers = 0;
-	pthread_mutex_unlock(&c->ev_lock);
-	return ok;
-}
-
-static void bk_smi_vmfault(struct bk_conn *c, uint32_t gpu_id);
-
-static int h_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct bk_wait_events *a = arg;
-	struct bk_event_data ev[VKFD_MAX_WAIT_EVENTS];
-	struct vkfd_req_wait_events *req = NULL;
-	struct vkfd_rsp_wait_events *rsp = NULL;
-	const volatile uint64_t *table;
-	uint64_t snap[VKFD_MAX_WAIT_EVENTS];
-	uint32_t n = a->num_events, count = 0;
-	int r;
-
-	(void)usize;
-	if (n == 0 || n > VKFD_MAX_WAIT_EVENTS)
-		return -EINVAL;
-	r = bk_read_user(ev, a->events_ptr, n * sizeof(ev[0]));
-	if (r)
-		return r;
-	if (bk_wait_local(c, a, ev)) {
-		if (bk_debug > 0)
-			bk_log("wait: answered locally (TIMEOUT)");
-		a->wait_result = BK_WAIT_TIMEOUT;
-		return 0;
-	}
-	req = calloc(1, sizeof(*req));
-	rsp = calloc(1, sizeof(*rsp));
-	if (!req || !rsp) {
-		r = -ENOMEM;
-		goto out;
-	}
-	/* table snapshot before the host looks: a signal after it moves the
-	 * table, one before it makes the host answer COMPLETE */
-	table = (const volatile uint64_t *)vkfd_guest_event_table(c->g, &count);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id = ev[i].event_id;
-
-		req->events[i].event_id = id;
-		memcpy(&req->events[i].last_event_age, ev[i].exception, sizeof(uint64_t));
-		snap[i] = table && id < count ? __atomic_load_n(&table[id], __ATOMIC_ACQUIRE) : 0;
-	}
-	req->num_events = n;
-	req->wait_for_all = a->wait_for_all ? 1 : 0;
-	req->timeout_ms = a->timeout;
-	req->hdr.cmd = VKFD_CMD_WAIT_EVENTS;
-	req->hdr.len = VKFD_REQ_WAIT_EVENTS_LEN(n);
-	r = vkfd_guest_call_wait(c->g, req, req->hdr.len, rsp, VKFD_RSP_WAIT_EVENTS_LEN(n));
-	if (r) {
-		r = bk_transport_err(r);
-		goto out;
-	}
-	r = bk_errno(rsp->hdr.ret);
-	if (r)
-		goto out;
-	a->wait_result = rsp->wait_result;
-	pthread_mutex_lock(&c->ev_lock);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id = ev[i].event_id;
-		const struct vkfd_event_data *d = &rsp->events[i];
-
-		if (id < BK_SIGNAL_EVENT_LIMIT) {
-			c->ev[id].quiet = rsp->wait_result == BK_WAIT_TIMEOUT;
-			c->ev[id].table_seen = snap[i];
-			if (d->event_age)
-				c->ev[id].age = d->event_age;
-		}
-		if (rsp->wait_result != BK_WAIT_COMPLETE || i >= rsp->num_events ||
-		    d->event_id != id)
-			continue;
-		/* the kernel copies data back only for fired events */
-		if (d->kind == VKFD_EVENT_DATA_MEMORY) {
-			struct {
-				uint32_t np, ro, nx, imp;
-				uint64_t va;
-				uint32_t gpu_id, type;
-			} m = {d->not_present, d->read_only, d->no_execute, d->imprecise,
-			       d->va,          d->gpu_id,    d->error_type};
-
-			_Static_assert(sizeof(m) == 32, "abi");
-			memcpy(ev[i].exception, &m, sizeof(m));
-			bk_smi_vmfault(c, d->gpu_id);
-		} else if (d->kind == VKFD_EVENT_DATA_HW) {
-			uint32_t hw[4] = {d->reset_type, d->reset_cause, d->memory_lost, d->gpu_id};
-
-			memcpy(ev[i].exception, hw, sizeof(hw));
-		} else {
-			uint64_t last;
-
-			memcpy(&last, ev[i].exception, sizeof(last));
-			if (last && d->event_age)
-				memcpy(ev[i].exception, &d->event_age, sizeof(uint64_t));
-		}
-	}
-	pthread_mutex_unlock(&c->ev_lock);
-	if (rsp->wait_result == BK_WAIT_COMPLETE)
-		r = bk_write_user(a->events_ptr, ev, n * sizeof(ev[0]));
-out:
-	free(req);
-	free(rsp);
-	return r;
-}
-
-static int h_enotty(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -ENOTTY;
-}
-
-/* DBG_TRAP (KFD 1.13) is not carried: the host's KFD process is shared by
- * every context of a server on a real device, so its snapshots, queue
- * suspension and exception state would reach across guests, and the
- * notification fd is a guest fd. The guest answers every op as a kernel
- * that cannot debug its queues (sched_policy=2, no hardware scheduler):
- * -EINVAL before the pid is even looked up (docs/security.md). */
-static int h_dbg_trap(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EINVAL;
-}
-
-static int h_einval(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EINVAL;
-}
-
-/* SMI_EVENTS (KFD 1.3), answered in the guest: the host's SMI events
- * describe the host's KFD processes and are never forwarded. The client
- * fd is one end of a non-blocking stream socketpair (as kfdsim's, see
- * docs/kfdsim.md): the application writes its 8-byte event mask and reads
- * text records without waiting. The records are the VM faults of this
- * process, which reach the guest with the memory exception data of
- * WAIT_EVENTS (ROCr's event thread waits on them): "1 pid:comm". Faults
- * of other processes and host-side events (throttling, resets) are not
- * seen (docs/kfd-uapi.md). */
-static int h_smi_events(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	struct {
-		uint32_t gpuid, anon_fd;
-	} *a = arg;
-	struct bk_smi *s;
-	int sv[2];
-
-	(void)usize;
-	if (bk_gpu_index(a->gpuid) < 0)
-		return -EINVAL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		free(s);
-		return -errno;
-	}
-	fcntl(sv[0], F_SETFL, O_NONBLOCK | O_RDWR);
-	fcntl(sv[1], F_SETFL, O_NONBLOCK);
-	s->fd = sv[1];
-	s->gpu_id = a->gpuid;
-	pthread_mutex_lock(&c->ev_lock);
-	s->next = c->smi;
-	c->smi = s;
-	pthread_mutex_unlock(&c->ev_lock);
-	a->anon_fd = (uint32_t)sv[0];
-	return 0;
-}
-
-/* A VM fault on gpu_id: one record to each client of that GPU that asked
- * for VMFAULT; clients that closed their fd are dropped. ev_lock held. */
-static void bk_smi_vmfault(struct bk_conn *c, uint32_t gpu_id)
-{
-	char comm[17] = {0}, msg[96];
-	struct bk_smi **pp = &c->smi;
-	int len;
-
-	if (!c->smi)
-		return;
-	prctl(PR_GET_NAME, comm);
-	len = snprintf(msg, sizeof(msg), "1 %x:%s\n", (unsigned)getpid(), comm);
-	if (len < 0 || len >= (int)sizeof(msg))
-		len = (int)sizeof(msg) - 1;
-	while (*pp) {
-		struct bk_smi *s = *pp;
-		uint64_t buf[16];
-		ssize_t n;
-
-		while ((n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-			if (n >= (ssize_t)sizeof(uint64_t))
-				s->events = buf[n / 8 - 1];
-		if (n == 0) { /* the application closed its end */
-			*pp = s->next;
-			close(s->fd);
-			free(s);
-			continue;
-		}
-		if (s->gpu_id == gpu_id && (s->events & 1u))
-			(void)send(s->fd, msg, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		pp = &s->next;
-	}
-}
-
-/* SVM in a kernel built without CONFIG_HSA_AMD_SVM */
-static int h_svm(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EPERM;
-}
-
-/* CRIU_OP for a caller without CAP_CHECKPOINT_RESTORE: a guest process
- * never checkpoints through vkfd */
-static int h_criu(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EACCES;
-}
-
-/* GET_QUEUE_WAVE_STATE as a kernel with CWSR disabled answers it: an
- * unknown queue -EFAULT, a known one -EINVAL (no wave state is saved). */
-static int h_wave_state(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	const struct bk_queue_wave_state *a = arg;
-	bool known;
-
-	(void)usize;
-	pthread_mutex_lock(&bk_lock);
-	known = bk_queue_get(c, a->queue_id) != NULL;
-	pthread_mutex_unlock(&bk_lock);
-	return known ? -EINVAL : -EFAULT;
-}
-
-#define BK_IN  1u
-#define BK_OUT 2u
-
-struct bk_ioctl_desc {
-	uint32_t size; /* the struct this side knows */
-	uint32_t dir;  /* the kernel's direction, not the caller's */
-	bk_handler fn;
-};
-
-static const struct bk_ioctl_desc bk_ioctls[] = {
-    [BK_NR_GET_VERSION] = {8, BK_OUT, h_get_version},
-    [BK_NR_CREATE_QUEUE] = {96, BK_IN | BK_OUT, h_create_queue},
-    [BK_NR_DESTROY_QUEUE] = {8, BK_IN | BK_OUT, h_destroy_queue},
-    [BK_NR_SET_MEMORY_POLICY] = {32, BK_IN, h_set_memory_policy},
-    [BK_NR_GET_CLOCK_COUNTERS] = {40, BK_IN | BK_OUT, h_clock_counters},
-    [BK_NR_GET_PROCESS_APERTURES] = {400, BK_OUT, h_get_apertures_old},
-    [BK_NR_UPDATE_QUEUE] = {24, BK_IN, h_update_queue},
-    [BK_NR_CREATE_EVENT] = {32, BK_IN | BK_OUT, h_create_event},
-    [BK_NR_DESTROY_EVENT] = {8, BK_IN, h_destroy_event},
-    [BK_NR_SET_EVENT] = {8, BK_IN, h_set_event},
-    [BK_NR_RESET_EVENT] = {8, BK_IN, h_reset_event},
-    [BK_NR_WAIT_EVENTS] = {24, BK_IN | BK_OUT, h_wait_events},
-    /* docs/protocol.md section 12: not carried, answered here */
-    [0x0d] = {8, BK_IN, h_enotty},
-    [0x0e] = {8, BK_IN, h_enotty},
-    [0x0f] = {16, BK_IN, h_enotty},
-    [0x10] = {16, BK_IN, h_enotty},
-    [BK_NR_SET_SCRATCH_BACKING_VA] = {16, BK_IN | BK_OUT, h_set_scratch},
-    [BK_NR_GET_TILE_CONFIG] = {40, BK_IN | BK_OUT, h_tile_config},
-    [BK_NR_SET_TRAP_HANDLER] = {24, BK_IN, h_set_trap_handler},
-    [BK_NR_GET_PROCESS_APERTURES_NEW] = {16, BK_IN | BK_OUT, h_get_apertures_new},
-    [BK_NR_ACQUIRE_VM] = {8, BK_IN, h_acquire_vm},
-    [BK_NR_ALLOC_MEMORY_OF_GPU] = {40, BK_IN | BK_OUT, h_alloc_memory},
-    [BK_NR_FREE_MEMORY_OF_GPU] = {8, BK_IN, h_free_memory},
-    [BK_NR_MAP_MEMORY_TO_GPU] = {24, BK_IN | BK_OUT, h_map_memory},
-    [BK_NR_UNMAP_MEMORY_FROM_GPU] = {24, BK_IN | BK_OUT, h_unmap_memory},
-    [BK_NR_SET_CU_MASK] = {16, BK_IN, h_set_cu_mask},
-    [BK_NR_GET_QUEUE_WAVE_STATE] = {24, BK_IN | BK_OUT, h_wave_state},
-    /* only virtio-gpu resources could be imported; a guest fd is not one */
-    [BK_NR_GET_DMABUF_INFO] = {32, BK_IN | BK_OUT, h_einval},
-    [BK_NR_IMPORT_DMABUF] = {24, BK_IN | BK_OUT, h_einval},
-    [BK_NR_ALLOC_QUEUE_GWS] = {16, BK_IN | BK_OUT, h_alloc_gws},
-    [BK_NR_SMI_EVENTS] = {8, BK_IN | BK_OUT, h_smi_events},
-    /* like a kernel built without SVM support */
-    [BK_NR_SVM] = {24, BK_IN | BK_OUT, h_svm},
-    [BK_NR_SET_XNACK_MODE] = {4, BK_IN | BK_OUT, h_set_xnack},
-    [BK_NR_CRIU_OP] = {56, BK_IN | BK_OUT, h_criu},
-    [BK_NR_AVAILABLE_MEMORY] = {16, BK_IN | BK_OUT, h_available_memory},
-    [BK_NR_EXPORT_DMABUF] = {16, BK_IN | BK_OUT, h_einval},
-    [BK_NR_RUNTIME_ENABLE] = {16, BK_IN | BK_OUT, h_runtime_enable},
-    [BK_NR_DBG_TRAP] = {32, BK_IN | BK_OUT, h_dbg_trap},
-    [BK_NR_CREATE_PROCESS] = {0, 0, h_enotty},
-};
-
-#define BK_ARG_MAX 400
-
-static int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
-{
-	const struct bk_ioctl_desc *d;
-	unsigned int nr = _IOC_NR(request);
-	uint32_t usize = _IOC_SIZE(request);
-	uint64_t buf[BK_ARG_MAX / 8];
-	uint32_t n;
-	int r, w;
-
-	if (_IOC_TYPE(request) != 'K')
-		return -ENOTTY;
-	if (nr >= sizeof(bk_ioctls) / sizeof(bk_ioctls[0]) || !bk_ioctls[nr].fn)
-		return -ENOTTY; /* includes the out-of-tree 0x80..0x85 */
-	d = &bk_ioctls[nr];
-	if (d->fn == h_enotty)
-		return -ENOTTY; /* not even the argument is read */
-	memset(buf, 0, sizeof(buf));
-	/* the kernel copies what the caller declared and zero-extends */
-	n = usize < d->size ? usize : d->size;
-	if ((d->dir & BK_IN) && n) {
-		r = bk_read_user(buf, (uintptr_t)arg, n);
-		if (r)
-			return r;
-	}
-	r = d->fn(c, buf, usize);
-	if ((d->dir & BK_OUT) && n) {
-		w = bk_write_user((uintptr_t)arg, buf, n);
-		if (w && !r)
-			r = w;
-	}
-	return r;
-}
-
-/* ------------------------------------------------------------------ */
-/* Render node                                                         */
-/* ------------------------------------------------------------------ */
-
-static struct bk_conn *bk_any_conn(void)
-{
-	for (unsigned int i = 0; i < BK_MAX_FILES; i++)
-		if (bk.files[i].kind == BK_KFD && bk.files[i].conn && !bk.files[i].conn->dead &&
-		    bk.files[i].pid == getpid())
-			return bk.files[i].conn;
-	return bk.spare && !bk.spare->dead ? bk.spare : NULL;
-}
-
-static int bk_amdgpu_query(struct bk_conn *c, uint32_t gpu_id, uint32_t query, uint64_t p0,
-			   uint64_t p1, void *out, uint32_t out_size, uint32_t *got)
-{
-	struct vkfd_req_amdgpu_query req;
-	uint8_t rspbuf[sizeof(struct vkfd_rsp_amdgpu_query) + VKFD_MAX_AMDGPU_QUERY];
-	struct vkfd_rsp_amdgpu_query *rsp = (void *)rspbuf;
-	int r;
-
-	if (out_size == 0 || out_size > VKFD_MAX_AMDGPU_QUERY)
-		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	req.gpu_id = gpu_id;
-	req.query = query;
-	req.out_size = out_size;
-	req.param0 = p0;
-	req.param1 = p1;
-	r = bk_call(c, VKFD_CMD_AMDGPU_QUERY, &req, sizeof(req), rspbuf,
-		    sizeof(*rsp) + ((out_size + 7u) & ~7u));
-	if (r)
-		return r;
-	if (rsp->size > out_size)
-		return -EIO;
-	memset(out, 0, out_size);
-	memcpy(out, rsp + 1, rsp->size);
-	*got = rsp->size;
-	return 0;
-}
-
-#include "backend_vkfd_drm.h"
-
-static int bk_render_ioctl(int fd, unsigned long request, void *arg)
-{
-	struct bk_conn *c = NULL;
-	struct bk_file *f;
-	uint32_t gpu_id = 0;
-	bool free_it;
-	int r;
-
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
-	if (f && f->kind == BK_RENDER) {
-		/* the VM owner if any; else any KFD process of ours (the
-		 * queries are read-only); borrowed for the call */
-		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner : bk_any_conn();
-		gpu_id = f->gpu >= 0 ? bk.gpus[f->gpu].gpu_id : 0;
-		if (c)
-			c->users++;
-	}
-	pthread_mutex_unlock(&bk_lock);
-	if (!c)
-		return f ? -ENODEV : -EBADF;
-	r = bk_drm_ioctl(c, gpu_id, request, arg);
-	pthread_mutex_lock(&bk_lock);
-	free_it = --c->users == 0 && c->closed;
-	pthread_mutex_unlock(&bk_lock);
-	if (free_it) {
-		pthread_mutex_lock(&bk_mem_lock);
-		bk_conn_free(c);
-		pthread_mutex_unlock(&bk_mem_lock);
-	}
-	return r;
-}
-
-/* ------------------------------------------------------------------ */
-/* mmap                                                                */
-/* ------------------------------------------------------------------ */
-
-static void *bk_map_blob_at(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len, int prot,
-			    int flags)
-{
-	int r;
-
-	if (len > b->blob_size) {
-		errno = EINVAL;
-		return MAP_FAILED;
-	}
-	r = bk_bo_blob(c, b);
-	if (r) {
-		errno = -r;
-		return MAP_FAILED;
-	}
-	return vkfd_guest_blob_map(c->g, &b->blob, (flags & MAP_FIXED) ? addr : NULL, len, 0, prot);
-}
-
-static void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	struct bk_conn *c = NULL;
-	struct bk_bo *b = NULL;
-	struct bk_file *f;
-	uint64_t o = (uint64_t)off;
-	void *ret;
-
-	if (len == 0) {
-		errno = EINVAL;
-		return MAP_FAILED;
-	}
-	pthread_mutex_lock(&bk_mem_lock);
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
-	if (!f || f->pid != getpid()) {
-		pthread_mutex_unlock(&bk_lock);
-		pthread_mutex_unlock(&bk_mem_lock);
-		errno = EBADF;
-		return MAP_FAILED;
-	}
-	if (f->kind == BK_RENDER) {
-		b = bk_bo_by_cookie(o, &c);
-		/* a GEM offset is only valid on the render file whose VM
-		 * the BO's process acquired */
-		if (b && (c != f->vm_owner || f->gpu < 0 || bk.gpus[f->gpu].gpu_id != b->gpu_id))
-			b = NULL;
-	} else if (f->conn && !f->conn->dead) {
-		uint64_t type = o & BK_MMAP_TYPE_MASK;
-		uint32_t gid = (uint32_t)((o & BK_MMAP_GPU_ID_MASK) >> BK_MMAP_GPU_ID_SHIFT);
-		uint32_t want = type == BK_MMAP_TYPE_DOORBELL ? BK_ALLOC_DOORBELL
-				: type == BK_MMAP_TYPE_MMIO   ? BK_ALLOC_MMIO_REMAP
-							      : 0;
-
-		c = f->conn;
-		if (want && !(o & ~(BK_MMAP_TYPE_MASK | BK_MMAP_GPU_ID_MASK))) {
-			for (b = c->bos; b; b = b->next)
-				if ((b->kfd_flags & want) && (b->gpu_id & 0xffff) == gid)
-					break;
-		}
-	}
-	pthread_mutex_unlock(&bk_lock);
-	if (!b) {
-		pthread_mutex_unlock(&bk_mem_lock);
-		errno = EINVAL;
-		return MAP_FAILED;
-	}
-	if (b->map_flags & VKFD_ALLOC_MAP_NONE || prot == PROT_NONE) {
-		/* no CPU access: reserve the range like the kernel's
-		 * PROT_NONE mapping, without making a blob */
-		ret =
-		    mmap(addr, len, PROT_NONE,
-			 (flags & MAP_FIXED) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	} else {
-		ret = bk_map_blob_at(c, b, addr, len, prot, flags);
-	}
-	pthread_mutex_unlock(&bk_mem_lock);
-	return ret;
-}
-
-static void bk_munmap_notify(void *addr, size_t len)
-{
-	uint64_t s = (uintptr_t)addr, e = s + len;
-
-	pthread_mutex_lock(&bk_lock);
-	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
-		struct bk_conn *c = bk.files[i].conn;
-
-		if (bk.files[i].kind != BK_KFD || !c)
-			continue;
-		for (struct bk_bo *b = c->bos; b; b = b->next)
-			if (b->userptr && b->userptr_mapped && s < b->cpu_va + b->uptr_len &&
-			    b->cpu_va < e)
-				b->userptr_mapped = false;
-	}
-	pthread_mutex_unlock(&bk_lock);
-}
-
 static int bk_ioctl(int fd, unsigned long request, void *arg)
 {
 	struct bk_file *f;
 	struct bk_file copy;
 
-	pthread_mutex_lock(&bk_lock);
-	f = bk_file_get(fd);
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
 	if (f)
 		copy = *f;
-	pthread_mutex_unlock(&bk_lock);
+	bk_table_unlock();
 	if (!f)
 		return -EBADF;
 	if (copy.pid != getpid())

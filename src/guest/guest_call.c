@@ -59,34 +59,38 @@ static bool seqno_done(struct vkfd_guest *g, uint32_t seqno)
 	return vkfd_seqno_processed(processed(g), seqno, base, issued);
 }
 
-/* The host is gone or lost the context: every later call and every
- * waiting thread returns err (-EIO, or -EPIPE for a closed connection),
- * as calls on a dead GPU fail. Returns the sticky error. */
-static int mark_lost(struct vkfd_guest *g, int err)
+/* Caller holds g->lock. The host is gone or lost the context: every later
+ * call and every waiting thread returns err (-EIO, or -EPIPE for a closed
+ * connection), as calls on a dead GPU fail. Returns the sticky error.
+ * Lock order: g->lock, then ring_lock (no path takes g->lock while it
+ * holds ring_lock). */
+static int set_lost_locked(struct vkfd_guest *g, int err)
 {
-	pthread_mutex_lock(&g->lock);
 	if (!g->err) {
 		guest_log(GUEST_LOG_ERROR, "host context lost: %s", strerror(-err));
-		/* atomic: waiters read it under ring_lock, not g->lock */
+		/* atomic: waiters read it under ring_lock or no lock at all */
 		__atomic_store_n(&g->err, err, __ATOMIC_RELEASE);
 	}
-	err = g->err;
-	pthread_mutex_unlock(&g->lock);
 	/* threads waiting for a free ring look at g->err */
 	pthread_mutex_lock(&g->ring_lock);
 	pthread_cond_broadcast(&g->ring_cond);
 	pthread_mutex_unlock(&g->ring_lock);
+	return g->err;
+}
+
+static int mark_lost(struct vkfd_guest *g, int err)
+{
+	pthread_mutex_lock(&g->lock);
+	err = set_lost_locked(g, err);
+	pthread_mutex_unlock(&g->lock);
 	return err;
 }
 
 /* 0 while the host may still answer, else the error to return. */
 static int host_liveness(struct vkfd_guest *g)
 {
-	int err;
+	int err = __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
 
-	pthread_mutex_lock(&g->lock);
-	err = g->err;
-	pthread_mutex_unlock(&g->lock);
 	if (err)
 		return err;
 	if (vkfd_load_acquire_u32(&shm_hdr(g)->async_error))
@@ -143,9 +147,7 @@ static int flush_locked(struct vkfd_guest *g, uint32_t ring, uint64_t *fence)
 	if (r) {
 		/* Queued requests are lost: the connection cannot be trusted. */
 		guest_log(GUEST_LOG_ERROR, "submit failed: %s", strerror(-r));
-		/* atomic: waiters read it under ring_lock, not g->lock */
-		__atomic_store_n(&g->err, r == -EPIPE ? -EPIPE : -EIO, __ATOMIC_RELEASE);
-		return g->err;
+		return set_lost_locked(g, r == -EPIPE ? -EPIPE : -EIO);
 	}
 	return 0;
 }

@@ -13,8 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <vkfd/host.h>
-
 static struct guest_transport *open_transport(enum vkfd_transport tr, const char *target)
 {
 	if (tr == VKFD_TRANSPORT_AUTO) {
@@ -38,13 +36,7 @@ static struct guest_transport *open_transport(enum vkfd_transport tr, const char
 	case VKFD_TRANSPORT_VTEST:
 		return gt_vtest_open(target);
 	case VKFD_TRANSPORT_DIRECT:
-#ifdef VKFD_GUEST_HAVE_DIRECT
 		return gt_direct_open();
-#else
-		guest_log(GUEST_LOG_ERROR, "built without the direct transport");
-		errno = ENOTSUP;
-		return NULL;
-#endif
 	case VKFD_TRANSPORT_AUTO: {
 		struct guest_transport *t = gt_virtgpu_open(NULL);
 
@@ -63,7 +55,7 @@ static int read_capset(struct vkfd_guest *g)
 	memset(buf, 0, sizeof(buf));
 	n = g->t->ops->get_capset(g->t, VKFD_WIRE_FORMAT, buf, sizeof(buf));
 	if (n < 0) {
-		guest_log(GUEST_LOG_ERROR, "host offers no capset %u: %s", VKFD_CAPSET_ID,
+		guest_log(GUEST_LOG_ERROR, "host offers no capset %u: %s", VIRTIO_GPU_CAPSET_AMDKFD,
 			  strerror(-n));
 		return n == -ENOENT ? -ENODEV : n;
 	}

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Guest library diagnostics: stderr only, off below the VKFD_DEBUG level
- * (0..4 or none, error, warn, info, debug; default error, because the
+ * Guest library diagnostics through the one vkfd logger (src/log/vkfd_log.h):
+ * stderr only, off below the VKFD_DEBUG level (default error, because the
  * library runs inside arbitrary applications).
  */
 #ifndef VKFD_GUEST_LOG_H
 #define VKFD_GUEST_LOG_H
 
+#include "vkfd_log.h"
+
 enum guest_log_level {
-	GUEST_LOG_NONE = 0,
-	GUEST_LOG_ERROR = 1,
-	GUEST_LOG_WARN = 2,
-	GUEST_LOG_INFO = 3,
-	GUEST_LOG_DEBUG = 4,
+	GUEST_LOG_NONE = VKFD_LOG_NONE,
+	GUEST_LOG_ERROR = VKFD_LOG_ERROR,
+	GUEST_LOG_WARN = VKFD_LOG_WARN,
+	GUEST_LOG_INFO = VKFD_LOG_INFO,
+	GUEST_LOG_DEBUG = VKFD_LOG_DEBUG,
 };
 
 void guest_log(enum guest_log_level level, const char *fmt, ...)

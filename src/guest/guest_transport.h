@@ -23,7 +23,7 @@ struct guest_transport;
 struct guest_transport_ops {
 	const char *name;
 	enum vkfd_transport type;
-	/* Raw capset bytes (id VKFD_CAPSET_ID). Returns the size copied
+	/* Raw capset bytes (id VIRTIO_GPU_CAPSET_AMDKFD). Returns the size copied
 	 * (<= cap) or -errno (-ENOENT: the host does not offer it). */
 	int (*get_capset)(struct guest_transport *t, uint32_t version, void *buf, size_t cap);
 	/* Create the host context for our capset with GT_NUM_RINGS rings. */
@@ -49,6 +49,9 @@ struct guest_transport {
 
 /* Constructors: NULL and errno on failure. */
 struct guest_transport *gt_vtest_open(const char *socket_path);
+/* The in-process host: src/direct/transport_direct.c in the tests' and
+ * vkfd-bench's libvkfd-guest-direct; libvkfd-guest links
+ * transport_direct_none.c instead, which fails with ENOTSUP. */
 struct guest_transport *gt_direct_open(void);
 struct guest_transport *gt_virtgpu_open(const char *node_path);
 

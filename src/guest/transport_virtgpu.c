@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <vkfd/host.h>
 #include "vkfd_protocol.h"
 
 struct gt_virtgpu {
@@ -82,7 +81,7 @@ static int probe(int fd)
 		return r ? r : -ENODEV;
 	if ((r = getparam(fd, VGU_PARAM_SUPPORTED_CAPSET_IDS, &val)))
 		return r;
-	return ((unsigned)val & (1u << VKFD_CAPSET_ID)) ? 0 : -ENODEV;
+	return ((unsigned)val & (1u << VIRTIO_GPU_CAPSET_AMDKFD)) ? 0 : -ENODEV;
 }
 
 static int open_node(const char *path)
@@ -137,7 +136,7 @@ static int vg_get_capset(struct guest_transport *t, uint32_t version, void *buf,
 		cap = UINT32_MAX;
 	memset(buf, 0, cap);
 	memset(&gc, 0, sizeof(gc));
-	gc.cap_set_id = VKFD_CAPSET_ID;
+	gc.cap_set_id = VIRTIO_GPU_CAPSET_AMDKFD;
 	gc.cap_set_ver = version;
 	gc.addr = (uint64_t)(uintptr_t)buf;
 	gc.size = (uint32_t)cap;
@@ -151,7 +150,7 @@ static int vg_context_init(struct guest_transport *t)
 {
 	struct gt_virtgpu *g = to_vg(t);
 	struct vgu_context_set_param p[3] = {
-	    {VGU_CONTEXT_PARAM_CAPSET_ID, VKFD_CAPSET_ID},
+	    {VGU_CONTEXT_PARAM_CAPSET_ID, VIRTIO_GPU_CAPSET_AMDKFD},
 	    {VGU_CONTEXT_PARAM_NUM_RINGS, GT_NUM_RINGS},
 	    /* Every ring is polled by the guest (fence fds), so no
 	     * fence events are needed in the DRM event queue. */
@@ -351,8 +350,8 @@ struct guest_transport *gt_virtgpu_open(const char *node_path)
 	int fd = node_path ? open_node(node_path) : scan_nodes();
 
 	if (fd < 0) {
-		guest_log(GUEST_LOG_INFO, "virtgpu: no node with capset %u (%s)", VKFD_CAPSET_ID,
-			  strerror(-fd));
+		guest_log(GUEST_LOG_INFO, "virtgpu: no node with capset %u (%s)",
+			  VIRTIO_GPU_CAPSET_AMDKFD, strerror(-fd));
 		errno = -fd;
 		return NULL;
 	}

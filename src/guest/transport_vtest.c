@@ -23,7 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <vkfd/host.h>
 #include "vkfd_protocol.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 60000
@@ -139,7 +138,7 @@ static int handshake(struct gt_vtest *v)
 static int vt_get_capset(struct guest_transport *t, uint32_t version, void *buf, size_t cap)
 {
 	struct gt_vtest *v = to_vt(t);
-	uint32_t req[2] = {VKFD_CAPSET_ID, version}, valid;
+	uint32_t req[2] = {VIRTIO_GPU_CAPSET_AMDKFD, version}, valid;
 	uint32_t *data = NULL;
 	int n, r;
 
@@ -206,7 +205,7 @@ static int ring_sync(struct gt_vtest *v, uint32_t ring)
 static int vt_context_init(struct guest_transport *t)
 {
 	struct gt_vtest *v = to_vt(t);
-	uint32_t capset = VKFD_CAPSET_ID;
+	uint32_t capset = VIRTIO_GPU_CAPSET_AMDKFD;
 	int r;
 
 	pthread_mutex_lock(&v->lock);

@@ -3,9 +3,9 @@
  * The KFD ABI vkfd needs beyond the build machine's <linux/kfd_ioctl.h>
  * (Debian 12 ships KFD 1.11), written from the documented ABI, and the
  * kernel-internal encodings user space depends on (mmap offsets, doorbell
- * slices). One copy for the host context and kfdsim; the guest front end
- * keeps its own definitions because it serves both header sizes of every
- * grown struct (src/guest/backend_vkfd_kfd.h).
+ * slices). One copy for the host context, kfdsim and the guest front end
+ * (src/guest/backend_vkfd*.c), which serves both sizes of every grown
+ * struct: the system header's and the larger one below.
  *
  * The kernel keys ioctls on their number and zero-extends shorter argument
  * structs, so the larger layouts below are accepted by older kernels too.
@@ -86,6 +86,7 @@ struct vkfd_kfd_runtime_enable_args {
 #define VKFD_KFD_MMAP_TYPE_RESERVED_MEM (1ull << VKFD_KFD_MMAP_TYPE_SHIFT)
 #define VKFD_KFD_MMAP_TYPE_MMIO         (0ull << VKFD_KFD_MMAP_TYPE_SHIFT)
 #define VKFD_KFD_MMAP_GPU_ID_SHIFT      46
+#define VKFD_KFD_MMAP_GPU_ID_MASK       (0xffffull << VKFD_KFD_MMAP_GPU_ID_SHIFT)
 #define VKFD_KFD_MMAP_GPU_ID(id)        (((uint64_t)(id)&0xffffull) << VKFD_KFD_MMAP_GPU_ID_SHIFT)
 #define VKFD_KFD_MMAP_GET_GPU_ID(off)                                                              \
 	((uint32_t)(((off) >> VKFD_KFD_MMAP_GPU_ID_SHIFT) & 0xffffull))

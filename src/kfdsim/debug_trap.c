@@ -426,7 +426,7 @@ static int op_device_snapshot(struct sim_process *p, struct vkfd_kfd_dbg_trap_ar
 		e.simd_arrays_per_engine = t->simd_arrays_per_engine;
 		e.num_xcc = 1;
 		e.capability = sim_topology_capability(t, p->sim->cfg.kfd_minor);
-		e.debug_prop = (uint32_t)t->debug_prop;
+		e.debug_prop = (uint32_t)sim_topology_debug_prop(t, p->sim->cfg.kfd_minor);
 		pdd->exception_status &= ~a->device_snapshot.exception_mask;
 		if (sim_copy_to_user(buf + (uint64_t)i * stride, &e, copy))
 			return -EFAULT;

@@ -8,6 +8,7 @@
  * caller's own memory. GPU VA is checked for overlap when a BO is mapped
  * into a VM, which is where amdgpu_vm_bo_map rejects it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -103,6 +104,28 @@ void sim_backing_put(struct sim_backing *b, struct sim_pdd *grave)
 	free(b);
 }
 
+/* The same with sim->lock held; only for memory no engine can reach (its
+ * VM is gone). */
+void sim_backing_put_locked(struct sim_backing *b)
+{
+	struct kfdsim *sim;
+
+	if (!b || atomic_fetch_sub((_Atomic unsigned *)&b->refs, 1) != 1)
+		return;
+	sim = b->sim;
+	for (size_t i = 0; i < sim->nexports; i++) {
+		if (sim->exports[i].backing == b) {
+			sim->exports[i] = sim->exports[--sim->nexports];
+			break;
+		}
+	}
+	if (b->counted)
+		sim->bytes_allocated -= b->size;
+	munmap(b->host, b->size);
+	close(b->memfd);
+	free(b);
+}
+
 int sim_doorbells_get(struct sim_pdd *pdd)
 {
 	if (!pdd->doorbells) {
@@ -161,15 +184,15 @@ static int idr_alloc_bo(struct sim_pdd *pdd, struct sim_bo *bo)
 
 /* ---- the GPU VM of one process on one GPU ---- */
 
-static size_t map_lower_bound(struct sim_pdd *pdd, uint64_t va)
+static size_t map_lower_bound(const struct sim_vm *vm, uint64_t va)
 {
-	size_t lo = 0, hi = pdd->nmaps;
+	size_t lo = 0, hi = vm->nmaps;
 
 	/* first mapping whose end is above va */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (pdd->maps[mid].end <= va)
+		if (vm->maps[mid].end <= va)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -179,49 +202,115 @@ static size_t map_lower_bound(struct sim_pdd *pdd, uint64_t va)
 
 struct sim_mapping *sim_mapping_find(struct sim_pdd *pdd, uint64_t va)
 {
-	size_t i = map_lower_bound(pdd, va);
+	size_t i = map_lower_bound(&pdd->vm, va);
 
-	if (i < pdd->nmaps && pdd->maps[i].start <= va)
-		return &pdd->maps[i];
+	if (i < pdd->vm.nmaps && pdd->vm.maps[i].start <= va)
+		return &pdd->vm.maps[i];
 	return NULL;
+}
+
+static int vm_reserve(struct sim_vm *vm, size_t more)
+{
+	size_t cap = vm->maps_cap ? vm->maps_cap : 64;
+	struct sim_mapping *n;
+
+	while (cap < vm->nmaps + more)
+		cap *= 2;
+	if (cap == vm->maps_cap)
+		return 0;
+	n = realloc(vm->maps, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	vm->maps = n;
+	vm->maps_cap = cap;
+	return 0;
+}
+
+int sim_vm_insert(struct sim_vm *vm, const struct sim_mapping *m, uint64_t limit)
+{
+	uint64_t start = m->start, len = m->end - m->start;
+	size_t i;
+
+	/* amdgpu_vm_bo_map: page aligned, no wrap, below the VM end, no overlap */
+	if ((start | m->end) & (SIM_PAGE_SIZE - 1) || m->end <= start || m->end > limit)
+		return -EINVAL;
+	i = map_lower_bound(vm, start);
+	if (i < vm->nmaps && vm->maps[i].start < start + len)
+		return -EINVAL;
+	if (vm_reserve(vm, 1))
+		return -ENOMEM;
+	memmove(&vm->maps[i + 1], &vm->maps[i], (vm->nmaps - i) * sizeof(vm->maps[0]));
+	vm->maps[i] = *m;
+	vm->nmaps++;
+	return 0;
+}
+
+/* amdgpu_vm_bo_clear_mappings: mappings inside go, mappings that straddle
+ * an edge keep the part outside. */
+int sim_vm_clear(struct sim_vm *vm, uint64_t start, uint64_t end)
+{
+	size_t i = map_lower_bound(vm, start), j;
+
+	/* one mapping may straddle both edges and become two */
+	if (vm_reserve(vm, 1))
+		return -ENOMEM;
+	if (i < vm->nmaps && vm->maps[i].start < start && vm->maps[i].end > end) {
+		struct sim_mapping tail = vm->maps[i];
+
+		tail.host += end - tail.start;
+		tail.start = end;
+		vm->maps[i].end = start;
+		memmove(&vm->maps[i + 2], &vm->maps[i + 1],
+			(vm->nmaps - i - 1) * sizeof(vm->maps[0]));
+		vm->maps[i + 1] = tail;
+		vm->nmaps++;
+		return 0;
+	}
+	if (i < vm->nmaps && vm->maps[i].start < start) {
+		vm->maps[i].end = start;
+		i++;
+	}
+	for (j = i; j < vm->nmaps && vm->maps[j].end <= end; j++)
+		;
+	if (j < vm->nmaps && vm->maps[j].start < end) {
+		vm->maps[j].host += end - vm->maps[j].start;
+		vm->maps[j].start = end;
+	}
+	memmove(&vm->maps[i], &vm->maps[j], (vm->nmaps - j) * sizeof(vm->maps[0]));
+	vm->nmaps -= j - i;
+	return 0;
+}
+
+void sim_vm_free(struct sim_vm *vm)
+{
+	free(vm->maps);
+	vm->maps = NULL;
+	vm->nmaps = vm->maps_cap = 0;
 }
 
 static int vm_insert(struct sim_pdd *pdd, uint64_t start, uint64_t len, uint8_t *host,
 		     bool writable, struct sim_bo *bo)
 {
-	size_t i;
+	struct sim_mapping m = {.start = start,
+				.end = start + len,
+				.host = host,
+				.writable = writable,
+				.bo = bo,
+				.backing = bo->backing};
 
-	/* amdgpu_vm_bo_map: page aligned, no wrap, below the VM end, no overlap */
-	if ((start | len) & (SIM_PAGE_SIZE - 1) || len == 0 || start + len < start ||
-	    start + len > SIM_GPUVM_LIMIT)
+	if (start + len < start)
 		return -EINVAL;
-	i = map_lower_bound(pdd, start);
-	if (i < pdd->nmaps && pdd->maps[i].start < start + len)
-		return -EINVAL;
-	if (pdd->nmaps == pdd->maps_cap) {
-		size_t cap = pdd->maps_cap ? pdd->maps_cap * 2 : 64;
-		struct sim_mapping *n = realloc(pdd->maps, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		pdd->maps = n;
-		pdd->maps_cap = cap;
-	}
-	memmove(&pdd->maps[i + 1], &pdd->maps[i], (pdd->nmaps - i) * sizeof(pdd->maps[0]));
-	pdd->maps[i] = (struct sim_mapping){
-	    .start = start, .end = start + len, .host = host, .writable = writable, .bo = bo};
-	pdd->nmaps++;
-	return 0;
+	return sim_vm_insert(&pdd->vm, &m, SIM_GPUVM_LIMIT);
 }
 
 static void vm_remove_bo(struct sim_pdd *pdd, struct sim_bo *bo)
 {
 	size_t j = 0;
 
-	for (size_t i = 0; i < pdd->nmaps; i++)
-		if (pdd->maps[i].bo != bo)
-			pdd->maps[j++] = pdd->maps[i];
-	pdd->nmaps = j;
+	for (size_t i = 0; i < pdd->vm.nmaps; i++)
+		if (pdd->vm.maps[i].bo != bo)
+			pdd->vm.maps[j++] = pdd->vm.maps[i];
+	pdd->vm.nmaps = j;
 }
 
 static uint8_t *bo_host(struct sim_bo *bo)
@@ -267,6 +356,7 @@ void *sim_translate(void *ctx, uint64_t va, uint64_t len, bool write)
 
 	if (len == 0 || va + len < va)
 		return NULL;
+	va = sim_gpuvm_fold(va);
 	pthread_rwlock_rdlock(&pdd->vm_lock);
 	m = sim_mapping_find(pdd, va);
 	if (m && va + len <= m->end && (!write || m->writable))
@@ -281,6 +371,7 @@ int sim_vm_lookup(struct sim_pdd *pdd, uint64_t va, bool *writable)
 	struct sim_mapping *m;
 	int r = -EFAULT;
 
+	va = sim_gpuvm_fold(va);
 	pthread_rwlock_rdlock(&pdd->vm_lock);
 	m = sim_mapping_find(pdd, va);
 	if (m) {
@@ -571,6 +662,114 @@ int sim_ioctl_unmap_memory(struct sim_process *p, void *args)
 	return map_common(p, args, false);
 }
 
+/* Drop the exports no descriptor of this process refers to any more (the
+ * kernel frees a dmabuf with its last file reference; kfdsim's dmabufs are
+ * dups of the backing's memfd, which kfdsim itself keeps open). Without
+ * /proc nothing is dropped. sim->lock held. */
+void sim_exports_prune_locked(struct kfdsim *sim)
+{
+	struct {
+		dev_t dev;
+		ino_t ino;
+		int fd;
+	} open_fds[1024];
+	size_t n = 0, i;
+	DIR *d;
+	struct dirent *e;
+
+	/* Only strong exports (PRIME exports of GEM objects) are ever dropped
+	 * here; without one, skip the scan of every descriptor of the
+	 * process, which also reads descriptors other threads own. */
+	for (i = 0; i < sim->nexports && !sim->exports[i].strong; i++)
+		;
+	if (i == sim->nexports)
+		return;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] == '.' || fd == dirfd(d) || fstat(fd, &st))
+			continue;
+		if (n == sizeof(open_fds) / sizeof(open_fds[0])) {
+			closedir(d);
+			return; /* too many to tell: keep everything */
+		}
+		open_fds[n].dev = st.st_dev;
+		open_fds[n].ino = st.st_ino;
+		open_fds[n].fd = fd;
+		n++;
+	}
+	closedir(d);
+	for (i = 0; i < sim->nexports;) {
+		struct sim_export *x = &sim->exports[i];
+		bool seen = !x->strong;
+
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = open_fds[k].dev == x->dev && open_fds[k].ino == x->ino &&
+			       open_fds[k].fd != x->backing->memfd;
+		if (seen) {
+			i++;
+			continue;
+		}
+		{
+			struct sim_backing *b = x->backing;
+
+			*x = sim->exports[--sim->nexports];
+			sim_backing_put_locked(b);
+		}
+	}
+}
+
+void sim_exports_release(struct kfdsim *sim)
+{
+	while (sim->nexports) {
+		struct sim_export x = sim->exports[--sim->nexports];
+
+		if (x.strong)
+			sim_backing_put_locked(x.backing);
+	}
+}
+
+int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags,
+			bool strong)
+{
+	bool found = false;
+	int r = 0;
+
+	pthread_mutex_lock(&sim->lock);
+	sim_exports_prune_locked(sim);
+	for (size_t i = 0; i < sim->nexports; i++)
+		found |= sim->exports[i].backing == b;
+	if (!found && sim->nexports == sim->exports_cap) {
+		size_t cap = sim->exports_cap ? sim->exports_cap * 2 : 16;
+		struct sim_export *n = realloc(sim->exports, cap * sizeof(*n));
+
+		if (n) {
+			sim->exports = n;
+			sim->exports_cap = cap;
+		} else {
+			r = -ENOMEM;
+		}
+	}
+	if (!found && !r) {
+		struct sim_export *e = &sim->exports[sim->nexports++];
+
+		e->dev = b->dev;
+		e->ino = b->ino;
+		e->backing = b;
+		e->gpu_id = gpu_id;
+		e->flags = flags;
+		e->strong = strong;
+		if (strong)
+			sim_backing_get(b);
+	}
+	pthread_mutex_unlock(&sim->lock);
+	return r;
+}
+
 int sim_ioctl_export_dmabuf(struct sim_process *p, void *args)
 {
 	struct vkfd_kfd_export_dmabuf_args *a = args;
@@ -599,34 +798,8 @@ int sim_ioctl_export_dmabuf(struct sim_process *p, void *args)
 		r = -errno;
 		goto out;
 	}
-	pthread_mutex_lock(&sim->lock);
-	{
-		bool found = false;
-
-		for (size_t i = 0; i < sim->nexports; i++)
-			found |= sim->exports[i].backing == bo->backing;
-		if (!found && sim->nexports == sim->exports_cap) {
-			size_t cap = sim->exports_cap ? sim->exports_cap * 2 : 16;
-			struct sim_export *n = realloc(sim->exports, cap * sizeof(*n));
-
-			if (n) {
-				sim->exports = n;
-				sim->exports_cap = cap;
-			} else {
-				r = -ENOMEM;
-			}
-		}
-		if (!found && !r) {
-			struct sim_export *e = &sim->exports[sim->nexports++];
-
-			e->dev = bo->backing->dev;
-			e->ino = bo->backing->ino;
-			e->backing = bo->backing;
-			e->gpu_id = pdd->gpu->gpu_id;
-			e->flags = bo->flags;
-		}
-	}
-	pthread_mutex_unlock(&sim->lock);
+	/* weak: kfdsim forgets the dmabuf when the BO's memory goes */
+	r = sim_export_register(sim, bo->backing, pdd->gpu->gpu_id, bo->flags, false);
 	if (r) {
 		close(fd);
 		goto out;
@@ -639,7 +812,7 @@ out:
 
 /* Find an export by fd; returns -EBADF for a bad fd, -EINVAL for a file
  * that is not a buffer kfdsim exported (or whose BO is gone). */
-static int export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref)
+int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref)
 {
 	struct stat st;
 	int r = -EINVAL;
@@ -669,7 +842,7 @@ int sim_ioctl_import_dmabuf(struct sim_process *p, void *args)
 	struct sim_bo *bo;
 	int r;
 
-	r = export_lookup(sim, (int)a->dmabuf_fd, &e, true);
+	r = sim_export_lookup(sim, (int)a->dmabuf_fd, &e, true);
 	if (r)
 		return r;
 	pthread_mutex_lock(&p->lock);
@@ -711,7 +884,7 @@ int sim_ioctl_get_dmabuf_info(struct sim_process *p, void *args)
 	struct sim_export e;
 	int r;
 
-	r = export_lookup(p->sim, (int)a->dmabuf_fd, &e, false);
+	r = sim_export_lookup(p->sim, (int)a->dmabuf_fd, &e, false);
 	if (r)
 		return r;
 	a->size = e.backing->size;
@@ -733,9 +906,7 @@ void sim_pdd_release_memory(struct sim_pdd *pdd)
 	free(pdd->bos);
 	pdd->bos = NULL;
 	pdd->bos_cap = 0;
-	free(pdd->maps);
-	pdd->maps = NULL;
-	pdd->nmaps = pdd->maps_cap = 0;
+	sim_vm_free(&pdd->vm);
 	sim_backing_put(pdd->doorbells, NULL);
 	sim_backing_put(pdd->mmio, NULL);
 	pdd->doorbells = pdd->mmio = NULL;

@@ -205,6 +205,10 @@ int sim_ioctl_acquire_vm(struct sim_process *p, void *args)
 		ret = -EINVAL;
 		goto out;
 	}
+	/* the mappings GEM_VA made in the file's VM stay (KFD 1.15) */
+	ret = sim_render_vm_adopt(r, pdd);
+	if (ret)
+		goto out;
 	r->refs++;
 	r->owner = p;
 	pdd->render = r;

@@ -201,11 +201,11 @@ static const struct render_model *model_of(const struct sim_target *t)
 	return NULL;
 }
 
-/* The kernel's AMDGPU_VA_RESERVED_SIZE and GMC hole of 6.1. */
-#define VA_RESERVED (1ULL << 20)
-#define VM_SIZE     (1ULL << 48)
-#define HOLE_START  0x0000800000000000ULL
-#define HOLE_END    0xffff800000000000ULL
+/* The VM size (max_pfn pages) and GMC hole; the reserved ends are
+ * sim_va_reserved_bottom/top (render_gem.c). */
+#define VM_SIZE    (1ULL << 48)
+#define HOLE_START 0x0000800000000000ULL
+#define HOLE_END   0xffff800000000000ULL
 
 static uint32_t low_bits(uint32_t n)
 {
@@ -219,7 +219,7 @@ static void fill_dev_info(struct kfdsim *sim, const struct sim_gpu *g, const str
 	uint32_t se = t->array_count / t->simd_arrays_per_engine;
 	uint32_t sh = t->simd_arrays_per_engine;
 	uint32_t per_sh = t->cu_count / t->array_count, extra = t->cu_count % t->array_count;
-	uint64_t vm_size = VM_SIZE - VA_RESERVED;
+	uint64_t vm_size = VM_SIZE - sim_va_reserved_top(sim);
 
 	memset(d, 0, sizeof(*d));
 	d->device_id = t->device_id;
@@ -251,7 +251,7 @@ static void fill_dev_info(struct kfdsim *sim, const struct sim_gpu *g, const str
 	d->num_rb_pipes = se * m->rb_per_se;
 	d->enabled_rb_pipes_mask = low_bits(d->num_rb_pipes);
 	d->num_hw_gfx_contexts = 8;
-	d->virtual_address_offset = VA_RESERVED;
+	d->virtual_address_offset = sim_va_reserved_bottom(sim);
 	d->virtual_address_max = vm_size < HOLE_START ? vm_size : HOLE_START;
 	d->virtual_address_alignment = SIM_PAGE_SIZE;
 	d->pte_fragment_size = 1u << 21;
@@ -265,7 +265,6 @@ static void fill_dev_info(struct kfdsim *sim, const struct sim_gpu *g, const str
 	d->num_tcc_blocks = m->tcc_blocks;
 	d->high_va_offset = HOLE_END;
 	d->high_va_max = HOLE_END | vm_size;
-	(void)sim;
 }
 
 static int fill_hw_ip(const struct sim_gpu *g, const struct render_model *m, uint32_t type,
@@ -475,28 +474,31 @@ static int drm_get_cap(struct rsim_drm_get_cap *c)
 		c->value = 1;
 		return 0;
 	case RSIM_CAP_PRIME:
-		/* PRIME handle<->fd is not modelled on kfdsim render fds */
-		c->value = 0;
+		/* DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT (render_gem.c) */
+		c->value = 3;
 		return 0;
 	default:
 		return -EINVAL;
 	}
 }
 
-int sim_render_ioctl(struct kfdsim *sim, unsigned gpu, unsigned long request, void *arg)
+int sim_render_ioctl(struct kfdsim *sim, struct sim_render *rd, unsigned long request, void *arg)
 {
 	union {
 		struct rsim_drm_version version;
 		struct rsim_drm_client client;
 		struct rsim_drm_get_cap cap;
 		struct rsim_amdgpu_info info;
+		uint64_t gem[8]; /* render_gem.c's argument structs */
 	} k;
+	unsigned gpu = rd->gpu;
 	unsigned nr = _IOC_NR(request), udir = _IOC_DIR(request), kdir;
 	size_t usize = _IOC_SIZE(request), ksize, n;
 	int r;
 
 	if (gpu >= sim->ngpus)
 		return -ENODEV;
+	_Static_assert(sizeof(k.gem) >= 40, "GEM argument space");
 	if (_IOC_TYPE(request) != 'd')
 		return -ENOTTY;
 	switch (nr) {
@@ -515,6 +517,18 @@ int sim_render_ioctl(struct kfdsim *sim, unsigned gpu, unsigned long request, vo
 	case RSIM_NR_AMDGPU_INFO:
 		ksize = sizeof(k.info);
 		kdir = _IOC_WRITE;
+		break;
+	case SIM_RNR_GEM_CLOSE:
+	case SIM_RNR_GEM_VA:
+		ksize = sim_render_gem_arg_size(nr);
+		kdir = _IOC_WRITE;
+		break;
+	case SIM_RNR_PRIME_HANDLE_TO_FD:
+	case SIM_RNR_PRIME_FD_TO_HANDLE:
+	case SIM_RNR_GEM_CREATE:
+	case SIM_RNR_GEM_MMAP:
+		ksize = sim_render_gem_arg_size(nr);
+		kdir = _IOC_READ | _IOC_WRITE;
 		break;
 	default:
 		/* drm_ioctl answers unknown numbers with -EINVAL */
@@ -537,8 +551,11 @@ int sim_render_ioctl(struct kfdsim *sim, unsigned gpu, unsigned long request, vo
 	case RSIM_NR_GET_CAP:
 		r = drm_get_cap(&k.cap);
 		break;
-	default:
+	case RSIM_NR_AMDGPU_INFO:
 		r = amdgpu_info(sim, &sim->gpus[gpu], &k.info);
+		break;
+	default:
+		r = sim_render_gem_ioctl(sim, rd, nr, &k);
 		break;
 	}
 	if (!r && (udir & kdir & _IOC_READ) && sim_copy_to_user((uint64_t)(uintptr_t)arg, &k, n))

@@ -135,6 +135,7 @@ void kfdsim_destroy(struct kfdsim *sim)
 	sim_smi_release(sim);
 	pthread_mutex_destroy(&sim->smi_lock);
 	free(sim->files);
+	sim_exports_release(sim);
 	free(sim->exports);
 	pthread_cond_destroy(&sim->latch_cv);
 	pthread_mutex_destroy(&sim->lock);
@@ -161,9 +162,10 @@ void sim_process_put(struct sim_process *p)
 
 void sim_render_put_locked(struct kfdsim *sim, struct sim_render *r)
 {
-	(void)sim;
-	if (r && --r->refs == 0)
+	if (r && --r->refs == 0) {
+		sim_render_gem_release_locked(sim, r);
 		free(r);
+	}
 }
 
 static int file_add(struct kfdsim *sim, struct sim_file *f)
@@ -384,10 +386,16 @@ static int sim_ioctl(void *dev, int fd, unsigned long request, void *arg)
 		return -EBADF;
 	}
 	if (f->kind == SIM_FILE_RENDER) {
-		unsigned gpu = f->render->gpu;
+		struct sim_render *rd = f->render;
 
+		/* a reference: a concurrent close must not free its GEM objects */
+		rd->refs++;
 		pthread_mutex_unlock(&sim->lock);
-		return sim_render_ioctl(sim, gpu, request, arg);
+		r = sim_render_ioctl(sim, rd, request, arg);
+		pthread_mutex_lock(&sim->lock);
+		sim_render_put_locked(sim, rd);
+		pthread_mutex_unlock(&sim->lock);
+		return r;
 	}
 	if (f->kind != SIM_FILE_KFD) {
 		pthread_mutex_unlock(&sim->lock);
@@ -465,10 +473,24 @@ static void *mmap_render(struct kfdsim *sim, struct sim_render *r, void *addr, s
 			 int flags, uint64_t off)
 {
 	struct sim_process *p;
+	struct sim_backing *gem;
 	struct sim_bo *bo;
 	void *res = MAP_FAILED;
 	int err = EINVAL;
+	uint64_t rel = 0;
 
+	/* a GEM object of this file (GEM_MMAP's offset) */
+	gem = sim_render_gem_by_offset(r, off, len, &rel);
+	if (gem) {
+		sim_backing_get(gem);
+		pthread_mutex_unlock(&sim->lock);
+		res = map_backing(gem, addr, len, prot, flags, rel);
+		err = res == MAP_FAILED ? errno : 0;
+		sim_backing_put(gem, NULL);
+		if (res == MAP_FAILED)
+			errno = err;
+		return res;
+	}
 	/* the owner pointer and its reference are taken under sim->lock */
 	p = r->owner;
 	if (!p) {
@@ -535,6 +557,29 @@ static const char *sim_sysfs_root(void *dev)
 	return sim ? sim->root : "";
 }
 
+int kfdsim_config_caps(const struct kfdsim_config *cfg, struct vkfd_device_caps *caps)
+{
+	if (!cfg || !caps)
+		return -EINVAL;
+	memset(caps, 0, sizeof(*caps));
+	caps->kfd_major = 1;
+	caps->kfd_minor = cfg->kfd_minor;
+	/* EXPORT_DMABUF is modelled at every version; each process is its own
+	 * open; memory is memfds */
+	caps->flags = VKFD_DEVICE_CAP_EXPORT_DMABUF | VKFD_DEVICE_CAP_PROCESS_PER_OPEN |
+		      VKFD_DEVICE_CAP_COHERENT_MEMFD | VKFD_DEVICE_CAP_SIMULATED;
+	if (cfg->kfd_minor >= KFDSIM_EVENT_AGE_MINOR)
+		caps->flags |= VKFD_DEVICE_CAP_EVENT_AGES;
+	return 0;
+}
+
+static int sim_query_caps(void *dev, struct vkfd_device_caps *caps)
+{
+	struct kfdsim *sim = dev;
+
+	return sim ? kfdsim_config_caps(&sim->cfg, caps) : -EINVAL;
+}
+
 static const struct vkfd_device_ops kfdsim_ops = {
     .name = "kfdsim",
     .open_kfd = sim_open_kfd,
@@ -544,6 +589,7 @@ static const struct vkfd_device_ops kfdsim_ops = {
     .munmap = sim_munmap,
     .close = sim_close,
     .sysfs_root = sim_sysfs_root,
+    .query_caps = sim_query_caps,
 };
 
 const struct vkfd_device_ops *kfdsim_device_ops(void)
@@ -632,6 +678,8 @@ uint64_t kfdsim_bytes_allocated(struct kfdsim *sim)
 	if (!sim)
 		return 0;
 	pthread_mutex_lock(&sim->lock);
+	/* dmabufs whose last descriptor was closed free their memory now */
+	sim_exports_prune_locked(sim);
 	n = sim->bytes_allocated;
 	pthread_mutex_unlock(&sim->lock);
 	return n;

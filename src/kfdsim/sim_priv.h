@@ -19,27 +19,39 @@
 #include <sys/types.h>
 
 #include "vkfd/kfdsim.h"
+#include "kfdsim_test_hooks.h"
 #include "sim_kfd_internal.h"
 #include "engine/sim_engine.h"
 
-#define SIM_PAGE_SIZE         4096ULL
-#define SIM_DOORBELL_SLICE    8192u                    /* SOC15 process doorbell slice */
-#define SIM_DOORBELLS         (SIM_DOORBELL_SLICE / 8) /* 8-byte doorbells */
-#define SIM_MAX_QUEUES        1024u                    /* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS */
-#define SIM_MAX_OTHER_EVENTS  4096u                    /* kfdsim bound, see docs */
-#define SIM_MAX_WAIT_EVENTS   65536u                   /* kfdsim bound, see docs */
-#define SIM_MAX_CU_MASK_BITS  1024u
-#define SIM_TASK_SIZE         0x7ffffffff000ULL /* x86-64 user VA limit */
-#define SIM_GPUVM_LIMIT       (1ULL << 47)      /* GPUVM end below the hole */
+#define SIM_PAGE_SIZE        4096ULL
+#define SIM_DOORBELL_SLICE   8192u                    /* SOC15 process doorbell slice */
+#define SIM_DOORBELLS        (SIM_DOORBELL_SLICE / 8) /* 8-byte doorbells */
+#define SIM_MAX_QUEUES       1024u                    /* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS */
+#define SIM_MAX_OTHER_EVENTS 4096u                    /* kfdsim bound, see docs */
+#define SIM_MAX_WAIT_EVENTS  65536u                   /* kfdsim bound, see docs */
+#define SIM_MAX_CU_MASK_BITS 1024u
+#define SIM_TASK_SIZE        0x7ffffffff000ULL /* x86-64 user VA limit */
+#define SIM_GPUVM_LIMIT      (1ULL << 47)      /* GPUVM end below the hole */
+/* the GMC hole of 48-bit GPUVMs: addresses above it are the VM's upper half */
+#define SIM_GMC_HOLE_START    0x0000800000000000ULL
+#define SIM_GMC_HOLE_END      0xffff800000000000ULL
+#define SIM_GMC_HOLE_MASK     0x0000ffffffffffffULL
 #define SIM_GPU_CLOCK_HZ      100000000ULL
 #define SIM_EOP_BUFFER_SIZE   4096u /* node eop_buffer_size, GFX9+ */
 #define SIM_MAX_KFD_MINOR     19
 #define SIM_NR_CREATE_PROCESS 0x27
 
+/* A GPU address as the VM sees it (amdgpu folds the upper half). */
+static inline uint64_t sim_gpuvm_fold(uint64_t va)
+{
+	return va >= SIM_GMC_HOLE_END ? va & SIM_GMC_HOLE_MASK : va;
+}
+
 struct sim_target {
 	const char *name; /* gfx90a */
 	const char *asic; /* node "name" file */
 	uint32_t gfx_target_version;
+	uint32_t gc_ip; /* GC IP version: major << 16 | minor << 8 | revision */
 	uint32_t device_id;
 	uint32_t cu_count;
 	uint32_t simd_per_cu;
@@ -90,6 +102,23 @@ struct sim_gpu {
 struct sim_process;
 struct sim_backing;
 
+struct sim_bo;
+
+struct sim_mapping {
+	uint64_t start, end; /* GPU VA, end exclusive */
+	uint8_t *host;
+	bool writable;
+	struct sim_bo *bo;           /* KFD BO (MAP_MEMORY_TO_GPU), or NULL */
+	struct sim_backing *backing; /* the memory (GEM_VA matches BOs by it) */
+	bool gem;                    /* made by GEM_VA on the render fd */
+};
+
+/* A GPU VM's mappings, sorted by start, no overlap. */
+struct sim_vm {
+	struct sim_mapping *maps;
+	size_t nmaps, maps_cap;
+};
+
 /* An SMI event client (smi.c): kfdsim's end of the client's socket. */
 struct sim_smi_client {
 	int fd;
@@ -99,10 +128,17 @@ struct sim_smi_client {
 
 enum sim_file_kind { SIM_FILE_KFD = 1, SIM_FILE_RENDER = 2 };
 
+struct sim_gem;
+
+/* A render file (drm_file): its GEM handles and, until a KFD process
+ * acquires it, its own VM (render_gem.c). All under sim->lock. */
 struct sim_render {
 	unsigned refs;             /* under sim->lock */
 	unsigned gpu;              /* GPU index */
 	struct sim_process *owner; /* process whose VM uses it, sim->lock */
+	struct sim_gem **gems;     /* handle h is gems[h - 1] */
+	uint32_t gems_cap;
+	struct sim_vm vm; /* GEM_VA mappings made before ACQUIRE_VM */
 };
 
 struct sim_file {
@@ -117,7 +153,11 @@ struct sim_file {
 struct sim_export {
 	dev_t dev;
 	ino_t ino;
-	struct sim_backing *backing; /* weak: removed when the backing dies */
+	/* strong (PRIME exports of GEM objects): a reference, as a dmabuf
+	 * holds its BO, dropped once no fd of the process shows the dmabuf
+	 * any more; weak (KFD EXPORT_DMABUF): removed when the backing dies */
+	struct sim_backing *backing;
+	bool strong;
 	uint32_t gpu_id;
 	uint32_t flags;
 };
@@ -184,13 +224,6 @@ struct sim_bo {
 	unsigned queue_refs[KFDSIM_MAX_GPUS];
 };
 
-struct sim_mapping {
-	uint64_t start, end; /* GPU VA, end exclusive */
-	uint8_t *host;
-	bool writable;
-	struct sim_bo *bo;
-};
-
 struct sim_grave {
 	void *addr;
 	size_t len;
@@ -205,8 +238,7 @@ struct sim_pdd {
 	uint32_t bos_cap;
 
 	pthread_rwlock_t vm_lock;
-	struct sim_mapping *maps; /* sorted by start, no overlap */
-	size_t nmaps, maps_cap;
+	struct sim_vm vm;        /* the acquired render file's VM */
 	struct sim_grave *grave; /* host mappings retired while queues ran */
 	size_t ngrave, grave_cap;
 
@@ -325,7 +357,7 @@ void sim_process_get(struct sim_process *p);
 void sim_process_put(struct sim_process *p);
 struct sim_render *sim_render_lookup(struct kfdsim *sim, int fd);
 /* DRM/amdgpu ioctls on a render fd of GPU index gpu (render_ioctl.c). */
-int sim_render_ioctl(struct kfdsim *sim, unsigned gpu, unsigned long request, void *arg);
+int sim_render_ioctl(struct kfdsim *sim, struct sim_render *r, unsigned long request, void *arg);
 void sim_render_put_locked(struct kfdsim *sim, struct sim_render *r);
 
 /* topology.c */
@@ -333,6 +365,7 @@ int sim_topology_init(struct kfdsim *sim);
 int sim_topology_write(struct kfdsim *sim);
 /* the node's "capability" as reported at KFD minor version kfd_minor */
 uint32_t sim_topology_capability(const struct sim_target *t, uint32_t kfd_minor);
+uint64_t sim_topology_debug_prop(const struct sim_target *t, uint32_t kfd_minor);
 /* sim_root.c: the private sysfs tree in $TMPDIR and its owner lock. */
 int sim_root_create(struct kfdsim *sim);
 void sim_root_release(struct kfdsim *sim);
@@ -359,6 +392,40 @@ struct sim_bo *sim_bo_by_offset(struct sim_pdd *pdd, uint64_t off, uint64_t len)
 int sim_doorbells_get(struct sim_pdd *pdd);
 int sim_mmio_get(struct sim_pdd *pdd);
 struct sim_mapping *sim_mapping_find(struct sim_pdd *pdd, uint64_t va);
+/* The VM primitives GEM_VA shares with MAP_MEMORY_TO_GPU: insert (page
+ * aligned, no wrap, below `limit`, no overlap: -EINVAL), and remove or
+ * split whatever lies in [start, end). */
+int sim_vm_insert(struct sim_vm *vm, const struct sim_mapping *m, uint64_t limit);
+int sim_vm_clear(struct sim_vm *vm, uint64_t start, uint64_t end);
+void sim_vm_free(struct sim_vm *vm);
+void sim_backing_put_locked(struct sim_backing *b);
+/* dmabufs kfdsim exported (KFD EXPORT_DMABUF, PRIME_HANDLE_TO_FD): register
+ * a backing, find one by fd (-EBADF bad fd, -EINVAL not an export). */
+int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags,
+			bool strong);
+int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref);
+void sim_exports_release(struct kfdsim *sim); /* kfdsim_destroy */
+/* drop the exports no descriptor shows any more (sim->lock held) */
+void sim_exports_prune_locked(struct kfdsim *sim);
+
+/* render_gem.c: GEM objects, GEM_VA and PRIME on render fds. The ioctl
+ * numbers (drm.h, amdgpu_drm.h: DRM_COMMAND_BASE 0x40 + DRM_AMDGPU_*). */
+#define SIM_RNR_GEM_CLOSE          0x09
+#define SIM_RNR_PRIME_HANDLE_TO_FD 0x2d
+#define SIM_RNR_PRIME_FD_TO_HANDLE 0x2e
+#define SIM_RNR_GEM_CREATE         0x40
+#define SIM_RNR_GEM_MMAP           0x41
+#define SIM_RNR_GEM_VA             0x48
+size_t sim_render_gem_arg_size(unsigned nr); /* 0: not a GEM ioctl */
+uint64_t sim_va_reserved_bottom(const struct kfdsim *sim);
+uint64_t sim_va_reserved_top(const struct kfdsim *sim);
+int sim_render_gem_ioctl(struct kfdsim *sim, struct sim_render *r, unsigned nr, void *args);
+/* ACQUIRE_VM: the render file's VM becomes the pdd's (sim->lock held). */
+int sim_render_vm_adopt(struct sim_render *r, struct sim_pdd *pdd);
+/* The render file's last reference is gone (sim->lock held). */
+void sim_render_gem_release_locked(struct kfdsim *sim, struct sim_render *r);
+struct sim_backing *sim_render_gem_by_offset(struct sim_render *r, uint64_t off, uint64_t len,
+					     uint64_t *rel);
 
 /* events.c */
 void sim_events_release(struct sim_process *p);

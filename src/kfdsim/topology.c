@@ -25,6 +25,21 @@
 #define DBG_WATCH_LO_GFX10 7ULL
 #define DBG_WATCH_HI       (29ULL << 4)
 
+/* Debugger capability and debug_prop bits (kfd_sysfs.h since 6.4; the
+ * build host's header may be older). */
+#ifndef HSA_CAP_TRAP_DEBUG_SUPPORT
+#define HSA_CAP_TRAP_DEBUG_SUPPORT                             0x00008000u
+#define HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_TRAP_OVERRIDE_SUPPORTED 0x00010000u
+#define HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_MODE_SUPPORTED          0x00020000u
+#define HSA_CAP_TRAP_DEBUG_PRECISE_MEMORY_OPERATIONS_SUPPORTED 0x00040000u
+#define HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED                  0x20000000u
+#endif
+#ifndef HSA_DBG_DISPATCH_INFO_ALWAYS_VALID
+#define HSA_DBG_DISPATCH_INFO_ALWAYS_VALID 0x00000400ULL
+#endif
+
+#define GC_IP(maj, min, rev) (((uint32_t)(maj) << 16) | ((uint32_t)(min) << 8) | (rev))
+
 /* Doorbell type 2.0 (SOC15) and 4 watch points (log2 = 2). */
 #define GPU_CAPS                                                                                   \
 	((HSA_CAP_DOORBELL_TYPE_2_0 << HSA_CAP_DOORBELL_TYPE_TOTALBITS_SHIFT) |                    \
@@ -36,6 +51,7 @@ static const struct sim_target targets[] = {
 	.name = "gfx90a",
 	.asic = "aldebaran",
 	.gfx_target_version = 90010,
+	.gc_ip = GC_IP(9, 4, 2),
 	.device_id = 0x740f,
 	.cu_count = 104,
 	.simd_per_cu = 4,
@@ -75,6 +91,7 @@ static const struct sim_target targets[] = {
 	.name = "gfx1030",
 	.asic = "sienna_cichlid",
 	.gfx_target_version = 100300,
+	.gc_ip = GC_IP(10, 3, 0),
 	.device_id = 0x73bf,
 	.cu_count = 80,
 	.simd_per_cu = 2,
@@ -256,13 +273,51 @@ struct node_props {
 };
 
 /* KFD 1.4 moved SRAM EDC to bit 26; older kernels set bit 19. */
+/* kfd_topology_set_dbg_firmware_support: the MEC firmware that can run the
+ * debugger, for the modelled GC versions. */
+static bool dbg_firmware_supported(const struct sim_target *t)
+{
+	switch (t->gc_ip) {
+	case GC_IP(9, 4, 2):
+		return t->fw_version >= 51;
+	case GC_IP(10, 3, 0):
+		return t->fw_version >= 89;
+	default:
+		return true; /* unlisted devices are assumed to support it */
+	}
+}
+
 uint32_t sim_topology_capability(const struct sim_target *t, uint32_t kfd_minor)
 {
 	uint32_t c = t->capability;
 
 	if (kfd_minor < 4 && (c & HSA_CAP_SRAM_EDCSUPPORTED))
 		c = (c & ~(uint32_t)HSA_CAP_SRAM_EDCSUPPORTED) | 0x00080000u;
+	/* kfd_topology_set_capabilities, with the debugger API (1.13) */
+	if (kfd_minor >= 13) {
+		c |= HSA_CAP_TRAP_DEBUG_SUPPORT |
+		     HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_TRAP_OVERRIDE_SUPPORTED |
+		     HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_MODE_SUPPORTED;
+		/* precise memory from GC 9.4.2 on GFX9 and from GC 11 on */
+		if ((t->gc_ip >= GC_IP(9, 4, 2) && t->gc_ip < GC_IP(10, 0, 0)) ||
+		    t->gc_ip >= GC_IP(11, 0, 0))
+			c |= HSA_CAP_TRAP_DEBUG_PRECISE_MEMORY_OPERATIONS_SUPPORTED;
+		if (dbg_firmware_supported(t))
+			c |= HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED;
+	}
 	return c;
+}
+
+uint64_t sim_topology_debug_prop(const struct sim_target *t, uint32_t kfd_minor)
+{
+	uint64_t d = t->debug_prop;
+
+	/* the trap handler sets up the dispatch ttmps unasked where precise
+	 * memory is not offered: GFX9 before 9.4.2, GFX10 */
+	if (kfd_minor >= 13 && (t->gc_ip < GC_IP(9, 4, 2) ||
+				(t->gc_ip >= GC_IP(10, 0, 0) && t->gc_ip < GC_IP(11, 0, 0))))
+		d |= HSA_DBG_DISPATCH_INFO_ALWAYS_VALID;
+	return d;
 }
 
 static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t ccompute,
@@ -305,7 +360,7 @@ static void node_properties(struct sbuf *b, const struct node_props *n, uint32_t
 		u64p(b, "local_mem_size", 0);
 		u32p(b, "fw_version", t->fw_version);
 		u32p(b, "capability", sim_topology_capability(t, kfd_minor));
-		u64p(b, "debug_prop", t->debug_prop);
+		u64p(b, "debug_prop", sim_topology_debug_prop(t, kfd_minor));
 		u32p(b, "sdma_fw_version", t->sdma_fw_version);
 		u64p(b, "unique_id", n->g->unique_id);
 		u32p(b, "num_xcc", 1);

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vkfd-server logging: stderr only (stdout is never written), prefixed with
- * the process id so worker lines can be told apart. Level from VKFD_DEBUG:
- * 0..4 or none, error, warn, info, debug (default warn).
+ * vkfd-server logging through the one vkfd logger (src/log/vkfd_log.h):
+ * stderr only (stdout is never written), prefixed with the process id so
+ * worker lines can be told apart. Level from VKFD_DEBUG (default warn).
  */
 #ifndef VKFD_SERVER_LOG_H
 #define VKFD_SERVER_LOG_H
 
+#include "vkfd_log.h"
+
 enum srv_log_level {
-	SRV_LOG_NONE = 0,
-	SRV_LOG_ERROR = 1,
-	SRV_LOG_WARN = 2,
-	SRV_LOG_INFO = 3,
-	SRV_LOG_DEBUG = 4,
+	SRV_LOG_NONE = VKFD_LOG_NONE,
+	SRV_LOG_ERROR = VKFD_LOG_ERROR,
+	SRV_LOG_WARN = VKFD_LOG_WARN,
+	SRV_LOG_INFO = VKFD_LOG_INFO,
+	SRV_LOG_DEBUG = VKFD_LOG_DEBUG,
 };
 
 void srv_log_init(void);

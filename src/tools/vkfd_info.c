@@ -17,7 +17,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: vkfd-info [--transport vtest|direct|virtgpu|auto] [--socket PATH]\n"
+	fprintf(f, "usage: vkfd-info [--transport vtest|virtgpu|auto] [--socket PATH]\n"
 		   "                 [--no-topology]\n");
 }
 
@@ -183,8 +183,6 @@ int main(int argc, char **argv)
 		case 't':
 			if (!strcmp(optarg, "vtest"))
 				tr = VKFD_TRANSPORT_VTEST;
-			else if (!strcmp(optarg, "direct"))
-				tr = VKFD_TRANSPORT_DIRECT;
 			else if (!strcmp(optarg, "virtgpu"))
 				tr = VKFD_TRANSPORT_VIRTGPU;
 			else if (!strcmp(optarg, "auto"))

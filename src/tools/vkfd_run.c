@@ -411,7 +411,7 @@ int main(int argc, char **argv)
 	 * is started before the environment is changed for PROGRAM. */
 	if (o.mode == MODE_SERVER && server_start(&o, &srv))
 		return EXIT_RUN_FAILED;
-	if (set_preload(shim) || (o.verbose > 1 && setenv("VKFD_DEBUG", "1", 1))) {
+	if (set_preload(shim) || (o.verbose > 1 && setenv("VKFD_DEBUG", "debug", 1))) {
 		perror("vkfd-run: setenv");
 		if (o.mode == MODE_SERVER)
 			server_stop(&srv);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* vkfd-info end to end: over vtest to a vkfd-server, and over direct. */
+/* vkfd-info end to end: over vtest to a vkfd-server; its command line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,13 +72,14 @@ static void test_info_vtest(void **state)
 	assert_int_equal(run_info(args, out, sizeof(out)), 1);
 }
 
-static void test_info_direct(void **state)
+/* A guest tool: the in-process direct transport is not in the guest
+ * library, so vkfd-info does not offer it (usage error, like nonsense). */
+static void test_info_transport_names(void **state)
 {
 	static char out[1 << 20];
 
 	(void)state;
-	assert_int_equal(run_info("--transport direct", out, sizeof(out)), 0);
-	check_output(out, "direct");
+	assert_int_equal(run_info("--transport direct", out, sizeof(out)), 2);
 	assert_int_equal(run_info("--transport nonsense", out, sizeof(out)), 2);
 }
 
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_info_vtest),
-	    cmocka_unit_test(test_info_direct),
+	    cmocka_unit_test(test_info_transport_names),
 	};
 
 	if (argc < 3) {

@@ -16,6 +16,7 @@
 
 #include "host_harness.h"
 #include "host_internal.h"
+#include "kfdsim_test_hooks.h"
 #include "vkfd/kfdsim.h"
 
 #define VRAM_QUOTA (512ull << 20)
@@ -189,7 +190,7 @@ static void test_process_commands(void **state)
 		assert_int_equal(h_call(h, VKFD_CMD_GET_VERSION, &r, sizeof(r), &rsp, sizeof(rsp)),
 				 0);
 		assert_int_equal(rsp.major, 1);
-		assert_int_equal(rsp.minor, host_g.kfd_minor);
+		assert_int_equal(rsp.minor, host_g.caps.kfd_minor);
 	}
 	{
 		struct vkfd_req_hello r = {.version_min = 2, .version_max = 5};

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -19,6 +21,7 @@
 #include "vkfd/device.h"
 #include "vkfd/host.h"
 #include "fence.h"
+#include "host_lock.h"
 #include "obj_table.h"
 #include "va_map.h"
 #include "wait_pool.h"
@@ -347,9 +350,36 @@ static void test_relay_cost_follows_queues(void **state)
 	doorbell_relay_stop(r);
 }
 
+/* host_assert_held: silent with the mutex held, abort (in a child, so the
+ * test survives) without it; the mutex is left unlocked either way. */
+static void test_assert_held(void **state)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	pthread_mutex_lock(&m);
+	host_assert_held(&m);
+	pthread_mutex_unlock(&m);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		host_assert_held(&m); /* not held: must not return */
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+	assert_int_equal(pthread_mutex_trylock(&m), 0);
+	pthread_mutex_unlock(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_assert_held),
 	    cmocka_unit_test(test_obj_table_handles),
 	    cmocka_unit_test(test_obj_table_iterate),
 	    cmocka_unit_test(test_va_map),

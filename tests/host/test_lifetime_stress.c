@@ -28,6 +28,7 @@
 
 #include "host_harness.h"
 #include "host_internal.h"
+#include "kfdsim_test_hooks.h"
 #include "vkfd/kfdsim.h"
 
 /* The harness records at most 4096 retirements: 900 lives x 4 fences. */

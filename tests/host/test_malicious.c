@@ -22,6 +22,7 @@
 
 #include "host_harness.h"
 #include "host_internal.h"
+#include "kfdsim_test_hooks.h"
 #include "vkfd/kfdsim.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;

@@ -17,6 +17,7 @@
 
 #include "host_harness.h"
 #include "host_internal.h"
+#include "kfdsim_test_hooks.h"
 #include "vkfd/kfdsim.h"
 
 #define GTT  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "kfdsim_test_hooks.h"
 #include "vkfd/kfdsim.h"
 #include "sim_kfd_internal.h"
 

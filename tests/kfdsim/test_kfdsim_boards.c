@@ -68,6 +68,55 @@ static void test_rx6900xt(void **state)
 	check_board(&rx, 17);
 }
 
+#define CAP_TRAP_DEBUG     0x00008000u /* HSA_CAP_TRAP_DEBUG_SUPPORT */
+#define CAP_TRAP_OVERRIDE  0x00010000u
+#define CAP_LAUNCH_MODE    0x00020000u
+#define CAP_PRECISE_MEMORY 0x00040000u
+#define CAP_DEBUG_FIRMWARE 0x20000000u
+#define DBG_DISPATCH_INFO  0x00000400u /* HSA_DBG_DISPATCH_INFO_ALWAYS_VALID */
+#define DBG_WATCH_LO_MASK  0x0000000fu
+
+static void check_debug_caps(const char *target, uint32_t kfd_minor, uint32_t want_cap,
+			     uint32_t want_prop, uint32_t watch_lo)
+{
+	struct kfdsim_config cfg;
+	char path[512];
+	unsigned long long cap = 0, prop = 0;
+	struct fx *f;
+
+	kfdsim_config_default(&cfg);
+	snprintf(cfg.target, sizeof(cfg.target), "%s", target);
+	cfg.kfd_minor = kfd_minor;
+	f = fx_new(&cfg, false);
+	snprintf(path, sizeof(path), "%s%s/nodes/1/properties", f->ops->sysfs_root(f->sim),
+		 TOPO_DIR);
+	assert_int_equal(fx_prop(path, "capability", &cap), 0);
+	assert_int_equal(fx_prop(path, "debug_prop", &prop), 0);
+	assert_int_equal(cap & (CAP_TRAP_DEBUG | CAP_TRAP_OVERRIDE | CAP_LAUNCH_MODE |
+				CAP_PRECISE_MEMORY | CAP_DEBUG_FIRMWARE),
+			 want_cap);
+	assert_int_equal(prop & DBG_DISPATCH_INFO, want_prop);
+	assert_int_equal(prop & DBG_WATCH_LO_MASK, watch_lo);
+	fx_free(f);
+}
+
+/* kfd_topology_set_capabilities (6.4+, KFD 1.13): trap debugging, wave
+ * launch override and mode everywhere; GC 9.4.2 (gfx90a) precise memory,
+ * GC 10.3 (gfx1030) dispatch info in the ttmps instead; the MEC firmware
+ * of both is new enough for the debugger. Below 1.13 none of it. */
+static void test_debug_capabilities(void **state)
+{
+	const uint32_t base =
+	    CAP_TRAP_DEBUG | CAP_TRAP_OVERRIDE | CAP_LAUNCH_MODE | CAP_DEBUG_FIRMWARE;
+
+	(void)state;
+	check_debug_caps("gfx90a", 17, base | CAP_PRECISE_MEMORY, 0, 6);
+	check_debug_caps("gfx1030", 17, base, DBG_DISPATCH_INFO, 7);
+	check_debug_caps("gfx90a", 13, base | CAP_PRECISE_MEMORY, 0, 6);
+	check_debug_caps("gfx90a", 12, 0, 0, 6);
+	check_debug_caps("gfx1030", 12, 0, 0, 7);
+}
+
 /* KFD 1.18: SET_MEMORY_POLICY's last word is misc_process_flag; only GC
  * 9.5.0 acts on MFMA high precision, so on the modelled boards the call
  * succeeds and nothing changes (the field was padding before). */
@@ -96,6 +145,7 @@ int main(void)
 	    cmocka_unit_test(test_mi210),
 	    cmocka_unit_test(test_rx6900xt),
 	    cmocka_unit_test(test_misc_process_flag),
+	    cmocka_unit_test(test_debug_capabilities),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

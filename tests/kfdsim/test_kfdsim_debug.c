@@ -394,13 +394,32 @@ static void test_hw_ops(void **state)
 	a.launch_mode.launch_mode = VKFD_DBG_TRAP_WAVE_LAUNCH_MODE_HALT;
 	assert_int_equal(dbg(f, &a, VKFD_DBG_TRAP_SET_WAVE_LAUNCH_MODE), 0);
 	/* flags: single memory op needs the precise-memory capability,
-	 * which the modelled topology does not report */
+	 * which GC 9.4.2 (gfx90a) reports; the previous flags come back */
 	memset(&a, 0, sizeof(a));
 	a.set_flags.flags = VKFD_DBG_TRAP_FLAG_SINGLE_MEM_OP;
-	assert_int_equal(dbg(f, &a, VKFD_DBG_TRAP_SET_FLAGS), -EACCES);
+	assert_int_equal(dbg(f, &a, VKFD_DBG_TRAP_SET_FLAGS), 0);
 	assert_int_equal(a.set_flags.flags, 0);
 	a.set_flags.flags = 0;
 	assert_int_equal(dbg(f, &a, VKFD_DBG_TRAP_SET_FLAGS), 0);
+	assert_int_equal(a.set_flags.flags, VKFD_DBG_TRAP_FLAG_SINGLE_MEM_OP);
+	a.set_flags.flags = 0x80; /* unknown flag */
+	assert_int_equal(dbg(f, &a, VKFD_DBG_TRAP_SET_FLAGS), -EINVAL);
+	/* GC 10.3 (gfx1030) has no precise memory: -EACCES, flags kept */
+	{
+		struct kfdsim_config cfg;
+		struct fx *g;
+
+		kfdsim_config_default(&cfg);
+		snprintf(cfg.target, sizeof(cfg.target), "gfx1030");
+		g = fx_new(&cfg, true);
+		assert_int_equal(runtime(g, true), 0);
+		assert_int_equal(dbg_enable(g, g->kfd, 0, &ri), 0);
+		memset(&a, 0, sizeof(a));
+		a.set_flags.flags = VKFD_DBG_TRAP_FLAG_SINGLE_MEM_OP;
+		assert_int_equal(dbg(g, &a, VKFD_DBG_TRAP_SET_FLAGS), -EACCES);
+		assert_int_equal(a.set_flags.flags, 0);
+		fx_free(g);
+	}
 	/* trap override: OR/REPLACE only; unsupported bits -EACCES */
 	memset(&a, 0, sizeof(a));
 	a.launch_override.override_mode = 2;

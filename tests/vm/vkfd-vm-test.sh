@@ -6,7 +6,7 @@
 # everything to the console and powers the VM off. Not used by CI.
 #
 # Kernel command-line words of the form NAME=value reach this script as
-# environment variables: VKFD_DEBUG=1 (guest library and shim log),
+# environment variables: VKFD_DEBUG=debug (guest library and shim log),
 # VKFD_VM_STRACE=1 (run each program under strace -f), VKFD_VM_CASES="..."
 # (a list of: info rocminfo hsa hsa-illegal hsa-fault; repeats allowed),
 # VKFD_VM_TIMEOUT=seconds per program (default 300).

@@ -14,53 +14,48 @@
 
 __thread int shim_depth __attribute__((tls_model("initial-exec")));
 bool shim_debug_on;
+int shim_log_level = VKFD_LOG_ERROR;
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct shim_backend *_Atomic backend;
 static int backend_err; /* sticky init error of this process */
 
-void shim_log(const char *fmt, ...)
+void shim_log_at(enum vkfd_log_level level, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	int n, m;
 
-	n = snprintf(buf, sizeof(buf), "vkfd-shim[%d]: ", (int)getpid());
-	if (n < 0 || (size_t)n >= sizeof(buf))
+	if ((int)level > shim_log_level)
 		return;
 	va_start(ap, fmt);
-	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	/* The logger writes with write(2), which is not interposed, so
+	 * logging never recurses. */
+	vkfd_log_vwrite("vkfd-shim", level, fmt, ap);
 	va_end(ap);
-	if (m < 0)
-		return;
-	n += m;
-	if ((size_t)n > sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
-	/* write(2) is not interposed, so logging never recurses. */
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
-		return;
 }
 
 __attribute__((constructor)) static void shim_core_ctor(void)
 {
-	const char *d = getenv("VKFD_DEBUG");
-
-	shim_debug_on = d && *d && strcmp(d, "0") != 0;
+	shim_log_level = vkfd_log_env_level(VKFD_LOG_ERROR);
+	shim_debug_on = shim_log_level >= VKFD_LOG_DEBUG;
 }
 
+/* Default: native where the shim has it (a host or developer build), else
+ * vkfd (a guest-only build, -Dhost=false, has no kfdsim). */
 static const struct shim_backend *select_backend(void)
 {
 	const char *name = getenv("VKFD_BACKEND");
 
+	if (name && strcmp(name, "vkfd") == 0)
+		return &shim_backend_vkfd;
+#ifdef VKFD_SHIM_HAVE_NATIVE
 	if (!name || !*name || strcmp(name, "native") == 0)
 		return &shim_backend_native;
-#ifdef VKFD_SHIM_HAVE_VKFD
-	if (strcmp(name, "vkfd") == 0)
-		return &shim_backend_vkfd;
 #else
-	if (strcmp(name, "vkfd") == 0) {
-		shim_log("VKFD_BACKEND=vkfd: this shim was built without the vkfd backend");
+	if (!name || !*name)
+		return &shim_backend_vkfd;
+	if (strcmp(name, "native") == 0) {
+		shim_log(
+		    "VKFD_BACKEND=native: this shim was built without kfdsim (guest-only build)");
 		errno = ENOSYS;
 		return NULL;
 	}

@@ -65,8 +65,8 @@ static void log_create_queue(const void *arg, size_t size)
 	memcpy(&queue_id, (const char *)arg + 52, 4);
 	if (size >= 96)
 		memcpy(&engine, (const char *)arg + 88, 4);
-	shim_log("create_queue gpu_id %u type %u sdma_engine_id %u -> queue %u", gpu_id, type,
-		 engine, queue_id);
+	shim_debug("create_queue gpu_id %u type %u sdma_engine_id %u -> queue %u", gpu_id, type,
+		   engine, queue_id);
 }
 
 static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg)

@@ -2,6 +2,8 @@
 /* GPU memory access for the engines, piece by piece through translate. */
 #include "engine_mem.h"
 
+#include "device_access.h"
+
 #include <string.h>
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -63,7 +65,9 @@ enum engine_status engine_mem_read(struct sim_engine_queue *q, uint64_t va, void
 			engine_vm_fault(q, va, false);
 			return ENGINE_DEAD;
 		}
+		DEVICE_ACCESS_BEGIN();
 		memcpy(out, p, n);
+		DEVICE_ACCESS_END();
 		out += n;
 		va += n;
 		len -= n;
@@ -87,7 +91,9 @@ enum engine_status engine_mem_write(struct sim_engine_queue *q, uint64_t va, con
 			engine_vm_fault(q, va, true);
 			return ENGINE_DEAD;
 		}
+		DEVICE_ACCESS_BEGIN();
 		memcpy(p, in, n);
+		DEVICE_ACCESS_END();
 		in += n;
 		va += n;
 		len -= n;
@@ -118,7 +124,9 @@ enum engine_status engine_mem_copy(struct sim_engine_queue *q, uint64_t dst, uin
 		}
 		/* Overlapping ranges are undefined on the GPU; memmove keeps
 		 * the host safe whatever the guest asks for. */
+		DEVICE_ACCESS_BEGIN();
 		memmove(d, s, dn);
+		DEVICE_ACCESS_END();
 		src += dn;
 		dst += dn;
 		bytes -= dn;
@@ -144,7 +152,9 @@ enum engine_status engine_mem_fill32(struct sim_engine_queue *q, uint64_t dst, u
 			engine_vm_fault(q, dst, true);
 			return ENGINE_DEAD;
 		}
+		DEVICE_ACCESS_BEGIN();
 		memcpy(d, pattern + (done & 3), n);
+		DEVICE_ACCESS_END();
 		dst += n;
 		done += n;
 	}

@@ -59,11 +59,13 @@ case $SUITE in
 # The SDMA queue type each release creates for its copies on the one-GPU
 # (gfx90a) and the two-GPU (gfx1030) machine. ROCr 6.4 asks for
 # SDMA_BY_ENG_ID (4) on kfdsim's gfx90a, which reports xGMI SDMA engines
-# and KFD 1.17, and for plain SDMA (1) on gfx1030, which has none.
+# and KFD 1.17, and for plain SDMA (1) on gfx1030, which has none. Through
+# vkfd the guest reports KFD 1.14 (it does not carry 1.15's render-node
+# GEM_VA, docs/kfd-uapi.md), below 1.17, so ROCr 6.4 asks for plain SDMA.
 # hip_version: libamdhip64-dev; hipcc_version: the hipcc package.
-bookworm) rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 hip_version='5\.2\.' hipcc_version='5\.2\.' ;;
-trixie) rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 hip_version='5\.7\.' hipcc_version='5\.7\.' ;;
-sid) rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 hip_version='6\.4\.' hipcc_version='7\.0\.' ;;
+bookworm) rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.2\.' hipcc_version='5\.2\.' ;;
+trixie) rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.7\.' hipcc_version='5\.7\.' ;;
+sid) rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='6\.4\.' hipcc_version='7\.0\.' ;;
 *)
 	echo "FAIL: unknown suite $SUITE"
 	exit 1
@@ -505,7 +507,7 @@ hip_part() {
 			log=$out/serverhip1.log
 			start_server hip1 --vram-mb $hip_vram_mb
 		fi
-		debug=1
+		debug=debug
 		run hip-basic-$backend $backend hip1 VKFDSIM_ISA_STATS=1 \
 			$bin/hip_basic $((hip_vram_mb << 20)) copy
 		debug=0
@@ -553,12 +555,14 @@ for gpus in 1 2; do
 		check_rocminfo rocminfo-$tag $target $gpus
 		run drm-$tag $backend $gpus $bin/$(basename "$drm_identity")
 		check_rc0 drm-$tag
-		debug=1
+		debug=debug
 		run hsa-$tag $backend $gpus $bin/$(basename "$hsa_e2e") matrix $max
 		debug=0
 		check_rc0 hsa-$tag
 		if [ $gpus = 2 ]; then
 			check_queues hsa-$tag $sdma_2gpu
+		elif [ $backend = vkfd ]; then
+			check_queues hsa-$tag $sdma_1gpu_vkfd
 		else
 			check_queues hsa-$tag $sdma_1gpu
 		fi

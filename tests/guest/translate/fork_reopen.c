@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend_vkfd_kfd.h"
+#include "kfd_uapi_ext.h"
 
 #define TOPO "/sys/devices/virtual/kfd/kfd/topology/nodes/1/"
 #define PAGE 4096ul
@@ -70,14 +70,15 @@ struct proc {
 
 static int proc_open(struct proc *p)
 {
-	struct bk_get_version v = {0, 0};
-	struct bk_acquire_vm a;
+	struct kfd_ioctl_get_version_args v = {0, 0};
+	struct kfd_ioctl_acquire_vm_args a;
 	int minor;
 
 	p->gpu = (uint32_t)topo_value(TOPO "gpu_id", NULL);
 	minor = (int)topo_value(TOPO "properties", "drm_render_minor");
 	p->kfd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
-	if (p->kfd < 0 || kio(p->kfd, BK_NR_GET_VERSION, sizeof(v), &v) || v.major != 1)
+	if (p->kfd < 0 || kio(p->kfd, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(v), &v) ||
+	    v.major_version != 1)
 		return -1;
 	{
 		char path[64];
@@ -89,13 +90,13 @@ static int proc_open(struct proc *p)
 		return -1;
 	a.drm_fd = (uint32_t)p->rfd;
 	a.gpu_id = p->gpu;
-	return kio(p->kfd, BK_NR_ACQUIRE_VM, sizeof(a), &a);
+	return kio(p->kfd, _IOC_NR(AMDKFD_IOC_ACQUIRE_VM), sizeof(a), &a);
 }
 
 /* GTT BO at a fresh VA, CPU-mapped through the render fd */
 static uint32_t *bo_new(struct proc *p, size_t size, uint64_t *handle)
 {
-	struct bk_alloc_memory a;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	void *va = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (va == MAP_FAILED)
@@ -104,8 +105,8 @@ static uint32_t *bo_new(struct proc *p, size_t size, uint64_t *handle)
 	a.va_addr = (uintptr_t)va;
 	a.size = size;
 	a.gpu_id = p->gpu;
-	a.flags = BK_ALLOC_GTT | (1u << 31);
-	if (kio(p->kfd, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(a), &a))
+	a.flags = KFD_IOC_ALLOC_MEM_FLAGS_GTT | (1u << 31);
+	if (kio(p->kfd, _IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), sizeof(a), &a))
 		return NULL;
 	*handle = a.handle;
 	if (mmap(va, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->rfd,
@@ -117,8 +118,8 @@ static uint32_t *bo_new(struct proc *p, size_t size, uint64_t *handle)
 int main(void)
 {
 	struct proc parent, child;
-	struct bk_get_version v;
-	struct bk_free_memory fr;
+	struct kfd_ioctl_get_version_args v;
+	struct kfd_ioctl_free_memory_of_gpu_args fr;
 	uint64_t ph = 0, ch = 0;
 	uint32_t *pm, *cm;
 	pid_t pid;
@@ -138,7 +139,7 @@ int main(void)
 	if (pid == 0) {
 		failures = 0;
 		/* the inherited KFD process belongs to the parent */
-		CHECK(kio(parent.kfd, BK_NR_GET_VERSION, sizeof(v), &v) == -EBADF,
+		CHECK(kio(parent.kfd, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(v), &v) == -EBADF,
 		      "inherited kfd fd is not EBADF");
 		/* reopening gives the child its own context */
 		CHECK(proc_open(&child) == 0, "child reopen");
@@ -151,11 +152,13 @@ int main(void)
 		/* the parent's handle means nothing in the child's context */
 		if (ph != ch) {
 			fr.handle = ph;
-			CHECK(kio(child.kfd, BK_NR_FREE_MEMORY_OF_GPU, sizeof(fr), &fr) == -EINVAL,
+			CHECK(kio(child.kfd, _IOC_NR(AMDKFD_IOC_FREE_MEMORY_OF_GPU), sizeof(fr),
+				  &fr) == -EINVAL,
 			      "parent handle accepted by the child");
 		}
 		fr.handle = ch;
-		CHECK(kio(child.kfd, BK_NR_FREE_MEMORY_OF_GPU, sizeof(fr), &fr) == 0, "child free");
+		CHECK(kio(child.kfd, _IOC_NR(AMDKFD_IOC_FREE_MEMORY_OF_GPU), sizeof(fr), &fr) == 0,
+		      "child free");
 		close(child.rfd);
 		close(child.kfd);
 		_exit(failures ? 1 : 0);
@@ -164,11 +167,11 @@ int main(void)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "child checks failed (status %#x)", st);
 	/* the parent's context is untouched */
-	CHECK(kio(parent.kfd, BK_NR_GET_VERSION, sizeof(v), &v) == 0,
+	CHECK(kio(parent.kfd, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(v), &v) == 0,
 	      "parent GET_VERSION after fork");
 	CHECK(pm[0] == 0xc0ffee, "parent BO memory after fork");
 	fr.handle = ph;
-	CHECK(kio(parent.kfd, BK_NR_FREE_MEMORY_OF_GPU, sizeof(fr), &fr) == 0,
+	CHECK(kio(parent.kfd, _IOC_NR(AMDKFD_IOC_FREE_MEMORY_OF_GPU), sizeof(fr), &fr) == 0,
 	      "parent free after fork");
 	close(parent.rfd);
 	close(parent.kfd);

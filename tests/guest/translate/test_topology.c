@@ -3,13 +3,21 @@
  * The vkfd backend's topology materialisation fed hand-made exports: what a
  * hostile or buggy host can send (paths escaping the tree, overruns, too
  * many nodes, link counts that do not match the link files) and what the
- * guest's tree then looks like. The backend's static functions are reached
- * by including its source.
+ * guest's tree then looks like, through the backend's private header.
  */
-#include "backend_vkfd.c"
-
+#include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "backend_vkfd_internal.h"
 
 #include <cmocka.h>
 
@@ -35,6 +43,17 @@ static void put(struct exp *e, const char *path, const char *data)
 }
 
 static char troot[PATH_MAX];
+
+/* the tree fills bk.gpus, which bk_lock guards */
+static int build(const uint8_t *buf, size_t len)
+{
+	int r;
+
+	bk_table_lock();
+	r = bk_topo_build_locked(troot, buf, len);
+	bk_table_unlock();
+	return r;
+}
 
 static int setup(void **state)
 {
@@ -97,7 +116,7 @@ static void test_good_export_and_link_counts(void **state)
 	put(&e, "nodes/1/io_links/5/properties", "type 11\nnode_from 1\nnode_to 0\n");
 	put(&e, "nodes/1/io_links/2/properties", "type 11\nnode_from 1\nnode_to 0\n");
 	put(&e, "nodes/1/caches/0/properties", "level 1\n");
-	assert_int_equal(bk_topo_build(troot, e.buf, e.len), 0);
+	assert_int_equal(build(e.buf, e.len), 0);
 	assert_int_equal(bk.n_gpus, 2);
 	assert_int_equal(bk.gpus[0].gpu_id, 1111);
 	assert_int_equal(bk.gpus[1].render_minor, 129);
@@ -125,7 +144,7 @@ static void test_good_export_and_link_counts(void **state)
 
 static void expect_bad(struct exp *e)
 {
-	assert_int_equal(bk_topo_build(troot, e->buf, e->len), -EPROTO);
+	assert_int_equal(build(e->buf, e->len), -EPROTO);
 }
 
 static void test_hostile_exports(void **state)
@@ -177,7 +196,7 @@ static void test_hostile_exports(void **state)
 	/* truncated record, record overrunning the export, oversized */
 	e.len = 0;
 	gpu_node(&e, 0, 1, 128, "");
-	assert_int_equal(bk_topo_build(troot, e.buf, e.len - 3), -EPROTO);
+	assert_int_equal(build(e.buf, e.len - 3), -EPROTO);
 	e.len = 0;
 	r.path_len = 6;
 	r.data_len = 1000;

@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "shim/shim_backend.h"
-#include "backend_vkfd_kfd.h"
+#include "backend_vkfd_internal.h"
 
 #define B    shim_backend_vkfd
 #define PAGE 4096ul
@@ -82,36 +82,37 @@ static uint64_t va_reserve(size_t size)
 	return (uintptr_t)p;
 }
 
-static int alloc_bo(uint64_t va, uint64_t size, uint32_t flags, struct bk_alloc_memory *a)
+static int alloc_bo(uint64_t va, uint64_t size, uint32_t flags,
+		    struct kfd_ioctl_alloc_memory_of_gpu_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->va_addr = va;
 	a->size = size;
 	a->gpu_id = gpu_id;
 	a->flags = flags;
-	if (flags & BK_ALLOC_USERPTR)
+	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
 		a->mmap_offset = va;
-	return kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(*a), a);
+	return kio(kfd, RW, _IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), sizeof(*a), a);
 }
 
 static int free_bo(uint64_t handle)
 {
-	struct bk_free_memory f = {handle};
+	struct kfd_ioctl_free_memory_of_gpu_args f = {handle};
 
-	return kio(kfd, _IOC_WRITE, BK_NR_FREE_MEMORY_OF_GPU, sizeof(f), &f);
+	return kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_FREE_MEMORY_OF_GPU), sizeof(f), &f);
 }
 
 static int map_bo(unsigned int nr, uint64_t handle, uint32_t *ids, uint32_t n, uint32_t *n_success)
 {
-	struct bk_map_memory m = {handle, (uintptr_t)ids, n, *n_success};
+	struct kfd_ioctl_map_memory_to_gpu_args m = {handle, (uintptr_t)ids, n, *n_success};
 	int r = kio(kfd, RW, nr, sizeof(m), &m);
 
 	*n_success = m.n_success;
 	return r;
 }
 
-#define GTT_FLAGS  (BK_ALLOC_GTT | (1u << 31) | (1u << 26))
-#define VRAM_FLAGS (BK_ALLOC_VRAM | (1u << 31) | (1u << 29))
+#define GTT_FLAGS  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | (1u << 31) | (1u << 26))
+#define VRAM_FLAGS (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | (1u << 31) | (1u << 29))
 
 /* ------------------------------------------------------------------ */
 
@@ -119,8 +120,8 @@ static int group_setup(void **state)
 {
 	char buf[64];
 	const char *root;
-	struct bk_get_version v = {0, 0};
-	struct bk_acquire_vm avm;
+	struct kfd_ioctl_get_version_args v = {0, 0};
+	struct kfd_ioctl_acquire_vm_args avm;
 	int r;
 
 	(void)state;
@@ -140,11 +141,11 @@ static int group_setup(void **state)
 	rfd = B.open_render(minor_, O_RDWR | O_CLOEXEC);
 	if (kfd < 0 || rfd < 0)
 		return -1;
-	if (kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v))
+	if (kio(kfd, _IOC_READ, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(v), &v))
 		return -1;
 	avm.drm_fd = (uint32_t)rfd;
 	avm.gpu_id = gpu_id;
-	return kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(avm), &avm);
+	return kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_ACQUIRE_VM), sizeof(avm), &avm);
 }
 
 static int group_teardown(void **state)
@@ -194,124 +195,136 @@ static void test_topology_tree(void **state)
 
 static void test_version_and_unknown(void **state)
 {
-	struct bk_get_version v = {0, 0};
+	struct kfd_ioctl_get_version_args v = {0, 0};
 	uint64_t junk[8] = {0};
 
 	(void)state;
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v), 0);
-	assert_int_equal(v.major, 1);
-	assert_true(v.minor >= 1);
+	assert_int_equal(kio(kfd, _IOC_READ, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(v), &v), 0);
+	assert_int_equal(v.major_version, 1);
+	assert_true(v.minor_version >= 1);
 	/* capped at the newest version the guest serves: a 1.19 host's
 	 * CREATE_PROCESS is not carried */
-	assert_true(v.minor <= BK_KFD_MINOR_MAX);
+	assert_true(v.minor_version <= BK_KFD_MINOR_MAX);
 	if (getenv("VKFDSIM_KFD_MINOR") && !strcmp(getenv("VKFDSIM_KFD_MINOR"), "19"))
-		assert_int_equal(v.minor, BK_KFD_MINOR_MAX);
+		assert_int_equal(v.minor_version, BK_KFD_MINOR_MAX);
 	/* unknown and out-of-tree numbers, and unsupported features */
 	assert_int_equal(kio(kfd, RW, 0x82, 16, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, 0x80, 16, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, 0x85, 16, junk), -ENOTTY);
 	assert_int_equal(kio(kfd, RW, 0x60, 16, junk), -ENOTTY);
-	assert_int_equal(kio(kfd, RW, BK_NR_CRIU_OP, 56, junk), -EACCES);
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_QUEUE_WAVE_STATE, 24, junk), -EFAULT);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CRIU_OP), 56, junk), -EACCES);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_QUEUE_WAVE_STATE), 24, junk), -EFAULT);
 	/* the debugger: not carried, refused as a kernel without HWS */
-	assert_int_equal(kio(kfd, RW, BK_NR_DBG_TRAP, 32, junk), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(VKFD_KFD_IOC_DBG_TRAP), 32, junk), -EINVAL);
 	/* SMI for a GPU this process does not have */
-	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, 8, junk), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SMI_EVENTS), 8, junk), -EINVAL);
 	assert_int_equal(kio(kfd, RW, 0x0d, 8, junk), -ENOTTY);
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_PROCESS, 8, junk), -ENOTTY);
-	assert_int_equal(kio(kfd, RW, BK_NR_SVM, 24, junk), -EPERM);
-	assert_int_equal(kio(kfd, RW, BK_NR_IMPORT_DMABUF, 24, junk), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(VKFD_KFD_IOC_CREATE_PROCESS), 8, junk), -ENOTTY);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SVM), 24, junk), -EPERM);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_IMPORT_DMABUF), 24, junk), -EINVAL);
 	assert_int_equal(B.ioctl(kfd, _IOC(RW, 'd', 1, 8), junk), -ENOTTY);
 	/* a bad argument pointer is EFAULT, not a crash */
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, 8, (void *)(uintptr_t)8), -EFAULT);
+	assert_int_equal(
+	    kio(kfd, _IOC_READ, _IOC_NR(AMDKFD_IOC_GET_VERSION), 8, (void *)(uintptr_t)8), -EFAULT);
 	/* not our fd */
 	assert_int_equal(B.ioctl(12345, _IOC(_IOC_READ, 'K', 1, 8), &v), -EBADF);
 }
 
 static void test_apertures(void **state)
 {
-	struct bk_aperture ap[4];
-	struct bk_get_apertures_new a;
-	struct bk_get_apertures_old old;
+	struct kfd_process_device_apertures ap[4];
+	struct kfd_ioctl_get_process_apertures_new_args a;
+	struct kfd_ioctl_get_process_apertures_args old;
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW, sizeof(a), &a), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW), sizeof(a), &a),
+			 0);
 	assert_int_equal(a.num_of_nodes, 1); /* count first */
 	memset(ap, 0xa5, sizeof(ap));
-	a.apertures_ptr = (uintptr_t)ap;
+	a.kfd_process_device_apertures_ptr = (uintptr_t)ap;
 	a.num_of_nodes = 4;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW, sizeof(a), &a), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW), sizeof(a), &a),
+			 0);
 	assert_int_equal(a.num_of_nodes, 1);
 	assert_int_equal(ap[0].gpu_id, gpu_id);
 	assert_true(ap[0].gpuvm_limit > ap[0].gpuvm_base);
 	assert_int_equal(ap[0].pad, 0);
 	/* entries past the count are untouched */
 	assert_int_equal(ap[1].gpu_id, 0xa5a5a5a5u);
-	a.apertures_ptr = 16;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_PROCESS_APERTURES_NEW, sizeof(a), &a), -EFAULT);
+	a.kfd_process_device_apertures_ptr = 16;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW), sizeof(a), &a),
+			 -EFAULT);
 	memset(&old, 0xff, sizeof(old));
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_PROCESS_APERTURES, sizeof(old), &old), 0);
+	assert_int_equal(
+	    kio(kfd, _IOC_READ, _IOC_NR(AMDKFD_IOC_GET_PROCESS_APERTURES), sizeof(old), &old), 0);
 	assert_int_equal(old.num_of_nodes, 1);
-	assert_int_equal(old.ap[0].gpu_id, gpu_id);
-	assert_int_equal(old.ap[1].gpu_id, 0);
+	assert_int_equal(old.process_apertures[0].gpu_id, gpu_id);
+	assert_int_equal(old.process_apertures[1].gpu_id, 0);
 }
 
 static void test_acquire_vm(void **state)
 {
-	struct bk_acquire_vm a;
+	struct kfd_ioctl_acquire_vm_args a;
 	int other;
 
 	(void)state;
 	/* the same render fd again is fine, as in the kernel */
 	a.drm_fd = (uint32_t)rfd;
 	a.gpu_id = gpu_id;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_ACQUIRE_VM), sizeof(a), &a), 0);
 	/* another render fd for an already acquired GPU */
 	other = B.open_render(minor_, O_RDWR);
 	assert_true(other >= 0);
 	a.drm_fd = (uint32_t)other;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), -EBUSY);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_ACQUIRE_VM), sizeof(a), &a),
+			 -EBUSY);
 	B.close(other);
 	a.drm_fd = 99999;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_ACQUIRE_VM), sizeof(a), &a),
+			 -EINVAL);
 	a.drm_fd = (uint32_t)rfd;
 	a.gpu_id = gpu_id ^ 0x5a5a;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_ACQUIRE_VM, sizeof(a), &a), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_ACQUIRE_VM), sizeof(a), &a),
+			 -EINVAL);
 	assert_int_equal(B.open_render(7, O_RDWR), -ENOENT);
 }
 
 static void test_simple_setters(void **state)
 {
-	struct bk_set_memory_policy mp;
-	struct bk_scratch_va sv;
-	struct bk_trap_handler th;
-	struct bk_xnack x = {-1};
+	struct kfd_ioctl_set_memory_policy_args mp;
+	struct kfd_ioctl_set_scratch_backing_va_args sv;
+	struct kfd_ioctl_set_trap_handler_args th;
+	struct kfd_ioctl_set_xnack_mode_args x = {-1};
 
 	(void)state;
 	memset(&mp, 0, sizeof(mp));
 	mp.gpu_id = gpu_id;
 	mp.default_policy = 0;
 	mp.alternate_policy = 1;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY, sizeof(mp), &mp), 0);
+	assert_int_equal(
+	    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_MEMORY_POLICY), sizeof(mp), &mp), 0);
 	mp.gpu_id = 0xdead;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_MEMORY_POLICY, sizeof(mp), &mp), -EINVAL);
+	assert_int_equal(
+	    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_MEMORY_POLICY), sizeof(mp), &mp), -EINVAL);
 	memset(&sv, 0, sizeof(sv));
 	sv.gpu_id = gpu_id;
 	sv.va_addr = va_reserve(1 << 20) >> 16;
-	assert_int_equal(kio(kfd, RW, BK_NR_SET_SCRATCH_BACKING_VA, sizeof(sv), &sv), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SET_SCRATCH_BACKING_VA), sizeof(sv), &sv),
+			 0);
 	memset(&th, 0, sizeof(th));
 	th.gpu_id = gpu_id;
 	th.tba_addr = va_reserve(PAGE);
 	th.tma_addr = va_reserve(PAGE);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_TRAP_HANDLER, sizeof(th), &th), 0);
-	assert_int_equal(kio(kfd, RW, BK_NR_SET_XNACK_MODE, sizeof(x), &x), 0);
+	assert_int_equal(
+	    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_TRAP_HANDLER), sizeof(th), &th), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SET_XNACK_MODE), sizeof(x), &x), 0);
 	assert_true(x.xnack_enabled == 0 || x.xnack_enabled == 1);
 }
 
 static void test_clock_counters(void **state)
 {
-	struct bk_clock_counters c1, c2;
+	struct kfd_ioctl_get_clock_counters_args c1, c2;
 	struct timespec ts;
 	uint64_t before, after;
 
@@ -320,7 +333,7 @@ static void test_clock_counters(void **state)
 	c1.gpu_id = gpu_id;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	before = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1), &c1), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_CLOCK_COUNTERS), sizeof(c1), &c1), 0);
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	after = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	/* the guest's own raw monotonic clock, in ns */
@@ -329,17 +342,17 @@ static void test_clock_counters(void **state)
 	assert_int_equal(c1.system_clock_freq, 1000000000ull);
 	usleep(20000);
 	c2 = c1;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c2), &c2), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_CLOCK_COUNTERS), sizeof(c2), &c2), 0);
 	usleep(2000);
 	c1 = c2;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1), &c1), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_CLOCK_COUNTERS), sizeof(c1), &c1), 0);
 	assert_true(c1.gpu_clock_counter > c2.gpu_clock_counter);
 	assert_true(c1.system_clock_counter - c2.system_clock_counter >= 2000000ull);
 	/* a node without GPU (ROCr asks for node 0): no error, gpu counter
 	 * 0, CPU clocks and frequency as for a GPU */
 	c1.gpu_id = 0;
 	c1.gpu_clock_counter = 1234;
-	assert_int_equal(kio(kfd, RW, BK_NR_GET_CLOCK_COUNTERS, sizeof(c1), &c1), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_CLOCK_COUNTERS), sizeof(c1), &c1), 0);
 	assert_int_equal(c1.gpu_clock_counter, 0);
 	assert_int_equal(c1.system_clock_freq, 1000000000ull);
 	assert_true(c1.cpu_clock_counter > c2.cpu_clock_counter);
@@ -347,7 +360,7 @@ static void test_clock_counters(void **state)
 
 static void test_vram_alloc_mmap_map_free(void **state)
 {
-	struct bk_alloc_memory a;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	uint64_t va = va_reserve(64 * PAGE);
 	uint32_t ids[2] = {gpu_id, gpu_id ^ 0x5a5a}, ns = 0;
 	uint32_t *p;
@@ -373,23 +386,29 @@ static void test_vram_alloc_mmap_map_free(void **state)
 	p[64 * PAGE / 4 - 1] = 0x9abcdef0;
 	assert_int_equal(p[0], 0x12345678);
 	/* map: n_success semantics, stops at the unknown gpu */
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns), -EINVAL);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 2, &ns),
+			 -EINVAL);
 	assert_int_equal(ns, 1);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 0, &ns), -EINVAL);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 0, &ns),
+			 -EINVAL);
 	ns = 3;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 2, &ns), -EINVAL);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 2, &ns),
+			 -EINVAL);
 	ns = 0;
-	assert_int_equal(
-	    map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, (uint32_t *)(uintptr_t)16, 1, &ns), -EFAULT);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle,
+				(uint32_t *)(uintptr_t)16, 1, &ns),
+			 -EFAULT);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle + 1, ids, 1, &ns), -EINVAL);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle + 1, ids, 1, &ns),
+			 -EINVAL);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1, &ns), 0);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
 	assert_int_equal(ns, 1);
 	/* overlap with an existing BO */
 	{
-		struct bk_alloc_memory b;
+		struct kfd_ioctl_alloc_memory_of_gpu_args b;
 
 		assert_int_equal(alloc_bo(va + PAGE, PAGE, VRAM_FLAGS, &b), -EADDRINUSE);
 	}
@@ -403,14 +422,15 @@ static void test_vram_alloc_mmap_map_free(void **state)
 
 static void test_gtt_aql_mirrored(void **state)
 {
-	struct bk_alloc_memory a;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	size_t half = 16 * PAGE;
 	uint64_t va = va_reserve(2 * half);
 	volatile uint64_t *lo, *hi;
 	void *m;
 
 	(void)state;
-	assert_int_equal(alloc_bo(va, 2 * half, GTT_FLAGS | BK_ALLOC_AQL_QUEUE_MEM, &a), 0);
+	assert_int_equal(
+	    alloc_bo(va, 2 * half, GTT_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, &a), 0);
 	m = B.mmap((void *)(uintptr_t)va, half, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rfd,
 		   (off_t)a.mmap_offset);
 	assert_ptr_equal(m, (void *)(uintptr_t)va);
@@ -432,7 +452,7 @@ static void test_gtt_aql_mirrored(void **state)
 
 static void test_userptr_conversion(void **state)
 {
-	struct bk_alloc_memory a;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	size_t size = 8 * PAGE;
 	uint32_t ids[1] = {gpu_id}, ns = 0;
 	unsigned char *p;
@@ -445,14 +465,16 @@ static void test_userptr_conversion(void **state)
 	for (size_t i = 0; i < size; i++)
 		p[i] = (unsigned char)(i * 7);
 	/* page granular: libhsakmt registers whole pages */
-	assert_int_equal(alloc_bo((uintptr_t)p + 1, size, BK_ALLOC_USERPTR | (1u << 31), &a),
-			 -EINVAL);
-	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p + 1, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a),
+	    -EINVAL);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
 	/* contents survived the conversion */
 	for (size_t i = 0; i < size; i++)
 		if (p[i] != (unsigned char)(i * 7))
 			fail_msg("byte %zu changed", i);
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 1, &ns), 0);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
 	p[5] = 0xee;
 	/* documented limit: after conversion the range is shared memory, a
 	 * forked child's writes are seen by the parent */
@@ -465,7 +487,8 @@ static void test_userptr_conversion(void **state)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(p[6], 0x77);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1, &ns), 0);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
 	assert_int_equal(free_bo(a.handle), 0);
 	/* copy-back on deregistration: same contents, private again */
 	assert_int_equal(p[5], 0xee);
@@ -481,19 +504,22 @@ static void test_userptr_conversion(void **state)
 	munmap(p, size);
 	/* an unreadable range cannot be converted */
 	p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), -EFAULT);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a),
+	    -EFAULT);
 	munmap(p, size);
 }
 
-static int alloc_userptr(uint64_t gva, uint64_t cpu, uint64_t size, struct bk_alloc_memory *a)
+static int alloc_userptr(uint64_t gva, uint64_t cpu, uint64_t size,
+			 struct kfd_ioctl_alloc_memory_of_gpu_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->va_addr = gva;
 	a->mmap_offset = cpu;
 	a->size = size;
 	a->gpu_id = gpu_id;
-	a->flags = BK_ALLOC_USERPTR | (1u << 31);
-	return kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, sizeof(*a), a);
+	a->flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31);
+	return kio(kfd, RW, _IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), sizeof(*a), a);
 }
 
 /* hsaKmtRegisterMemory: the GPU VA comes from libhsakmt's aperture, not
@@ -502,7 +528,7 @@ static int alloc_userptr(uint64_t gva, uint64_t cpu, uint64_t size, struct bk_al
  * its first and last page must survive too. */
 static void test_userptr_unequal_va(void **state)
 {
-	struct bk_alloc_memory a, a2;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, a2;
 	size_t size = 4 * PAGE;
 	uint32_t ids[1] = {gpu_id}, ns = 0;
 	uint64_t gva = va_reserve(size), gva2 = va_reserve(size);
@@ -525,7 +551,7 @@ static void test_userptr_unequal_va(void **state)
 	for (size_t i = 0; i < size; i++)
 		if (p[i] != (unsigned char)(i * 13))
 			fail_msg("byte %zu changed", i);
-	assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, a.handle, ids, 1, &ns), 0);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
 	assert_int_equal(ns, 1);
 	p[PAGE - 1] = 0xa1; /* outside, just before */
 	p[PAGE] = 0xb2;     /* first registered byte */
@@ -539,7 +565,8 @@ static void test_userptr_unequal_va(void **state)
 	assert_int_equal(p[PAGE - 1], 0xa1);
 	assert_int_equal(p[0], 0);
 	ns = 0;
-	assert_int_equal(map_bo(BK_NR_UNMAP_MEMORY_FROM_GPU, a.handle, ids, 1, &ns), 0);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
 	/* unregistering one leaves the other's pages as they are */
 	assert_int_equal(free_bo(a.handle), 0);
 	assert_int_equal(p[PAGE], 0xb2);
@@ -564,7 +591,7 @@ static void test_userptr_unequal_va(void **state)
  * itself, without an ioctl, since the address is in its own aperture. */
 static void test_userptr_of_bo_mapping(void **state)
 {
-	struct bk_alloc_memory a, u;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, u;
 	uint64_t va = va_reserve(4 * PAGE), gva = va_reserve(4 * PAGE);
 	unsigned char *m;
 
@@ -589,7 +616,7 @@ static void test_userptr_of_bo_mapping(void **state)
  * contents through the conversion. */
 static void test_userptr_sparse_and_file(void **state)
 {
-	struct bk_alloc_memory a;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	size_t size = 64 * PAGE;
 	unsigned char *p;
 	int fd;
@@ -600,7 +627,8 @@ static void test_userptr_sparse_and_file(void **state)
 	p[3 * PAGE + 5] = 0x33;
 	p[40 * PAGE] = 0x44;
 	p[size - 1] = 0x55;
-	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
 	for (size_t i = 0; i < size; i++) {
 		unsigned char want = i == 3 * PAGE + 5 ? 0x33
 				     : i == 40 * PAGE  ? 0x44
@@ -623,7 +651,8 @@ static void test_userptr_sparse_and_file(void **state)
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	assert_true(p != MAP_FAILED);
 	close(fd);
-	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
 	assert_memory_equal(p + 20 * PAGE, "file", 4);
 	assert_int_equal(free_bo(a.handle), 0);
 	assert_memory_equal(p + 20 * PAGE, "file", 4);
@@ -635,7 +664,7 @@ static void test_userptr_sparse_and_file(void **state)
  * file system refuses O_DIRECT. */
 static void test_userptr_o_direct(void **state)
 {
-	struct bk_alloc_memory a;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	size_t size = 4 * PAGE;
 	char path[PATH_MAX];
 	const char *dir = getenv("VKFD_BUILD_ROOT");
@@ -660,7 +689,8 @@ static void test_userptr_o_direct(void **state)
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
-	assert_int_equal(alloc_bo((uintptr_t)p, size, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
 	assert_int_equal(pread(fd, p, size, 0), (ssize_t)size);
 	assert_memory_equal(p, src, size);
 	assert_int_equal(free_bo(a.handle), 0);
@@ -675,12 +705,12 @@ static uint64_t event_page_handle;
 
 static void test_events(void **state)
 {
-	struct bk_alloc_memory a;
-	struct bk_create_event ce;
-	struct bk_event_id ei;
-	struct bk_event_data ed[2];
-	struct bk_wait_events w;
-	size_t psz = BK_SIGNAL_EVENT_LIMIT * 8;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	struct kfd_ioctl_create_event_args ce;
+	struct kfd_ioctl_set_event_args ei;
+	struct vkfd_kfd_event_data ed[2];
+	struct kfd_ioctl_wait_events_args w;
+	size_t psz = KFD_SIGNAL_EVENT_LIMIT * 8;
 	uint64_t va = va_reserve(psz);
 	uint32_t sig;
 
@@ -693,16 +723,16 @@ static void test_events(void **state)
 	/* an unknown page handle */
 	memset(&ce, 0, sizeof(ce));
 	ce.event_page_offset = a.handle + 12345;
-	ce.event_type = BK_EVENT_SIGNAL;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), -EINVAL);
+	ce.event_type = KFD_IOC_EVENT_SIGNAL;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_EVENT), sizeof(ce), &ce), -EINVAL);
 	memset(&ce, 0, sizeof(ce));
 	ce.event_page_offset = a.handle;
-	ce.event_type = BK_EVENT_SIGNAL;
+	ce.event_type = KFD_IOC_EVENT_SIGNAL;
 	ce.auto_reset = 1;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_EVENT), sizeof(ce), &ce), 0);
 	sig = ce.event_id;
 	/* the kernel allocates signal slots from 0, like idr_alloc */
-	if (sig >= BK_SIGNAL_EVENT_LIMIT)
+	if (sig >= KFD_SIGNAL_EVENT_LIMIT)
 		fail_msg("signal event id %#x slot %u", sig, ce.event_slot_index);
 	assert_int_equal(ce.event_slot_index, sig);
 	assert_true(ce.event_page_offset != 0); /* libhsakmt needs > 0 */
@@ -716,23 +746,23 @@ static void test_events(void **state)
 	w.events_ptr = (uintptr_t)ed;
 	w.num_events = 1;
 	w.timeout = 0;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
 	/* repeated polls stay TIMEOUT (answered locally when hinted) */
 	for (int i = 0; i < 100; i++) {
 		w.wait_result = 77;
-		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-		assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+		assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
 	}
 	/* set: the next poll must see it, never a stale TIMEOUT */
 	ei.event_id = sig;
 	ei.pad = 0;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
 	/* auto-reset: consumed */
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
 	/* a blocking wait with a timeout lasts at least that long */
 	{
 		struct timespec t0, t1;
@@ -740,95 +770,101 @@ static void test_events(void **state)
 
 		w.timeout = 30;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-		assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+		assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
 		assert_true(ms >= 29);
 		w.timeout = 0;
 	}
 	/* bad arguments */
 	w.num_events = 0;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), -EINVAL);
 	w.num_events = 65;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), -EINVAL);
 	w.num_events = 1;
 	w.events_ptr = 24;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EFAULT);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), -EFAULT);
 	w.events_ptr = (uintptr_t)ed;
 	ed[0].event_id = 4000;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), -EINVAL);
 	/* reset, destroy */
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei), &ei), 0);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), 0);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_RESET_EVENT), sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_DESTROY_EVENT), sizeof(ei), &ei),
+			 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_DESTROY_EVENT), sizeof(ei), &ei),
+			 -EINVAL);
 	/* set/reset of a destroyed or never created event */
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei),
+			 -EINVAL);
 	ei.event_id = 4095;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_RESET_EVENT, sizeof(ei), &ei), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_RESET_EVENT), sizeof(ei), &ei),
+			 -EINVAL);
 	/* a memory-exception event has a non-signal id and cannot be set */
 	memset(&ce, 0, sizeof(ce));
-	ce.event_type = BK_EVENT_MEMORY;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	ce.event_type = KFD_IOC_EVENT_MEMORY;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_EVENT), sizeof(ce), &ce), 0);
 	assert_true(ce.event_id >= 0x40000000u);
 	ei.event_id = ce.event_id;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), -EINVAL);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei),
+			 -EINVAL);
 	ed[0].event_id = ce.event_id;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
 }
 
 /* KFD >= 1.14 event ages: a wait with last_event_age different from the
  * event's age completes at once and the new age is written back. */
 static void test_event_ages(void **state)
 {
-	struct bk_create_event ce;
-	struct bk_event_id ei;
-	struct bk_event_data ed;
-	struct bk_wait_events w;
-	struct bk_get_version v;
+	struct kfd_ioctl_create_event_args ce;
+	struct kfd_ioctl_set_event_args ei;
+	struct vkfd_kfd_event_data ed;
+	struct kfd_ioctl_wait_events_args w;
+	struct kfd_ioctl_get_version_args v;
 	uint64_t age;
 
 	(void)state;
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v), 0);
-	if (v.minor < 14)
+	assert_int_equal(kio(kfd, _IOC_READ, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(v), &v), 0);
+	if (v.minor_version < 14)
 		skip();
 	memset(&ce, 0, sizeof(ce));
-	ce.event_type = BK_EVENT_SIGNAL;
+	ce.event_type = KFD_IOC_EVENT_SIGNAL;
 	ce.event_page_offset = event_page_handle;
 	ce.auto_reset = 1;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_EVENT), sizeof(ce), &ce), 0);
 	ei.event_id = ce.event_id;
 	ei.pad = 0;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei), 0);
 	memset(&ed, 0, sizeof(ed));
 	ed.event_id = ce.event_id;
 	age = 1; /* the age a fresh event starts with */
-	memcpy(ed.exception, &age, sizeof(age));
+	ed.last_event_age = age;
 	memset(&w, 0, sizeof(w));
 	w.events_ptr = (uintptr_t)&ed;
 	w.num_events = 1;
 	w.timeout = 1000;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
-	memcpy(&age, ed.exception, sizeof(age));
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
+	age = ed.last_event_age;
 	assert_true(age > 1);
 	/* with the current age and nothing new: a poll times out */
 	w.timeout = 0;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-	assert_int_equal(w.wait_result, BK_WAIT_TIMEOUT);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
 	/* a stale age completes at once (the set happened meanwhile) */
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei), 0);
 	w.timeout = 1000;
-	assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-	assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
 	{
 		uint64_t age2;
 
-		memcpy(&age2, ed.exception, sizeof(age2));
+		age2 = ed.last_event_age;
 		assert_true(age2 > age);
 	}
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_DESTROY_EVENT), sizeof(ei), &ei),
+			 0);
 }
 
 /* A blocking WAIT_EVENTS on one thread must not hold up other calls of the
@@ -843,8 +879,8 @@ struct waiter_arg {
 static void *waiter_main(void *p)
 {
 	struct waiter_arg *w = p;
-	struct bk_event_data ed;
-	struct bk_wait_events wa;
+	struct vkfd_kfd_event_data ed;
+	struct kfd_ioctl_wait_events_args wa;
 
 	memset(&ed, 0, sizeof(ed));
 	ed.event_id = w->event_id;
@@ -852,7 +888,7 @@ static void *waiter_main(void *p)
 	wa.events_ptr = (uintptr_t)&ed;
 	wa.num_events = 1;
 	wa.timeout = 5000;
-	w->r = kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(wa), &wa);
+	w->r = kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(wa), &wa);
 	w->result = wa.wait_result;
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -860,25 +896,25 @@ static void *waiter_main(void *p)
 
 static void test_wait_does_not_block_others(void **state)
 {
-	struct bk_create_event ce;
-	struct bk_event_id ei;
-	struct bk_alloc_memory a;
+	struct kfd_ioctl_create_event_args ce;
+	struct kfd_ioctl_set_event_args ei;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	struct waiter_arg w;
-	struct bk_get_version v;
+	struct kfd_ioctl_get_version_args v;
 	pthread_t th;
 	uint64_t va = va_reserve(16 * PAGE);
 
 	(void)state;
 	memset(&ce, 0, sizeof(ce));
-	ce.event_type = BK_EVENT_SIGNAL;
+	ce.event_type = KFD_IOC_EVENT_SIGNAL;
 	ce.event_page_offset = event_page_handle;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_EVENT), sizeof(ce), &ce), 0);
 	memset(&w, 0, sizeof(w));
 	w.event_id = ce.event_id;
 	assert_int_equal(pthread_create(&th, NULL, waiter_main, &w), 0);
 	usleep(100000); /* let the wait reach the host */
 	/* sync calls, an allocation and a free while the wait is pending */
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(v), &v), 0);
+	assert_int_equal(kio(kfd, _IOC_READ, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(v), &v), 0);
 	assert_int_equal(alloc_bo(va, 16 * PAGE, GTT_FLAGS, &a), 0);
 	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, 16 * PAGE, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset),
@@ -891,8 +927,9 @@ static void test_wait_does_not_block_others(void **state)
 
 		assert_true(u != MAP_FAILED);
 		u[1] = 9;
-		assert_int_equal(
-		    alloc_bo((uintptr_t)u, 4 * PAGE, BK_ALLOC_USERPTR | (1u << 31), &a), 0);
+		assert_int_equal(alloc_bo((uintptr_t)u, 4 * PAGE,
+					  KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a),
+				 0);
 		assert_int_equal(u[1], 9);
 		assert_int_equal(free_bo(a.handle), 0);
 		munmap(u, 4 * PAGE);
@@ -901,11 +938,12 @@ static void test_wait_does_not_block_others(void **state)
 	/* then wake the waiter */
 	ei.event_id = ce.event_id;
 	ei.pad = 0;
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_EVENT, sizeof(ei), &ei), 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(w.r, 0);
-	assert_int_equal(w.result, BK_WAIT_COMPLETE);
-	assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_DESTROY_EVENT, sizeof(ei), &ei), 0);
+	assert_int_equal(w.result, KFD_IOC_WAIT_RESULT_COMPLETE);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_DESTROY_EVENT), sizeof(ei), &ei),
+			 0);
 	munmap((void *)(uintptr_t)va, 16 * PAGE);
 }
 
@@ -923,7 +961,7 @@ static void test_smi_events(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, sizeof(a), &a), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SMI_EVENTS), sizeof(a), &a), 0);
 	fd = (int)a.anon_fd;
 	assert_true(fd > 2);
 	assert_int_equal(write(fd, &mask, sizeof(mask)), (ssize_t)sizeof(mask));
@@ -932,17 +970,17 @@ static void test_smi_events(void **state)
 	pfd = (struct pollfd){.fd = fd, .events = POLLIN};
 	assert_int_equal(poll(&pfd, 1, 0), 0);
 	a.gpuid = gpu_id + 1;
-	assert_int_equal(kio(kfd, RW, BK_NR_SMI_EVENTS, sizeof(a), &a), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SMI_EVENTS), sizeof(a), &a), -EINVAL);
 
 	/* a VM fault of this process: an SDMA copy from an unmapped VA; the
 	 * memory event's data reaches the guest and the client's record is
 	 * "1 pid:comm" */
 	{
-		struct bk_alloc_memory ring, ptrs, db;
-		struct bk_create_queue q;
-		struct bk_create_event ce;
-		struct bk_event_data ed;
-		struct bk_wait_events w;
+		struct kfd_ioctl_alloc_memory_of_gpu_args ring, ptrs, db;
+		struct vkfd_kfd_create_queue_args q;
+		struct kfd_ioctl_create_event_args ce;
+		struct vkfd_kfd_event_data ed;
+		struct kfd_ioctl_wait_events_args w;
 		uint32_t ids[1] = {gpu_id}, ns = 0, *pk;
 		uint64_t rva = va_reserve(16 * PAGE), pva = va_reserve(PAGE);
 		uint64_t dva = va_reserve(2 * PAGE), wp = 28;
@@ -953,13 +991,16 @@ static void test_smi_events(void **state)
 		prctl(PR_GET_NAME, comm);
 		snprintf(want, sizeof(want), "1 %x:%s\n", (unsigned)getpid(), comm);
 		memset(&ce, 0, sizeof(ce));
-		ce.event_type = BK_EVENT_MEMORY;
-		assert_int_equal(kio(kfd, RW, BK_NR_CREATE_EVENT, sizeof(ce), &ce), 0);
+		ce.event_type = KFD_IOC_EVENT_MEMORY;
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_EVENT), sizeof(ce), &ce),
+				 0);
 		assert_int_equal(alloc_bo(rva, 16 * PAGE, GTT_FLAGS, &ring), 0);
 		assert_int_equal(alloc_bo(pva, PAGE, GTT_FLAGS, &ptrs), 0);
-		assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, ring.handle, ids, 1, &ns), 0);
+		assert_int_equal(
+		    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), ring.handle, ids, 1, &ns), 0);
 		ns = 0;
-		assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, ptrs.handle, ids, 1, &ns), 0);
+		assert_int_equal(
+		    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), ptrs.handle, ids, 1, &ns), 0);
 		assert_ptr_equal(B.mmap((void *)(uintptr_t)rva, 16 * PAGE, PROT_READ | PROT_WRITE,
 					MAP_SHARED | MAP_FIXED, rfd, (off_t)ring.mmap_offset),
 				 (void *)(uintptr_t)rva);
@@ -967,14 +1008,14 @@ static void test_smi_events(void **state)
 					MAP_SHARED | MAP_FIXED, rfd, (off_t)ptrs.mmap_offset),
 				 (void *)(uintptr_t)pva);
 		memset(&q, 0, sizeof(q));
-		q.ring_base_address = rva;
-		q.ring_size = 16 * PAGE;
-		q.write_pointer_address = pva;
-		q.read_pointer_address = pva + 64;
-		q.gpu_id = gpu_id;
-		q.queue_type = 1; /* SDMA */
-		q.queue_percentage = 100;
-		assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), 0);
+		q.base.ring_base_address = rva;
+		q.base.ring_size = 16 * PAGE;
+		q.base.write_pointer_address = pva;
+		q.base.read_pointer_address = pva + 64;
+		q.base.gpu_id = gpu_id;
+		q.base.queue_type = 1; /* SDMA */
+		q.base.queue_percentage = 100;
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), 0);
 		/* COPY_LINEAR of 16 bytes from an unmapped VA */
 		pk = (uint32_t *)(uintptr_t)rva;
 		pk[0] = 1;  /* op COPY, sub-op LINEAR */
@@ -986,20 +1027,22 @@ static void test_smi_events(void **state)
 		pk[6] = (uint32_t)((rva + 8 * PAGE) >> 32);
 		__atomic_store_n((uint64_t *)(uintptr_t)pva, wp, __ATOMIC_RELEASE);
 		assert_int_equal(
-		    alloc_bo(dva, 2 * PAGE, BK_ALLOC_DOORBELL | (1u << 31) | (1u << 26), &db), 0);
+		    alloc_bo(dva, 2 * PAGE,
+			     KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | (1u << 31) | (1u << 26), &db),
+		    0);
 		m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE,
 			   MAP_SHARED | MAP_FIXED, kfd,
-			   (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
+			   (off_t)(q.base.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
 		assert_ptr_equal(m, (void *)(uintptr_t)dva);
-		memcpy((char *)m + (q.doorbell_offset & (2 * PAGE - 1)), &wp, 8);
+		memcpy((char *)m + (q.base.doorbell_offset & (2 * PAGE - 1)), &wp, 8);
 		memset(&ed, 0, sizeof(ed));
 		ed.event_id = ce.event_id;
 		memset(&w, 0, sizeof(w));
 		w.events_ptr = (uintptr_t)&ed;
 		w.num_events = 1;
 		w.timeout = 10000;
-		assert_int_equal(kio(kfd, RW, BK_NR_WAIT_EVENTS, sizeof(w), &w), 0);
-		assert_int_equal(w.wait_result, BK_WAIT_COMPLETE);
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(w), &w), 0);
+		assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
 		n = (int)read(fd, buf, sizeof(buf) - 1);
 		assert_int_equal(n, (int)strlen(want));
 		buf[n] = 0;
@@ -1012,8 +1055,8 @@ static void test_create_queue_sizes(void **state)
 {
 	/* KFD 1.17 rules: rptr and wptr each in a one-page mapping, the ring
 	 * mapping exactly the ring size, EOP exactly the node's EOP size */
-	struct bk_alloc_memory ring, wp, rp, eop, ctx, db;
-	struct bk_create_queue q;
+	struct kfd_ioctl_alloc_memory_of_gpu_args ring, wp, rp, eop, ctx, db;
+	struct vkfd_kfd_create_queue_args q;
 	uint32_t ids[1] = {gpu_id}, ns;
 	uint64_t rva = va_reserve(16 * PAGE), wva = va_reserve(PAGE);
 	uint64_t pva = va_reserve(PAGE), eva = va_reserve(PAGE);
@@ -1032,105 +1075,119 @@ static void test_create_queue_sizes(void **state)
 
 		for (int i = 0; i < 5; i++) {
 			ns = 0;
-			assert_int_equal(map_bo(BK_NR_MAP_MEMORY_TO_GPU, hs[i], ids, 1, &ns), 0);
+			assert_int_equal(
+			    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), hs[i], ids, 1, &ns), 0);
 		}
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		/* KFD <= 1.16 callers pass 88 bytes, 1.17 callers 96 */
-		uint32_t size = pass ? 96 : BK_CREATE_QUEUE_SIZE_OLD;
+		uint32_t size = pass ? 96 : sizeof(struct kfd_ioctl_create_queue_args);
 
 		memset(&q, 0, sizeof(q));
-		q.ring_base_address = rva;
-		q.ring_size = 16 * PAGE;
-		q.write_pointer_address = wva;
-		q.read_pointer_address = pva;
-		q.eop_buffer_address = eva;
-		q.eop_buffer_size = PAGE;
-		q.ctx_save_restore_address = cva;
-		q.ctx_save_restore_size = 32 * PAGE;
-		q.ctl_stack_size = PAGE;
-		q.gpu_id = gpu_id;
-		q.queue_type = 2; /* COMPUTE_AQL */
-		q.queue_percentage = 100;
-		q.queue_priority = 7;
+		q.base.ring_base_address = rva;
+		q.base.ring_size = 16 * PAGE;
+		q.base.write_pointer_address = wva;
+		q.base.read_pointer_address = pva;
+		q.base.eop_buffer_address = eva;
+		q.base.eop_buffer_size = PAGE;
+		q.base.ctx_save_restore_address = cva;
+		q.base.ctx_save_restore_size = 32 * PAGE;
+		q.base.ctl_stack_size = PAGE;
+		q.base.gpu_id = gpu_id;
+		q.base.queue_type = 2; /* COMPUTE_AQL */
+		q.base.queue_percentage = 100;
+		q.base.queue_priority = 7;
 		q.sdma_engine_id = 0xdeadbeef; /* beyond 88 bytes: unread */
-		assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, size, &q), 0);
-		assert_int_equal(q.doorbell_offset & BK_MMAP_TYPE_MASK, BK_MMAP_TYPE_DOORBELL);
-		assert_int_equal((q.doorbell_offset & BK_MMAP_GPU_ID_MASK) >> BK_MMAP_GPU_ID_SHIFT,
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), size, &q), 0);
+		assert_int_equal(q.base.doorbell_offset & VKFD_KFD_MMAP_TYPE_MASK,
+				 VKFD_KFD_MMAP_TYPE_DOORBELL);
+		assert_int_equal((q.base.doorbell_offset & VKFD_KFD_MMAP_GPU_ID_MASK) >>
+				     VKFD_KFD_MMAP_GPU_ID_SHIFT,
 				 gpu_id & 0xffff);
 		/* a tail past what the caller declared is never written */
 		if (!pass)
 			assert_int_equal(q.sdma_engine_id, 0xdeadbeef);
 		{
-			struct bk_destroy_queue d = {q.queue_id, 0};
+			struct kfd_ioctl_destroy_queue_args d = {q.base.queue_id, 0};
 
-			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), 0);
-			assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), -EINVAL);
+			assert_int_equal(
+			    kio(kfd, RW, _IOC_NR(AMDKFD_IOC_DESTROY_QUEUE), sizeof(d), &d), 0);
+			assert_int_equal(
+			    kio(kfd, RW, _IOC_NR(AMDKFD_IOC_DESTROY_QUEUE), sizeof(d), &d),
+			    -EINVAL);
 		}
 	}
 	/* SDMA by engine id (KFD 1.17): the id reaches the KFD, whose answer
 	 * comes back (kfdsim's gfx90a has engines 0-4) */
-	q.queue_type = 4; /* SDMA_BY_ENG_ID */
+	q.base.queue_type = 4; /* SDMA_BY_ENG_ID */
 	q.sdma_engine_id = 5;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), -EINVAL);
 	q.sdma_engine_id = 2;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), 0);
 	{
-		struct bk_destroy_queue d = {q.queue_id, 0};
+		struct kfd_ioctl_destroy_queue_args d = {q.base.queue_id, 0};
 
-		assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), 0);
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_DESTROY_QUEUE), sizeof(d), &d), 0);
 	}
-	q.queue_type = 2;
+	q.base.queue_type = 2;
 	/* a ring outside any mapped BO */
-	q.ring_base_address = va_reserve(16 * PAGE);
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), -EFAULT);
-	q.ring_base_address = rva;
-	q.queue_percentage = 101;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), -EINVAL);
-	q.queue_percentage = 100;
-	assert_int_equal(kio(kfd, RW, BK_NR_CREATE_QUEUE, 96, &q), 0);
+	q.base.ring_base_address = va_reserve(16 * PAGE);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), -EFAULT);
+	q.base.ring_base_address = rva;
+	q.base.queue_percentage = 101;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), -EINVAL);
+	q.base.queue_percentage = 100;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), 0);
 	/* the doorbell slice: ALLOC(DOORBELL) and mmap on the kfd fd */
-	assert_int_equal(alloc_bo(dva, 2 * PAGE, BK_ALLOC_DOORBELL | (1u << 31) | (1u << 26), &db),
+	assert_int_equal(alloc_bo(dva, 2 * PAGE,
+				  KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | (1u << 31) | (1u << 26), &db),
 			 0);
 	m = B.mmap((void *)(uintptr_t)dva, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		   kfd, (off_t)(q.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
+		   kfd, (off_t)(q.base.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
 	assert_ptr_equal(m, (void *)(uintptr_t)dva);
 	/* the doorbell slice cannot be registered as user memory; it stays
 	 * the doorbell mapping */
 	{
-		struct bk_alloc_memory u;
+		struct kfd_ioctl_alloc_memory_of_gpu_args u;
 		uint64_t gva = va_reserve(2 * PAGE);
 
 		assert_int_equal(alloc_userptr(gva, dva, 2 * PAGE, &u), -EFAULT);
 		munmap((void *)(uintptr_t)gva, 2 * PAGE);
 	}
 	/* ring the doorbell as ROCr does: a plain store */
-	memcpy((char *)m + (q.doorbell_offset & (2 * PAGE - 1)), &ev, 8);
+	memcpy((char *)m + (q.base.doorbell_offset & (2 * PAGE - 1)), &ev, 8);
 	{
-		struct bk_update_queue u = {rva, q.queue_id, 16 * PAGE, 50, 3};
-		struct bk_destroy_queue d = {q.queue_id, 0};
+		struct kfd_ioctl_update_queue_args u = {rva, q.base.queue_id, 16 * PAGE, 50, 3};
+		struct kfd_ioctl_destroy_queue_args d = {q.base.queue_id, 0};
 		uint32_t mask[2] = {0xffffffffu, 0x1};
-		struct bk_set_cu_mask cm = {q.queue_id, 64, (uintptr_t)mask};
+		struct kfd_ioctl_set_cu_mask_args cm = {q.base.queue_id, 64, (uintptr_t)mask};
 
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE, sizeof(u), &u), 0);
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK, sizeof(cm), &cm), 0);
+		assert_int_equal(
+		    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_UPDATE_QUEUE), sizeof(u), &u), 0);
+		assert_int_equal(
+		    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_CU_MASK), sizeof(cm), &cm), 0);
 		cm.num_cu_mask = 33;
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK, sizeof(cm), &cm), -EINVAL);
+		assert_int_equal(
+		    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_CU_MASK), sizeof(cm), &cm),
+		    -EINVAL);
 		cm.num_cu_mask = 64;
 		cm.cu_mask_ptr = 8;
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_SET_CU_MASK, sizeof(cm), &cm), -EFAULT);
+		assert_int_equal(
+		    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_CU_MASK), sizeof(cm), &cm),
+		    -EFAULT);
 		u.queue_id = 999;
-		assert_int_equal(kio(kfd, _IOC_WRITE, BK_NR_UPDATE_QUEUE, sizeof(u), &u), -EINVAL);
-		assert_int_equal(kio(kfd, RW, BK_NR_DESTROY_QUEUE, sizeof(d), &d), 0);
+		assert_int_equal(
+		    kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_UPDATE_QUEUE), sizeof(u), &u), -EINVAL);
+		assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_DESTROY_QUEUE), sizeof(d), &d), 0);
 	}
 }
 
 static void test_sizes_and_misc(void **state)
 {
 	uint8_t big[64];
-	struct bk_alloc_memory a;
-	struct bk_available_memory am;
-	struct bk_tile_config tc;
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	struct kfd_ioctl_get_available_memory_args am;
+	struct kfd_ioctl_get_tile_config_args tc;
 	uint32_t tiles[4] = {0xaaaa, 0xaaaa, 0xaaaa, 0xaaaa};
 	uint64_t mva = va_reserve(PAGE);
 	void *m;
@@ -1139,7 +1196,7 @@ static void test_sizes_and_misc(void **state)
 	(void)state;
 	/* a longer argument than the kernel's: its tail is left alone */
 	memset(big, 0xcc, sizeof(big));
-	assert_int_equal(kio(kfd, _IOC_READ, BK_NR_GET_VERSION, sizeof(big), big), 0);
+	assert_int_equal(kio(kfd, _IOC_READ, _IOC_NR(AMDKFD_IOC_GET_VERSION), sizeof(big), big), 0);
 	assert_int_equal(big[0], 1);
 	for (size_t i = 8; i < sizeof(big); i++)
 		assert_int_equal(big[i], 0xcc);
@@ -1149,23 +1206,24 @@ static void test_sizes_and_misc(void **state)
 	memcpy(big, &(uint64_t){va_reserve(PAGE)}, 8);
 	memcpy(big + 8, &(uint64_t){PAGE}, 8);
 	memset(big + 32, 0xcc, 32);
-	assert_int_equal(kio(kfd, RW, BK_NR_ALLOC_MEMORY_OF_GPU, 32, big), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), 32, big), -EINVAL);
 	for (size_t i = 32; i < sizeof(big); i++)
 		assert_int_equal(big[i], 0xcc);
 
 	memset(&am, 0, sizeof(am));
 	am.gpu_id = gpu_id;
-	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am), 0);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_AVAILABLE_MEMORY), sizeof(am), &am), 0);
 	assert_true(am.available > 0);
 	am.gpu_id = 0xdead;
-	assert_int_equal(kio(kfd, RW, BK_NR_AVAILABLE_MEMORY, sizeof(am), &am), -EINVAL);
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_AVAILABLE_MEMORY), sizeof(am), &am),
+			 -EINVAL);
 
 	/* tile config: at most the caller's capacity is written */
 	memset(&tc, 0, sizeof(tc));
 	tc.gpu_id = gpu_id;
 	tc.tile_config_ptr = (uintptr_t)tiles;
 	tc.num_tile_configs = 2;
-	r = kio(kfd, RW, BK_NR_GET_TILE_CONFIG, sizeof(tc), &tc);
+	r = kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_TILE_CONFIG), sizeof(tc), &tc);
 	if (r == 0) {
 		assert_true(tc.num_tile_configs <= 2);
 		assert_int_equal(tiles[2], 0xaaaa);
@@ -1175,8 +1233,10 @@ static void test_sizes_and_misc(void **state)
 	}
 
 	/* the HDP page: MMIO_REMAP, one page, mmap on the kfd fd */
-	assert_int_equal(alloc_bo(mva, PAGE, BK_ALLOC_MMIO_REMAP | (1u << 31) | (1u << 26), &a), 0);
-	assert_int_equal(a.mmap_offset & BK_MMAP_TYPE_MASK, BK_MMAP_TYPE_MMIO);
+	assert_int_equal(
+	    alloc_bo(mva, PAGE, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | (1u << 31) | (1u << 26), &a),
+	    0);
+	assert_int_equal(a.mmap_offset & VKFD_KFD_MMAP_TYPE_MASK, VKFD_KFD_MMAP_TYPE_MMIO);
 	m = B.mmap((void *)(uintptr_t)mva, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 		   rfd, (off_t)a.mmap_offset);
 	assert_true(m == MAP_FAILED); /* not a render-node offset */

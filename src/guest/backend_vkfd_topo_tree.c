@@ -1,13 +1,10 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * The guest's KFD topology tree for the vkfd backend: a private temp
+ * vkfd backend: writing the guest's KFD topology tree, a private temp
  * directory laid out like sysfs. The host exports only GPU nodes; the CPU
  * node is composed here from the guest's own CPUs and GPU nodes are
- * renumbered to follow it. Included once, by backend_vkfd.c.
+ * renumbered to follow it. Pure file work: no state, no locks.
  */
-#ifndef VKFD_BACKEND_VKFD_TOPO_H
-#define VKFD_BACKEND_VKFD_TOPO_H
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,11 +19,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define BK_TOPO_SUBDIR   "/sys/devices/virtual/kfd/kfd/topology"
-#define BK_TOPO_MAX_PATH 512
+#include "backend_vkfd_internal.h"
 
 /* mkdir -p of the directory part of root/rel. 0 or -errno. */
-static int bk_topo_mkdirs(const char *root, const char *rel)
+int bk_topo_mkdirs(const char *root, const char *rel)
 {
 	char path[BK_TOPO_MAX_PATH + 64];
 	size_t rl = strlen(root);
@@ -47,7 +43,7 @@ static int bk_topo_mkdirs(const char *root, const char *rel)
 
 /* A relative path from the host must stay inside the tree: no absolute
  * paths, no "..", no empty components, printable ASCII only. */
-static bool bk_topo_rel_ok(const char *rel, size_t len)
+bool bk_topo_rel_ok(const char *rel, size_t len)
 {
 	if (len == 0 || len >= BK_TOPO_MAX_PATH || rel[0] == '/')
 		return false;
@@ -66,7 +62,7 @@ static bool bk_topo_rel_ok(const char *rel, size_t len)
 	return true;
 }
 
-static int bk_topo_write(const char *root, const char *rel, const void *data, size_t len)
+int bk_topo_write(const char *root, const char *rel, const void *data, size_t len)
 {
 	char path[BK_TOPO_MAX_PATH + 64];
 	int fd, r;
@@ -97,9 +93,7 @@ static int bk_topo_write(const char *root, const char *rel, const void *data, si
 	return 0;
 }
 
-static int bk_topo_writef(const char *root, const char *rel, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bk_topo_writef(const char *root, const char *rel, const char *fmt, ...)
+int bk_topo_writef(const char *root, const char *rel, const char *fmt, ...)
 {
 	char buf[4096];
 	va_list ap;
@@ -153,8 +147,8 @@ static void bk_cpu_info_read(struct bk_cpu_info *ci)
 }
 
 /* CPU node `node` with io links to the GPU nodes first_gpu..first_gpu+n-1. */
-static int bk_topo_cpu_node(const char *root, unsigned int node, unsigned int first_gpu,
-			    unsigned int n_gpus)
+int bk_topo_cpu_node(const char *root, unsigned int node, unsigned int first_gpu,
+		     unsigned int n_gpus)
 {
 	struct bk_cpu_info ci;
 	char rel[128];
@@ -207,8 +201,8 @@ static int bk_topo_cpu_node(const char *root, unsigned int node, unsigned int fi
 
 /* Rewrites "nodes/<n>/rest" to "nodes/<n+shift>/rest"; other paths are
  * copied. Returns false if the result does not fit. */
-static bool bk_topo_renumber_path(const char *in, unsigned int shift, unsigned int *node_out,
-				  char *out, size_t out_size)
+bool bk_topo_renumber_path(const char *in, unsigned int shift, unsigned int *node_out, char *out,
+			   size_t out_size)
 {
 	unsigned long n;
 	char *end;
@@ -231,8 +225,8 @@ static bool bk_topo_renumber_path(const char *in, unsigned int shift, unsigned i
  * (export indices of GPU nodes, < n_gpus) by `shift`; anything else would
  * name a node the host does not export and becomes CPU node 0. Writes at most
  * out_size-1 bytes; returns the new length or -EOVERFLOW. */
-static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
-				 unsigned int n_gpus, char *out, size_t out_size)
+ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift, unsigned int n_gpus,
+			  char *out, size_t out_size)
 {
 	size_t o = 0, i = 0;
 
@@ -278,8 +272,7 @@ static ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift,
 /* Replace location_id/domain in properties text in[0, len) (out holds
  * out_size bytes, may alias nothing) with those of guest GPU k. Length or
  * -EOVERFLOW. */
-static ssize_t bk_topo_set_location(const char *in, size_t len, char *out, size_t out_size,
-				    unsigned int k)
+ssize_t bk_topo_set_location(const char *in, size_t len, char *out, size_t out_size, unsigned int k)
 {
 	size_t o = 0, i = 0;
 	int w;
@@ -306,8 +299,8 @@ static ssize_t bk_topo_set_location(const char *in, size_t len, char *out, size_
 	return (ssize_t)(o + (size_t)w);
 }
 
-static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out, size_t out_size,
-				       unsigned int io, unsigned int p2p)
+ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out, size_t out_size,
+				unsigned int io, unsigned int p2p)
 {
 	size_t o = 0, i = 0;
 	bool seen_io = false, seen_p2p = false;
@@ -357,7 +350,7 @@ static ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out, si
 /* Link directory of a node path: "nodes/K/io_links/L/..." gives kind 1,
  * "nodes/K/p2p_links/L/..." kind 2, with *link = L and *tail pointing at
  * what follows L ("" or "/..."); else 0; -1 when L is not a number. */
-static int bk_topo_link_of(const char *rel, unsigned long *link, const char **tail)
+int bk_topo_link_of(const char *rel, unsigned long *link, const char **tail)
 {
 	const char *p = strchr(rel + 6, '/');
 	int kind = 0;
@@ -384,8 +377,8 @@ static int bk_topo_link_of(const char *rel, unsigned long *link, const char **ta
 }
 
 /* The GPU->CPU link the host does not export (type 2 = PCIe). */
-static int bk_topo_gpu_cpu_link(const char *root, unsigned int node, unsigned long link,
-				unsigned int cpu_node)
+int bk_topo_gpu_cpu_link(const char *root, unsigned int node, unsigned long link,
+			 unsigned int cpu_node)
 {
 	char rel[128];
 
@@ -399,7 +392,7 @@ static int bk_topo_gpu_cpu_link(const char *root, unsigned int node, unsigned lo
 }
 
 /* rm -rf of our own private tree (paths we created; no symlinks inside). */
-static void bk_topo_remove(const char *dir)
+void bk_topo_remove(const char *dir)
 {
 	char cmdpath[BK_TOPO_MAX_PATH + 64];
 	struct stat st;
@@ -422,5 +415,3 @@ static void bk_topo_remove(const char *dir)
 	closedir(d);
 	rmdir(dir);
 }
-
-#endif

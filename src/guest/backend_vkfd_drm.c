@@ -1,20 +1,57 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * Render-node ioctls of the vkfd backend: the DRM/AMDGPU subset that
+ * vkfd backend: render-node ioctls, the DRM/AMDGPU subset that
  * libdrm_amdgpu's amdgpu_device_initialize, amdgpu_query_info,
  * amdgpu_query_gpu_info and amdgpu_read_mm_registers issue, answered with
  * the protocol's AMDGPU_QUERY. Layouts written from the documented DRM UAPI
- * (drm.h, amdgpu_drm.h). Included once by backend_vkfd.c after the helpers
- * it uses (bk_read_user, bk_write_user, bk_amdgpu_query).
+ * (drm.h, amdgpu_drm.h).
  */
-#ifndef VKFD_BACKEND_VKFD_DRM_H
-#define VKFD_BACKEND_VKFD_DRM_H
-
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+#include "backend_vkfd_internal.h"
+
+static struct bk_conn *bk_any_conn_locked(void)
+{
+	BK_ASSERT_TABLE_LOCKED();
+	for (unsigned int i = 0; i < BK_MAX_FILES; i++)
+		if (bk.files[i].kind == BK_KFD && bk.files[i].conn && !bk.files[i].conn->dead &&
+		    bk.files[i].pid == getpid())
+			return bk.files[i].conn;
+	return bk.spare && !bk.spare->dead ? bk.spare : NULL;
+}
+
+static int bk_amdgpu_query(struct bk_conn *c, uint32_t gpu_id, uint32_t query, uint64_t p0,
+			   uint64_t p1, void *out, uint32_t out_size, uint32_t *got)
+{
+	struct vkfd_req_amdgpu_query req;
+	uint8_t rspbuf[sizeof(struct vkfd_rsp_amdgpu_query) + VKFD_MAX_AMDGPU_QUERY];
+	struct vkfd_rsp_amdgpu_query *rsp = (void *)rspbuf;
+	int r;
+
+	if (out_size == 0 || out_size > VKFD_MAX_AMDGPU_QUERY)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.gpu_id = gpu_id;
+	req.query = query;
+	req.out_size = out_size;
+	req.param0 = p0;
+	req.param1 = p1;
+	r = bk_call(c, VKFD_CMD_AMDGPU_QUERY, &req, sizeof(req), rspbuf,
+		    sizeof(*rsp) + ((out_size + 7u) & ~7u));
+	if (r)
+		return r;
+	if (rsp->size > out_size)
+		return -EIO;
+	memset(out, 0, out_size);
+	memcpy(out, rsp + 1, rsp->size);
+	*got = rsp->size;
+	return 0;
+}
 
 #define BK_DRM_TYPE           'd'
 #define BK_DRM_NR_VERSION     0x00
@@ -200,4 +237,35 @@ static int bk_drm_ioctl(struct bk_conn *c, uint32_t gpu_id, unsigned long reques
 	}
 }
 
-#endif
+int bk_render_ioctl(int fd, unsigned long request, void *arg)
+{
+	struct bk_conn *c = NULL;
+	struct bk_file *f;
+	uint32_t gpu_id = 0;
+	bool free_it;
+	int r;
+
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
+	if (f && f->kind == BK_RENDER) {
+		/* the VM owner if any; else any KFD process of ours (the
+		 * queries are read-only); borrowed for the call */
+		c = f->vm_owner && !f->vm_owner->dead ? f->vm_owner : bk_any_conn_locked();
+		gpu_id = f->gpu >= 0 ? bk.gpus[f->gpu].gpu_id : 0;
+		if (c)
+			c->users++;
+	}
+	bk_table_unlock();
+	if (!c)
+		return f ? -ENODEV : -EBADF;
+	r = bk_drm_ioctl(c, gpu_id, request, arg);
+	bk_table_lock();
+	free_it = --c->users == 0 && c->closed;
+	bk_table_unlock();
+	if (free_it) {
+		bk_mem_lock_take();
+		bk_conn_free(c);
+		bk_mem_lock_release();
+	}
+	return r;
+}

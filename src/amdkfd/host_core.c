@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The core every command handler calls down into: the KFD ioctl path, GPU
+ * index lookup, VA checks, the response writer, context loss and the
+ * protocol features the device supports. Nothing here calls a handler, the
+ * executor or the context lifecycle (docs/architecture.md, "Host library
+ * layers").
+ */
+#include "host_internal.h"
+#include "host_log.h"
+
+#include <errno.h>
+#include <string.h>
+
+int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg)
+{
+	return ctx->ops->ioctl(ctx->dev, ctx->kfd_fd, req, arg);
+}
+
+int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id)
+{
+	int g = topo_export_find_gpu(&host_g.topo, gpu_id);
+
+	(void)ctx;
+	return g < 0 ? -EINVAL : g;
+}
+
+int host_gpu_index_vm(struct vkfd_host_context *ctx, uint32_t gpu_id)
+{
+	int g = host_gpu_index(ctx, gpu_id);
+
+	if (g >= 0 && !ctx->gpu[g].vm_acquired)
+		return -EINVAL;
+	return g;
+}
+
+bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g)
+{
+	const struct va_range *r = va_map_find(&ctx->va, va, size);
+	const struct host_bo *bo;
+
+	if (!r)
+		return false;
+	bo = r->owner;
+	return (bo->mapped_mask >> g) & 1;
+}
+
+uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_flags)
+{
+	/* kfdsim models the render-node queries (render_ioctl.c) */
+	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY | VKFD_FEAT_AMDGPU_QUERY;
+
+	if (caps->flags & VKFD_DEVICE_CAP_EVENT_AGES)
+		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;
+	if (caps->flags & VKFD_DEVICE_CAP_EXPORT_DMABUF)
+		f |= VKFD_FEAT_VRAM_EXPORT;
+	if (caps->flags & VKFD_DEVICE_CAP_SIMULATED)
+		f |= VKFD_FEAT_SIM_DEVICE;
+	if ((caps->flags & VKFD_DEVICE_CAP_PROCESS_PER_OPEN) &&
+	    !(host_flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
+		f |= VKFD_FEAT_MULTI_CONTEXT;
+	return f;
+}
+
+uint64_t host_features(void)
+{
+	return host_features_for(&host_g.caps, host_g.cfg.flags);
+}
+
+void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
+		uint32_t len)
+{
+	if (len < sizeof(struct vkfd_rsp_hdr))
+		len = sizeof(struct vkfd_rsp_hdr);
+	if (vkfd_rsp_write(ctx->shmem.map, v->hdr.rsp_off, rsp, len, v->hdr.seqno))
+		vkfd_dbg("ctx %u: %s seqno %u: response slot out of the area, dropped", ctx->ctx_id,
+			 vkfd_cmd_name(v->hdr.cmd), v->hdr.seqno);
+}
+
+void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why)
+{
+	uint32_t expected = 0;
+
+	if (!__atomic_compare_exchange_n(&ctx->lost, &expected, why, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	vkfd_err("ctx %u (%s): context lost (reason %u); it refuses further work", ctx->ctx_id,
+		 ctx->name, why);
+	if (ctx->shmem.map)
+		vkfd_store_release_u32(&vkfd_shmem_hdr(ctx->shmem.map)->async_error, why);
+	/* no fence may stay pending forever: the guest learns the loss from
+	 * the async error word after its fence */
+	fence_state_complete_all(&ctx->fences);
+	pthread_mutex_lock(&ctx->lock);
+	pthread_cond_broadcast(&ctx->done_cond);
+	pthread_mutex_unlock(&ctx->lock);
+}

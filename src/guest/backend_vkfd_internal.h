@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private header of the shim's "vkfd" backend (docs/guest-vkfd-backend.md):
+ * the state every part shares, its locks, and the functions one part calls
+ * in another. Nothing here is API; only backend_vkfd*.c and the backend's
+ * tests include it.
+ *
+ * The parts, one concern each:
+ *   backend_vkfd.c           shim entry points, the file table, init/open/close/fork
+ *   backend_vkfd_conn.c      connections, protocol calls, guest memory access, log
+ *   backend_vkfd_ioctl.c     the KFD ioctl table, its one copy-in/out, process ioctls
+ *   backend_vkfd_memory.c    BOs: alloc/free/map ioctls, blobs, mmap
+ *   backend_vkfd_userptr.c   USERPTR ranges: conversion to blobs and back
+ *   backend_vkfd_queue.c     queue ioctls
+ *   backend_vkfd_events.c    event ioctls, waits, SMI events
+ *   backend_vkfd_topo.c      the topology export and the guest's tree built from it
+ *   backend_vkfd_topo_tree.c writing that tree (sysfs layout, CPU node, links)
+ *   backend_vkfd_drm.c       render-node ioctls (DRM/AMDGPU queries)
+ *
+ * Locks, when nested always taken in this order: bk_mem_lock, then
+ * bk_lock; a connection's ev_lock is a leaf (nothing is taken under it).
+ * What each guards is written next to the data below. A function that
+ * expects a lock held ends in _locked and asserts it (BK_ASSERT_*).
+ */
+#ifndef VKFD_BACKEND_VKFD_INTERNAL_H
+#define VKFD_BACKEND_VKFD_INTERNAL_H
+
+#include <assert.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "vkfd/guest.h"
+#include "../proto/vkfd_protocol.h"
+#include "shim/shim_backend.h"
+
+/* The KFD UAPI, written once for every part of vkfd: the system header
+ * and what newer KFDs added (both sizes of each grown struct). */
+#include "kfd_uapi_ext.h"
+#include "kfd_dbg_trap.h"
+
+/* These are one library's insides: never exported from, or interposed
+ * into, the preload (gcc and clang both honour this pragma). */
+#pragma GCC visibility push(hidden)
+
+#define BK_MAX_FILES  256
+#define BK_MAX_QUEUES 1024
+/* libhsakmt masks doorbell offsets with its 8 KiB SOC15 slice size */
+#define BK_DOORBELL_SLOTS 1024u
+#define BK_COOKIE_SHIFT   24 /* 16 MiB apart: page aligned, fits off_t */
+/* The newest KFD minor version the guest serves completely: 1.14. 1.15
+ * promises GEM_VA on the render node in the compute VM, and the guest does
+ * not carry GEM ioctls (docs/kfd-uapi.md); 1.16's flag and 1.17's
+ * SDMA_BY_ENG_ID are still served to callers that use them. */
+#define BK_KFD_MINOR_MAX 14u
+
+/* ------------------------------------------------------------------ */
+/* State                                                               */
+/* ------------------------------------------------------------------ */
+
+struct bk_gpu {
+	uint32_t gpu_id;
+	int render_minor;
+};
+
+struct bk_conn;
+
+/* A BO of one KFD process. `handle` is the protocol's opaque handle; the
+ * guest sees it verbatim as the KFD handle. The list links and fields set
+ * at creation are under bk_lock; the blob and the USERPTR mapping state
+ * change under bk_mem_lock (userptr_mapped is also cleared under bk_lock
+ * by munmap notification). */
+struct bk_bo {
+	struct bk_bo *next;
+	uint64_t handle;
+	uint64_t va, size; /* as the guest asked */
+	uint64_t blob_size;
+	uint32_t gpu_id, kfd_flags, map_info, map_flags;
+	uint64_t cookie; /* render-fd mmap offset, 0 if none */
+	bool has_blob;
+	struct vkfd_guest_blob blob;
+	bool userptr;        /* converted guest USERPTR range */
+	uint64_t cpu_va;     /* its CPU address (mmap_offset); va is the GPU's */
+	uint64_t uptr_len;   /* bytes of it backed by the blob */
+	bool userptr_mapped; /* the range still holds our blob mapping */
+	bool event_page;     /* given to CREATE_EVENT: FREE -> EPERM */
+};
+
+struct bk_queue {
+	bool used;
+	uint64_t handle;
+	uint32_t gpu_id;
+	uint32_t doorbell_index;
+};
+
+/* Event hint bookkeeping (docs/guest-vkfd-backend.md, "Events"). */
+struct bk_ev {
+	uint64_t table_seen; /* shmem table value when the host said TIMEOUT */
+	uint64_t age;        /* last age the host reported */
+	bool quiet;          /* last real answer was TIMEOUT and nothing since */
+	bool exists;         /* created by this process and not destroyed */
+	uint8_t type;        /* KFD event type */
+};
+
+/* An SMI event client (KFD 1.3): this side of the socket whose other end
+ * the application holds. */
+struct bk_smi {
+	int fd;
+	uint32_t gpu_id;
+	uint64_t events; /* the mask the client wrote last */
+	struct bk_smi *next;
+};
+
+/* One KFD process: a guest library connection to one host context. */
+struct bk_conn {
+	/* set at creation, then read-only */
+	struct vkfd_guest *g;
+	pid_t pid;
+	uint64_t features;
+	/* under bk_lock */
+	int kfd_fd;
+	unsigned int refs;  /* files pointing at it */
+	unsigned int users; /* render-node calls borrowing it */
+	bool closed;        /* last file gone while users > 0 */
+	bool dead;          /* inherited over fork: unusable (set in the child) */
+	struct bk_bo *bos;
+	struct bk_queue queues[BK_MAX_QUEUES];
+	int acquired[VKFD_MAX_GPUS]; /* render fd acquired per GPU, -1 none */
+	/* ev_lock guards the event bookkeeping, the SMI clients and the
+	 * clock rebasing below (a short, leaf lock: nothing else is taken
+	 * while it is held, and no protocol call is made under it) */
+	pthread_mutex_t ev_lock;
+	struct bk_ev ev[KFD_SIGNAL_EVENT_LIMIT];
+	struct bk_smi *smi;
+	unsigned int local_answers;
+	struct {
+		bool have;
+		bool have_rate;
+		uint64_t gpu0, host_sys0, guest_sys0;
+		double rate;
+	} clk[VKFD_MAX_GPUS]; /* clock rebasing per GPU */
+};
+
+enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };
+
+struct bk_file {
+	int fd;
+	enum bk_kind kind;
+	pid_t pid;
+	struct bk_conn *conn;     /* BK_KFD */
+	int gpu;                  /* BK_RENDER: index into bk.gpus */
+	struct bk_conn *vm_owner; /* BK_RENDER: conn that acquired it */
+};
+
+/* The backend's process-wide state, under bk_lock except where noted. */
+struct bk_state {
+	bool inited;
+	pid_t pid;
+	char root[PATH_MAX]; /* what sysfs_root() returns; set by init */
+	bool root_ours;
+	unsigned int n_gpus; /* set by init (topology), then read-only */
+	struct bk_gpu gpus[VKFD_MAX_GPUS];
+	struct bk_conn *spare; /* topology connection, reused by open_kfd */
+	/* The kernel keeps one KFD process per mm until exit: the connection
+	 * whose last kfd fd was closed stays here (with its host context and
+	 * every object in it) and the next open_kfd of this pid gets it
+	 * back. Released at exit when the transport closes. */
+	struct bk_conn *kept;
+	struct bk_file files[BK_MAX_FILES];
+	uint64_t next_cookie;
+};
+extern struct bk_state bk;
+
+/* ------------------------------------------------------------------ */
+/* Locks                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Table lock: bk (files, GPUs, spare/kept), each connection's BO list,
+ * queues, acquired VMs and reference counts. Held only for short, local
+ * work (and over init, which builds the topology). */
+extern pthread_mutex_t bk_lock;
+/* Memory lock: serialises blob creation, USERPTR conversion and FREE so
+ * that a BO cannot disappear while it is being mapped. Taken before
+ * bk_lock, never while holding it. */
+extern pthread_mutex_t bk_mem_lock;
+
+/*
+ * Who holds what, for the _locked assertions: a per-thread record set by
+ * the lock wrappers below. A per-thread variable (not an owner field in
+ * the mutex, nor pthread_mutex_trylock) because it answers "does THIS
+ * thread hold it" exactly, is never read by another thread (so no data
+ * race for TSan to report), and needs no compiler extension. Checked by
+ * assert(), so NDEBUG builds pay nothing. A thread holds at most one
+ * connection's ev_lock at a time.
+ */
+extern _Thread_local unsigned int bk_lock_depth;
+extern _Thread_local unsigned int bk_mem_lock_depth;
+extern _Thread_local const struct bk_conn *bk_ev_lock_holder;
+
+void bk_table_lock(void);
+void bk_table_unlock(void);
+void bk_mem_lock_take(void);
+void bk_mem_lock_release(void);
+void bk_ev_lock(struct bk_conn *c);
+void bk_ev_unlock(struct bk_conn *c);
+/* after fork, in the child: fresh, unheld locks */
+void bk_locks_reset_child(void);
+
+#define BK_ASSERT_TABLE_LOCKED()  assert(bk_lock_depth > 0)
+#define BK_ASSERT_MEM_LOCKED()    assert(bk_mem_lock_depth > 0)
+#define BK_ASSERT_EV_LOCKED(conn) assert(bk_ev_lock_holder == (conn))
+
+/* ------------------------------------------------------------------ */
+/* backend_vkfd_conn.c: log, guest memory, protocol calls, connections */
+/* ------------------------------------------------------------------ */
+
+/* VKFD_DEBUG set and not "0": -1 until the first bk_log */
+extern int bk_debug;
+void bk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t bk_clock_ns(clockid_t id);
+
+/* Copies from/to the application's memory: -EFAULT, never a crash. */
+int bk_read_user(void *dst, uint64_t src, size_t len);
+int bk_write_user(uint64_t dst, const void *src, size_t len);
+
+int bk_errno(int r);
+int bk_transport_err(int r);
+int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp, size_t rsp_len);
+int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len);
+
+struct bk_conn *bk_conn_new(int *err);
+void bk_conn_free(struct bk_conn *c);
+
+/* ------------------------------------------------------------------ */
+/* backend_vkfd.c: the file table and lookups (bk_lock held)           */
+/* ------------------------------------------------------------------ */
+
+struct bk_file *bk_file_get_locked(int fd);
+int bk_gpu_index_locked(uint32_t gpu_id);
+struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle);
+struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **owner);
+
+/* ------------------------------------------------------------------ */
+/* KFD ioctls                                                          */
+/* ------------------------------------------------------------------ */
+
+/* One handler per ioctl: arg is the kernel-sized, zero-extended copy of
+ * the caller's struct; usize the size the caller declared. */
+typedef int (*bk_handler)(struct bk_conn *c, void *arg, uint32_t usize);
+
+/* backend_vkfd_ioctl.c */
+int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg);
+
+/* backend_vkfd_memory.c */
+int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b);
+void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+
+/* backend_vkfd_userptr.c */
+bool bk_userptr_len(struct bk_bo *b);
+int bk_userptr_overlap_locked(uint64_t s, uint64_t e);
+int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b);
+void bk_userptr_restore_locked(struct bk_bo *b);
+void bk_munmap_notify(void *addr, size_t len);
+
+/* backend_vkfd_queue.c */
+int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_update_queue(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_set_cu_mask(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_alloc_queue_gws(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_get_queue_wave_state(struct bk_conn *c, void *arg, uint32_t usize);
+
+/* backend_vkfd_events.c */
+int bk_ioctl_create_event(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_destroy_event(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_set_event(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_reset_event(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_smi_events(struct bk_conn *c, void *arg, uint32_t usize);
+
+/* ------------------------------------------------------------------ */
+/* backend_vkfd_topo.c, backend_vkfd_topo_tree.c: topology            */
+/* ------------------------------------------------------------------ */
+
+#define BK_TOPO_SUBDIR   "/sys/devices/virtual/kfd/kfd/topology"
+#define BK_TOPO_MAX_PATH 512
+
+/* Fetch the host's export on c and build the guest's tree from it in a
+ * new temporary directory (bk.root); fills bk.gpus. bk_lock held. */
+int bk_topo_materialise_locked(struct bk_conn *c);
+/* Build the tree under troot from an export buffer; bk_lock held. */
+int bk_topo_build_locked(const char *troot, const uint8_t *buf, size_t len);
+/* Value of "key N" in a properties text, or -1. */
+long long bk_prop(const char *text, size_t len, const char *key);
+/* Remove the tree bk_topo_materialise_locked made (atexit). */
+void bk_cleanup_tree(void);
+
+int bk_topo_mkdirs(const char *root, const char *rel);
+bool bk_topo_rel_ok(const char *rel, size_t len);
+int bk_topo_write(const char *root, const char *rel, const void *data, size_t len);
+int bk_topo_writef(const char *root, const char *rel, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int bk_topo_cpu_node(const char *root, unsigned int node, unsigned int first_gpu,
+		     unsigned int n_gpus);
+bool bk_topo_renumber_path(const char *in, unsigned int shift, unsigned int *node_out, char *out,
+			   size_t out_size);
+ssize_t bk_topo_fix_links(const char *in, size_t len, unsigned int shift, unsigned int n_nodes,
+			  char *out, size_t out_size);
+ssize_t bk_topo_set_location(const char *in, size_t len, char *out, size_t out_size,
+			     unsigned int node);
+ssize_t bk_topo_set_link_counts(const char *in, size_t len, char *out, size_t out_size,
+				unsigned int io_links, unsigned int p2p_links);
+int bk_topo_link_of(const char *rel, unsigned long *link, const char **tail);
+int bk_topo_gpu_cpu_link(const char *root, unsigned int node, unsigned long link,
+			 unsigned int cpu_node);
+void bk_topo_remove(const char *dir);
+
+/* ------------------------------------------------------------------ */
+/* backend_vkfd_drm.c: render-node ioctls                              */
+/* ------------------------------------------------------------------ */
+
+int bk_render_ioctl(int fd, unsigned long request, void *arg);
+
+#pragma GCC visibility pop
+
+#endif

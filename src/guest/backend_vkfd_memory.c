@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vkfd backend: memory. ALLOC/FREE/MAP/UNMAP_MEMORY, the blob behind a BO
+ * (bound and created on first CPU mapping) and mmap of BOs, doorbells and
+ * MMIO on the KFD and render fds. USERPTR ranges: backend_vkfd_userptr.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backend_vkfd_internal.h"
+
+/* Called with bk_mem_lock held. */
+int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
+{
+	struct vkfd_req_bind_blob req;
+	uint64_t id;
+	int r;
+
+	BK_ASSERT_MEM_LOCKED();
+	if (b->has_blob)
+		return 0;
+	if (b->map_flags & VKFD_ALLOC_MAP_NONE)
+		return -EINVAL;
+	id = vkfd_guest_blob_id_alloc(c->g);
+	memset(&req, 0, sizeof(req));
+	req.handle = b->handle;
+	req.blob_id = id;
+	r = bk_call_async(c, VKFD_CMD_BIND_BLOB, &req, sizeof(req));
+	if (r)
+		return r;
+	r = vkfd_guest_blob_create(c->g, id, b->blob_size, VKFD_GUEST_BLOB_MAPPABLE, &b->blob);
+	if (r) {
+		bk_log("blob create for bo %#" PRIx64 ": %d", b->handle, r);
+		return r < 0 ? r : -EIO;
+	}
+	b->has_blob = true;
+	return 0;
+}
+
+static int bk_send_free(struct bk_conn *c, uint64_t handle)
+{
+	struct vkfd_req_handle req;
+
+	memset(&req, 0, sizeof(req));
+	req.handle = handle;
+	return bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
+}
+
+static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
+			 uint32_t flags, struct vkfd_rsp_alloc_memory *rsp)
+{
+	struct vkfd_req_alloc_memory req;
+
+	memset(&req, 0, sizeof(req));
+	req.va = va;
+	req.size = size;
+	req.gpu_id = gpu_id;
+	req.flags = flags;
+	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, sizeof(req), rsp, sizeof(*rsp));
+}
+
+int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args *a = arg;
+	struct vkfd_rsp_alloc_memory rsp;
+	struct bk_bo *b;
+	uint32_t flags = a->flags;
+	bool userptr = flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
+	long pg = sysconf(_SC_PAGESIZE);
+	int gi, r;
+
+	(void)usize;
+	if (a->size == 0)
+		return -EINVAL;
+	bk_table_lock();
+	gi = bk_gpu_index_locked(a->gpu_id);
+	bk_table_unlock();
+	if (gi < 0)
+		return -EINVAL;
+	if (userptr) {
+		/* page granular (libhsakmt registers whole pages); the GPU VA
+		 * may differ from the CPU address */
+		if ((a->va_addr | a->mmap_offset | a->size) & (uint64_t)(pg - 1) ||
+		    a->va_addr + a->size < a->va_addr || a->mmap_offset + a->size < a->mmap_offset)
+			return -EINVAL;
+		flags = (flags & ~KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) | KFD_IOC_ALLOC_MEM_FLAGS_GTT;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, &rsp);
+	if (r) {
+		free(b);
+		return r;
+	}
+	b->handle = rsp.handle;
+	b->va = a->va_addr;
+	b->size = a->size;
+	b->blob_size = rsp.blob_size;
+	b->gpu_id = a->gpu_id;
+	b->kfd_flags = a->flags;
+	b->map_info = rsp.map_info;
+	b->map_flags = rsp.map_flags;
+	b->userptr = userptr;
+	b->cpu_va = userptr ? a->mmap_offset : 0;
+
+	bk_log("alloc va %#" PRIx64 " size %#" PRIx64 " flags %#x -> %#" PRIx64 " blob %#" PRIx64
+	       " map_flags %#x",
+	       (uint64_t)a->va_addr, (uint64_t)a->size, a->flags, rsp.handle, rsp.blob_size,
+	       rsp.map_flags);
+	bk_mem_lock_take();
+	if (userptr) {
+		r = bk_userptr_len(b) ? 0 : -EIO;
+		if (!r) {
+			bk_table_lock();
+			r = bk_userptr_overlap_locked(b->cpu_va, b->cpu_va + b->uptr_len);
+			bk_table_unlock();
+		}
+		if (!r)
+			r = bk_userptr_convert_locked(c, b);
+		if (r) {
+			if (b->has_blob)
+				vkfd_guest_blob_destroy(c->g, &b->blob);
+			bk_send_free(c, b->handle);
+			bk_mem_lock_release();
+			free(b);
+			return r;
+		}
+	}
+	bk_table_lock();
+	if (!(flags & (KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)) &&
+	    !userptr)
+		b->cookie = bk.next_cookie++ << BK_COOKIE_SHIFT;
+	b->next = c->bos;
+	c->bos = b;
+	bk_table_unlock();
+	bk_mem_lock_release();
+
+	a->handle = b->handle;
+	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+		a->mmap_offset = VKFD_KFD_MMAP_TYPE_MMIO |
+				 ((uint64_t)(a->gpu_id & 0xffff) << VKFD_KFD_MMAP_GPU_ID_SHIFT);
+	else if (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		a->mmap_offset = VKFD_KFD_MMAP_TYPE_DOORBELL |
+				 ((uint64_t)(a->gpu_id & 0xffff) << VKFD_KFD_MMAP_GPU_ID_SHIFT);
+	else if (!userptr)
+		a->mmap_offset = b->cookie;
+	return 0;
+}
+
+int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	struct kfd_ioctl_free_memory_of_gpu_args *a = arg;
+	struct bk_bo *b, **pp;
+	int r;
+
+	(void)usize;
+	bk_mem_lock_take();
+	bk_table_lock();
+	for (pp = &c->bos; (b = *pp); pp = &b->next)
+		if (b->handle == a->handle)
+			break;
+	if (!b) {
+		r = -EINVAL;
+	} else if (b->event_page) {
+		r = -EPERM; /* the kernel refuses to free the signal page */
+	} else {
+		*pp = b->next;
+		r = 0;
+	}
+	bk_table_unlock();
+	if (r) {
+		bk_mem_lock_release();
+		return r;
+	}
+	if (b->userptr)
+		bk_userptr_restore_locked(b);
+	if (b->has_blob)
+		vkfd_guest_blob_destroy(c->g, &b->blob);
+	r = bk_send_free(c, b->handle);
+	bk_mem_lock_release();
+	free(b);
+	return r;
+}
+
+/* MAP and UNMAP take the same argument layout. */
+_Static_assert(sizeof(struct kfd_ioctl_unmap_memory_from_gpu_args) ==
+		   sizeof(struct kfd_ioctl_map_memory_to_gpu_args),
+	       "map/unmap args");
+_Static_assert(offsetof(struct kfd_ioctl_unmap_memory_from_gpu_args, n_success) ==
+		   offsetof(struct kfd_ioctl_map_memory_to_gpu_args, n_success),
+	       "map/unmap args");
+
+static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
+{
+	struct kfd_ioctl_map_memory_to_gpu_args *a = arg;
+	struct vkfd_req_map_memory req;
+	struct vkfd_rsp_map_memory rsp;
+	bool known;
+	int r;
+
+	if (a->n_devices == 0 || a->n_success > a->n_devices)
+		return -EINVAL;
+	if (a->n_devices > VKFD_MAX_MAP_DEVICES)
+		return -EINVAL;
+	bk_table_lock();
+	known = bk_bo_find_locked(c, a->handle) != NULL;
+	bk_table_unlock();
+	if (!known)
+		return -EINVAL;
+	if (a->n_success == a->n_devices)
+		return 0; /* nothing left: the kernel's loop does nothing */
+	memset(&req, 0, sizeof(req));
+	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
+	if (r)
+		return r;
+	req.handle = a->handle;
+	req.n_devices = a->n_devices;
+	req.n_success = a->n_success;
+	r = bk_call(c, cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices), &rsp, sizeof(rsp));
+	/* partial progress is written back even on failure, as the kernel
+	 * does, so that a retry resumes there */
+	if (rsp.n_success >= a->n_success && rsp.n_success <= a->n_devices)
+		a->n_success = rsp.n_success;
+	return r;
+}
+
+int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	(void)usize;
+	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY);
+}
+
+int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
+{
+	(void)usize;
+	return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
+}
+
+static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len,
+				   int prot, int flags)
+{
+	int r;
+
+	BK_ASSERT_MEM_LOCKED();
+	if (len > b->blob_size) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	r = bk_bo_blob_locked(c, b);
+	if (r) {
+		errno = -r;
+		return MAP_FAILED;
+	}
+	return vkfd_guest_blob_map(c->g, &b->blob, (flags & MAP_FIXED) ? addr : NULL, len, 0, prot);
+}
+
+void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct bk_conn *c = NULL;
+	struct bk_bo *b = NULL;
+	struct bk_file *f;
+	uint64_t o = (uint64_t)off;
+	void *ret;
+
+	if (len == 0) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	bk_mem_lock_take();
+	bk_table_lock();
+	f = bk_file_get_locked(fd);
+	if (!f || f->pid != getpid()) {
+		bk_table_unlock();
+		bk_mem_lock_release();
+		errno = EBADF;
+		return MAP_FAILED;
+	}
+	if (f->kind == BK_RENDER) {
+		b = bk_bo_by_cookie_locked(o, &c);
+		/* a GEM offset is only valid on the render file whose VM
+		 * the BO's process acquired */
+		if (b && (c != f->vm_owner || f->gpu < 0 || bk.gpus[f->gpu].gpu_id != b->gpu_id))
+			b = NULL;
+	} else if (f->conn && !f->conn->dead) {
+		uint64_t type = o & VKFD_KFD_MMAP_TYPE_MASK;
+		uint32_t gid =
+		    (uint32_t)((o & VKFD_KFD_MMAP_GPU_ID_MASK) >> VKFD_KFD_MMAP_GPU_ID_SHIFT);
+		uint32_t want =
+		    type == VKFD_KFD_MMAP_TYPE_DOORBELL ? KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL
+		    : type == VKFD_KFD_MMAP_TYPE_MMIO   ? KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP
+							: 0;
+
+		c = f->conn;
+		if (want && !(o & ~(VKFD_KFD_MMAP_TYPE_MASK | VKFD_KFD_MMAP_GPU_ID_MASK))) {
+			for (b = c->bos; b; b = b->next)
+				if ((b->kfd_flags & want) && (b->gpu_id & 0xffff) == gid)
+					break;
+		}
+	}
+	bk_table_unlock();
+	if (!b) {
+		bk_mem_lock_release();
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (b->map_flags & VKFD_ALLOC_MAP_NONE || prot == PROT_NONE) {
+		/* no CPU access: reserve the range like the kernel's
+		 * PROT_NONE mapping, without making a blob */
+		ret =
+		    mmap(addr, len, PROT_NONE,
+			 (flags & MAP_FIXED) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	} else {
+		ret = bk_map_blob_at_locked(c, b, addr, len, prot, flags);
+	}
+	bk_mem_lock_release();
+	return ret;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vkfd backend: USERPTR. A registered CPU range becomes host-backed shared
+ * memory (a blob mapped over it, its contents copied in) and goes back to
+ * private anonymous memory on FREE (docs/guest-vkfd-backend.md, "USERPTR").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backend_vkfd_internal.h"
+
+/* The CPU range a USERPTR registration covers: all of it, or for
+ * AQL_QUEUE_MEM only the first half (libhsakmt maps pages only there; the
+ * GPU sees that half twice). */
+bool bk_userptr_len(struct bk_bo *b)
+{
+	uint64_t want = (b->map_flags & VKFD_ALLOC_MAP_MIRRORED) ? b->size / 2 : b->size;
+
+	if ((b->map_flags & VKFD_ALLOC_MAP_NONE) || b->blob_size < want || want == 0)
+		return false;
+	b->uptr_len = want;
+	return true;
+}
+
+/* What the CPU range [s, e) of a new USERPTR already holds, with bk_lock:
+ * -EBUSY if it overlaps a converted USERPTR range (converting again would
+ * move those pages to a second blob, and the first BO's GPU view would go
+ * stale), -EFAULT if it overlaps another BO's VA: there the CPU holds that
+ * BO's blob mapping (a PFN mapping: the kernel cannot take user pages from
+ * it either) or libhsakmt's reservation, else 0. */
+int bk_userptr_overlap_locked(uint64_t s, uint64_t e)
+{
+	BK_ASSERT_TABLE_LOCKED();
+	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
+		struct bk_conn *c = bk.files[i].conn;
+
+		if (bk.files[i].kind != BK_KFD || !c)
+			continue;
+		for (struct bk_bo *b = c->bos; b; b = b->next) {
+			if (b->userptr && b->userptr_mapped && s < b->cpu_va + b->uptr_len &&
+			    b->cpu_va < e)
+				return -EBUSY;
+			if (!b->userptr && s < b->va + b->size && b->va < e)
+				return -EFAULT;
+		}
+	}
+	return 0;
+}
+
+/* True if [va, va+len) lies entirely in readable private anonymous
+ * mappings: there, a page that is neither present nor swapped has never
+ * been written and reads as zero. */
+static bool bk_range_anon_private(uint64_t va, uint64_t len)
+{
+	uint64_t cur = va, end = va + len;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (cur < end && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, ino;
+		char perms[8];
+		int path = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms, &ino, &path) < 4 ||
+		    path == 0)
+			continue;
+		if (e <= cur)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (s > cur || perms[0] != 'r' || perms[3] != 'p' || ino != 0 ||
+		    (line[path] && strcmp(line + path, "[heap]")))
+			break;
+		cur = e;
+	}
+	fclose(f);
+	return cur >= end;
+}
+
+/* Copy the pages of a private anonymous range that hold data (present or
+ * swapped, from /proc/self/pagemap) into dst, which is zero-filled: pages
+ * never touched are skipped. libhsakmt registers freshly mapped ranges
+ * (a 60 MiB CWSR area on gfx90a), so this avoids copying zeroes. */
+static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
+{
+	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t ent[512];
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return bk_read_user(dst, va, len);
+	for (uint64_t i = 0, n = len / pg; !r && i < n;) {
+		size_t k = n - i < 512 ? (size_t)(n - i) : 512;
+		ssize_t got = pread(fd, ent, k * 8, (off_t)((va / pg + i) * 8));
+
+		if (got != (ssize_t)(k * 8)) {
+			r = bk_read_user(dst + i * pg, va + i * pg, len - i * pg);
+			break;
+		}
+		for (size_t j = 0; !r && j < k;) {
+			size_t run = j;
+
+			while (run < k && (ent[run] & (3ull << 62)))
+				run++;
+			if (run > j)
+				r = bk_read_user(dst + (i + j) * pg, va + (i + j) * pg,
+						 (run - j) * pg);
+			j = run > j ? run : j + 1;
+		}
+		i += k;
+	}
+	close(fd);
+	return r;
+}
+
+/* USERPTR: the CPU range becomes host-backed shared memory, GPU-mapped at
+ * the BO's VA, which may differ from the CPU address
+ * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
+int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
+{
+	void *tmp;
+	int r;
+
+	BK_ASSERT_MEM_LOCKED();
+	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2;
+
+	r = bk_bo_blob_locked(c, b);
+	if (r)
+		return r;
+	t1 = bk_clock_ns(CLOCK_MONOTONIC);
+	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->uptr_len, 0, PROT_READ | PROT_WRITE);
+	if (tmp == MAP_FAILED)
+		return -errno;
+	/* current contents first (the blob is zeroed by the host); then the
+	 * blob replaces the pages */
+	if (bk_range_anon_private(b->cpu_va, b->uptr_len))
+		r = bk_copy_populated(tmp, b->cpu_va, b->uptr_len);
+	else
+		r = bk_read_user(tmp, b->cpu_va, b->uptr_len);
+	munmap(tmp, b->uptr_len);
+	t2 = bk_clock_ns(CLOCK_MONOTONIC);
+	bk_log("userptr %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us", b->uptr_len,
+	       (t1 - t0) / 1000, (t2 - t1) / 1000);
+	if (r)
+		return r;
+	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->cpu_va, b->uptr_len, 0,
+				PROT_READ | PROT_WRITE) == MAP_FAILED)
+		return -errno;
+	b->userptr_mapped = true;
+	return 0;
+}
+
+/* Copy the converted range into dst (zero-filled). When the blob is a
+ * file that knows its holes (a memfd: SEEK_DATA/SEEK_HOLE; swapped pages
+ * count as data), only its data extents are copied. */
+static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
+{
+	off_t pos = 0, end = (off_t)b->uptr_len;
+
+	if (!b->has_blob || b->blob.fd < 0 || lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
+		return bk_read_user(dst, b->cpu_va, b->uptr_len);
+	while (pos < end) {
+		off_t d = lseek(b->blob.fd, pos, SEEK_DATA), h;
+
+		if (d < 0)
+			return errno == ENXIO ? 0
+					      : bk_read_user(dst + pos, b->cpu_va + (uint64_t)pos,
+							     (size_t)(end - pos));
+		if (d >= end)
+			break;
+		h = lseek(b->blob.fd, d, SEEK_HOLE);
+		if (h < 0 || h > end)
+			h = end;
+		if (bk_read_user(dst + d, b->cpu_va + (uint64_t)d, (size_t)(h - d)))
+			return -EFAULT;
+		pos = h;
+	}
+	return 0;
+}
+
+/* Give a converted range back as private anonymous memory with the same
+ * contents. Called with bk_mem_lock. */
+void bk_userptr_restore_locked(struct bk_bo *b)
+{
+	void *tmp;
+
+	BK_ASSERT_MEM_LOCKED();
+	if (!b->userptr_mapped)
+		return;
+	tmp = mmap(NULL, b->uptr_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tmp == MAP_FAILED)
+		return;
+	if (bk_copy_blob_data(tmp, b) ||
+	    mremap(tmp, b->uptr_len, b->uptr_len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   (void *)(uintptr_t)b->cpu_va) == MAP_FAILED)
+		munmap(tmp, b->uptr_len);
+	b->userptr_mapped = false;
+}
+
+void bk_munmap_notify(void *addr, size_t len)
+{
+	uint64_t s = (uintptr_t)addr, e = s + len;
+
+	bk_table_lock();
+	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
+		struct bk_conn *c = bk.files[i].conn;
+
+		if (bk.files[i].kind != BK_KFD || !c)
+			continue;
+		for (struct bk_bo *b = c->bos; b; b = b->next)
+			if (b->userptr && b->userptr_mapped && s < b->cpu_va + b->uptr_len &&
+			    b->cpu_va < e)
+				b->userptr_mapped = false;
+	}
+	bk_table_unlock();
+}
