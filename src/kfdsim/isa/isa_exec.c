@@ -48,15 +48,18 @@ uint64_t isa_scalar_operand(const struct isa_wave *w, const struct isa_inst *in,
 			return inline_f16[code - 240];
 		return inline_f32[code - 240];
 	}
+	/* The aperture registers: a 32-bit operand reads the high half of the
+	 * address, a 64-bit operand the whole address (LLVM 17 and later load
+	 * src_private_base with s_mov_b64 and use the high register). */
 	switch (code) {
-	case 235: /* src_shared_base: high half of the LDS aperture */
-		return ISA_SHARED_APERTURE >> 32;
+	case 235: /* src_shared_base */
+		return is64(t) ? ISA_SHARED_APERTURE : ISA_SHARED_APERTURE >> 32;
 	case 236: /* src_shared_limit */
-		return (ISA_SHARED_APERTURE + ISA_APERTURE_SIZE - 1) >> 32;
+		return (ISA_SHARED_APERTURE + ISA_APERTURE_SIZE - 1) >> (is64(t) ? 0 : 32);
 	case 237: /* src_private_base */
-		return ISA_PRIVATE_APERTURE >> 32;
-	case 238:
-		return (ISA_PRIVATE_APERTURE + ISA_APERTURE_SIZE - 1) >> 32;
+		return is64(t) ? ISA_PRIVATE_APERTURE : ISA_PRIVATE_APERTURE >> 32;
+	case 238: /* src_private_limit */
+		return (ISA_PRIVATE_APERTURE + ISA_APERTURE_SIZE - 1) >> (is64(t) ? 0 : 32);
 	case ISA_SRC_VCCZ:
 		return isa_sreg64(w, ISA_SRC_VCC_LO) == 0;
 	case ISA_SRC_EXECZ:

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * hip_basic: the HIP runtime (Debian 12's libamdhip64 5.2.3, built with
- * hipcc) on a kfdsim GPU, through whatever provides /dev/kfd (the native
- * shim or vkfd). No kernel is launched.
+ * hipcc; the version matrix also builds it with Debian 13's and unstable's
+ * hipcc and HIP) on a kfdsim GPU, through whatever provides /dev/kfd (the
+ * native shim or vkfd). The program launches no kernel of its own.
  *
  *   hip_basic VRAM_BYTES [copy]
  *
@@ -12,8 +13,9 @@
  * VRAM refused), hipHostMalloc/hipHostFree.
  * "copy" adds hipMemcpy host->device->host with content checks and hipFree.
  * Those need the runtime's first stream, whose creation uploads ROCclr's
- * blit kernels into VRAM with a GPU copy kernel: on kfdsim, which runs no
- * GPU ISA, they never return (docs/hip.md), so a watchdog ends the run.
+ * blit kernels into VRAM with a GPU copy kernel, which kfdsim's ISA
+ * interpreter runs (docs/hip.md); a watchdog ends a run whose HIP call
+ * does not return.
  *
  * Exit: 0 all checks passed, 1 a check failed, 2 setup failed,
  * 3 the watchdog fired (a HIP call did not return).
@@ -28,6 +30,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* HIP 6 dropped hipDeviceProp_t.gcnArch (gcnArchName stays) and renamed
+ * hipPointerAttribute_t.memoryType to type; the version matrix builds this
+ * program with HIP 5.2 to 6.4 (docs/hip.md). */
+#if HIP_VERSION_MAJOR >= 6
+#define POINTER_MEMORY_TYPE(attr) ((attr).type)
+#else
+#define POINTER_MEMORY_TYPE(attr) ((attr).memoryType)
+#define HAVE_GCN_ARCH             1
+#endif
 
 #define EXIT_CHECK    1
 #define EXIT_SETUP    2
@@ -108,10 +120,12 @@ static void test_device(size_t vram)
 
 	memset(&prop, 0, sizeof(prop));
 	SETUP(hipGetDeviceProperties(&prop, 0));
-	note("device 0: name \"%s\" gcnArchName \"%s\" gcnArch %d totalGlobalMem %zu", prop.name,
-	     prop.gcnArchName, prop.gcnArch, prop.totalGlobalMem);
+	note("device 0: name \"%s\" gcnArchName \"%s\" totalGlobalMem %zu", prop.name,
+	     prop.gcnArchName, prop.totalGlobalMem);
 	report("gcnArchName is gfx90a", arch_is(prop.gcnArchName, "gfx90a"));
+#ifdef HAVE_GCN_ARCH
 	report("gcnArch is 910", prop.gcnArch == 910);
+#endif
 	report("totalGlobalMem == simulated VRAM", prop.totalGlobalMem == vram);
 
 	SETUP(hipMemGetInfo(&free_b, &total_b));
@@ -151,7 +165,7 @@ static void test_malloc(size_t vram, void *bufs[N_BUFS])
 
 		memset(&attr, 0, sizeof(attr));
 		SETUP(hipPointerGetAttributes(&attr, bufs[i]));
-		ok = ok && attr.memoryType == hipMemoryTypeDevice && attr.device == 0 &&
+		ok = ok && POINTER_MEMORY_TYPE(attr) == hipMemoryTypeDevice && attr.device == 0 &&
 		     attr.devicePointer == bufs[i];
 	}
 	report("pointer attributes: device 0 memory", ok);
@@ -181,7 +195,7 @@ static void test_host_alloc(void)
 	ok = h[0] == 0x5a && h[64 * 1024 - 1] == 0x5a;
 	memset(&attr, 0, sizeof(attr));
 	SETUP(hipPointerGetAttributes(&attr, h));
-	ok = ok && attr.memoryType == hipMemoryTypeHost && attr.hostPointer == h;
+	ok = ok && POINTER_MEMORY_TYPE(attr) == hipMemoryTypeHost && attr.hostPointer == h;
 	report("hipHostMalloc memory is host memory", ok);
 	report("hipHostFree", hipHostFree(h) == hipSuccess);
 }

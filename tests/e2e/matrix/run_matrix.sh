@@ -3,6 +3,8 @@
 # ROCm version matrix: one Debian release's ROCm userspace running real work
 # on kfdsim, natively and through a vkfd-server, with one GPU and with two.
 #   run_matrix.sh SUITE VKFD_SERVER SHIM SANITIZE HSA_E2E DRM_IDENTITY
+#   run_matrix.sh SUITE VKFD_SERVER SHIM SANITIZE HSA_E2E DRM_IDENTITY \
+#                 hip HIP_BASIC_SRC ISA_HIP_SRC
 # SUITE is bookworm (ROCm 5.2.3: the build machine itself, no chroot),
 # trixie (6.1.x) or sid (6.4.x) (each in a debootstrap chroot, built once
 # with rocminfo and libhsa-runtime64-1 from the Debian mirror this machine's
@@ -25,10 +27,19 @@
 # identical. HSA_E2E and DRM_IDENTITY are built on the host against
 # bookworm's headers and run unchanged in the chroots (ROCr's and libdrm's C
 # ABIs are stable across these releases).
+# With "hip" it runs the HIP part instead: that suite's hipcc and HIP
+# runtime (hipcc and libamdhip64-dev, added to the cached chroot with its
+# own apt the first time; on bookworm the build machine's) build
+# HIP_BASIC_SRC (tests/e2e/hip/hip_basic.cpp) and ISA_HIP_SRC
+# (tests/kfdsim/isa/hip/isa_hip.cpp) with --offload-arch=gfx90a inside the
+# chroot, and they run natively and through vkfd on kfdsim's ISA
+# interpreter: hip_basic with "copy" on one gfx90a of 6 GiB, isa_hip on two
+# gfx90a; each run's output the same both ways.
 # Environment: VKFD_CACHE (cache root), VKFD_DEBIAN_MIRROR (overrides the
 # mirror read from apt's sources), VKFD_MATRIX_KEEP=1 (keep the logs).
-# Exit 0 pass, 1 fail, 77 skip (not root, no debootstrap/unshare, ROCm not
-# installed on the host for bookworm, or no cached chroot and no archive).
+# Exit 0 pass, 1 fail, 77 skip (not root, no debootstrap/unshare, ROCm or
+# hipcc not installed on the host for bookworm, or no cached chroot and no
+# archive).
 set -u
 SUITE=$1
 server=$2
@@ -36,8 +47,14 @@ shim=$3
 sanitize=${4:-none}
 hsa_e2e=$5
 drm_identity=$6
+part=${7:-hsa}
+hip_basic_src=${8:-}
+isa_hip_src=${9:-}
 
 PACKAGES=rocminfo,libhsa-runtime64-1
+# The HIP part's packages, added to a cached chroot by its own apt (so a
+# chroot built before the HIP part existed is extended, not rebuilt).
+HIP_PACKAGES="hipcc libamdhip64-dev"
 case $SUITE in
 # The SDMA queue type each release creates for its copies on the one-GPU
 # (gfx90a) and the two-GPU (gfx1030) machine. ROCr 6.4 asks for
@@ -45,9 +62,10 @@ case $SUITE in
 # and KFD 1.17, and for plain SDMA (1) on gfx1030, which has none. Through
 # vkfd the guest reports KFD 1.14 (it does not carry 1.15's render-node
 # GEM_VA, docs/kfd-uapi.md), below 1.17, so ROCr 6.4 asks for plain SDMA.
-bookworm) rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 ;;
-trixie) rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 ;;
-sid) rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 sdma_1gpu_vkfd=1 ;;
+# hip_version: libamdhip64-dev; hipcc_version: the hipcc package.
+bookworm) rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.2\.' hipcc_version='5\.2\.' ;;
+trixie) rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.7\.' hipcc_version='5\.7\.' ;;
+sid) rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='6\.4\.' hipcc_version='7\.0\.' ;;
 *)
 	echo "FAIL: unknown suite $SUITE"
 	exit 1
@@ -70,6 +88,14 @@ die() {
 [ -f "$shim" ] || die "shim not found at $shim"
 [ -x "$hsa_e2e" ] || skip "hsa_e2e was not built (no libhsa-runtime64 / hsa/hsa.h)"
 [ -x "$drm_identity" ] || skip "drm_identity_test was not built (no libdrm_amdgpu headers)"
+case $part in
+hsa) ;;
+hip)
+	[ -f "$hip_basic_src" ] || die "hip_basic source not found at $hip_basic_src"
+	[ -f "$isa_hip_src" ] || die "isa_hip source not found at $isa_hip_src"
+	;;
+*) die "unknown part $part (hsa or hip)" ;;
+esac
 case $sanitize in
 address-*) skip "the shim is instrumented by a non-gcc ASan whose runtime this script cannot preload" ;;
 esac
@@ -132,9 +158,41 @@ build_chroot() {
 	mv "$root.tmp" "$root"
 }
 
+# The HIP part's compiler and runtime, installed by the chroot's own apt
+# from the archive debootstrap used (recorded in its sources.list).
+add_hip_packages() {
+	mirror=$(awk '$1 == "deb" { print $2; exit }' "$root/etc/apt/sources.list" 2>/dev/null)
+	[ -n "$mirror" ] || die "no archive in $root/etc/apt/sources.list"
+	if command -v wget >/dev/null 2>&1; then
+		wget -q -T 20 -t 2 -O /dev/null "$mirror/dists/$SUITE/Release" ||
+			skip "the Debian archive $mirror has no reachable $SUITE release: cannot add $HIP_PACKAGES to the cached chroot"
+	fi
+	echo "adding $HIP_PACKAGES to the $SUITE chroot in $root (minutes)"
+	# An unstable snapshot may be past its Valid-Until: apt-get refuses it
+	# unless told. /dev/pts only keeps dpkg's log quiet.
+	# shellcheck disable=SC2086 # the package list is split on purpose
+	unshare --mount --propagation private sh -c '
+		r=$1
+		shift
+		mount -t proc proc "$r/proc" || exit 125
+		mount -t devpts -o newinstance,ptmxmode=0666 devpts "$r/dev/pts" 2>/dev/null
+		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			DEBIAN_FRONTEND=noninteractive sh -c "
+			apt-get -q -o Acquire::Check-Valid-Until=false update &&
+			apt-get -q -y -o Acquire::Check-Valid-Until=false install \
+				--no-install-recommends $* && apt-get clean"' sh "$root" $HIP_PACKAGES \
+		>"$cache/apt-hip.log" 2>&1 || {
+		tail -n 20 "$cache/apt-hip.log"
+		die "apt-get install $HIP_PACKAGES in the $SUITE chroot failed (log: $cache/apt-hip.log)"
+	}
+	echo "$SUITE $HIP_PACKAGES" >"$root/.vkfd-hip"
+}
+
 if [ $SUITE = bookworm ]; then
 	# The build machine's own ROCm, no chroot.
 	command -v rocminfo >/dev/null 2>&1 || skip "rocminfo is not installed on this machine"
+	[ $part = hsa ] || command -v hipcc >/dev/null 2>&1 ||
+		skip "hipcc is not installed on this machine (packages: $HIP_PACKAGES)"
 	root=
 	versions=$(dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null)
 else
@@ -146,15 +204,25 @@ else
 	exec 9>"$cache/.lock"
 	flock 9
 	[ "$(cat "$root/.vkfd-chroot" 2>/dev/null)" = "$SUITE $PACKAGES" ] || build_chroot
+	[ $part = hsa ] || [ "$(cat "$root/.vkfd-hip" 2>/dev/null)" = "$SUITE $HIP_PACKAGES" ] ||
+		add_hip_packages
 	flock -u 9
 	versions=$(chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null)
 fi
+hip_pkgs='|hipcc|libamdhip64-dev|libamdhip64-[0-9]+|clang-[0-9]+|rocm-device-libs-?[0-9]*|libamd-comgr[0-9]+'
+[ $part = hsa ] && hip_pkgs=
 versions=$(echo "$versions" |
-	grep -E '^(rocminfo|libhsa-runtime64-1|libhsakmt1|libdrm-amdgpu1|libdrm2|libc6) ')
+	grep -E "^(rocminfo|libhsa-runtime64-1|libhsakmt1|libdrm-amdgpu1|libdrm2|libc6$hip_pkgs) ")
 echo "$SUITE packages:"
 echo "$versions" | sed 's/^/  /'
 echo "$versions" | grep -Eq "^libhsa-runtime64-1 $rocr_version" ||
 	die "libhsa-runtime64-1 of $SUITE is not the expected $rocr_version"
+if [ $part = hip ]; then
+	echo "$versions" | grep -Eq "^libamdhip64-dev $hip_version" ||
+		die "libamdhip64-dev of $SUITE is not the expected $hip_version"
+	echo "$versions" | grep -Eq "^hipcc $hipcc_version" ||
+		die "hipcc of $SUITE is not the expected $hipcc_version"
+fi
 
 # This run's files (inside the chroot tree when there is one).
 run=vkfd-matrix.$$
@@ -184,34 +252,27 @@ preload=/opt/$run/lib/$(basename "$shim")
 for lib in $(ldd "$shim" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
 	case $(basename "$lib") in
 	libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) continue ;;
+	libasan.so.* | libtsan.so.*)
+		# Always the build's own sanitizer runtime, preloaded first: the
+		# chroot may have another gcc's runtime of the same soname (the
+		# HIP part's clang brings one).
+		cp -L "$lib" "$opt/lib/" || die "cannot copy $lib"
+		preload=/opt/$run/lib/$(basename "$lib"):$preload
+		continue
+		;;
 	esac
 	# The chroot's own copy (libstdc++, libgcc_s) is newer: never shadow it.
 	[ -n "$root" ] && [ -e "$root/usr/lib/x86_64-linux-gnu/$(basename "$lib")" ] && continue
 	cp -L "$lib" "$opt/lib/" || die "cannot copy $lib"
-	case $(basename "$lib") in
-	libasan.so.* | libtsan.so.*) preload=/opt/$run/lib/$(basename "$lib"):$preload ;;
-	esac
 done
 case $sanitize in
 *address*) asan="detect_leaks=0:${ASAN_OPTIONS:-}" ;;
 *) asan=${ASAN_OPTIONS:-} ;;
 esac
 
-# run NAME BACKEND GPUS CMD...: CMD with the shim, in the chroot (a private
-# mount namespace with /proc, /sys and /dev/shm) or on the host, with a
-# clean environment. GPUS 2 is two gfx1030 with 4 GiB each.
-run() {
-	name=$1 backend=$2 gpus=$3
-	shift 3
-	if [ "$gpus" = 2 ]; then
-		sim="VKFDSIM_GPUS=2 VKFDSIM_TARGET=gfx1030 VKFDSIM_VRAM_MB=4096"
-	else
-		sim="VKFDSIM_GPUS=1"
-	fi
-	# shellcheck disable=SC2086 # $sim is a list of assignments
-	set -- LD_LIBRARY_PATH=/opt/$run/lib LD_PRELOAD="$preload" ASAN_OPTIONS="$asan" \
-		VKFD_BACKEND="$backend" VKFD_SOCKET="/run/$run/vkfd$gpus.sock" \
-		VKFD_DEBUG="${debug:-0}" $sim "$@"
+# in_root CMD...: CMD in the chroot (a private mount namespace with /proc,
+# /sys and /dev/shm) or on the host, with a clean environment.
+in_root() {
 	if [ -n "$root" ]; then
 		unshare --mount --propagation private sh -c '
 			r=$1
@@ -220,13 +281,30 @@ run() {
 			mount -t tmpfs -o mode=1777 tmpfs "$r/dev/shm" || exit 125
 			shift
 			exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-				HOME=/root TMPDIR=/tmp "$@"' sh "$root" "$@" \
-			>"$out/$name.stdout" 2>"$out/$name.stderr"
+				HOME=/root TMPDIR=/tmp "$@"' sh "$root" "$@"
 	else
 		# no chroot: /opt/$run and /run/$run are this machine's own
 		/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-			TMPDIR="${TMPDIR:-/tmp}" "$@" >"$out/$name.stdout" 2>"$out/$name.stderr"
+			TMPDIR="${TMPDIR:-/tmp}" "$@"
 	fi
+}
+
+# run NAME BACKEND MACHINE CMD...: CMD with the shim through in_root.
+# MACHINE 1 is one gfx90a, 2 two gfx1030 with 4 GiB each; for the HIP
+# part hip1 is one gfx90a with $hip_vram_mb MiB, hip2 two gfx90a.
+run() {
+	name=$1 backend=$2 gpus=$3
+	shift 3
+	case $gpus in
+	2) sim="VKFDSIM_GPUS=2 VKFDSIM_TARGET=gfx1030 VKFDSIM_VRAM_MB=4096" ;;
+	hip1) sim="VKFDSIM_GPUS=1 VKFDSIM_VRAM_MB=$hip_vram_mb" ;;
+	hip2) sim="VKFDSIM_GPUS=2" ;;
+	*) sim="VKFDSIM_GPUS=1" ;;
+	esac
+	# shellcheck disable=SC2086 # $sim is a list of assignments
+	in_root LD_LIBRARY_PATH=/opt/$run/lib LD_PRELOAD="$preload" ASAN_OPTIONS="$asan" \
+		VKFD_BACKEND="$backend" VKFD_SOCKET="/run/$run/vkfd$gpus.sock" \
+		VKFD_DEBUG="${debug:-0}" $sim "$@" >"$out/$name.stdout" 2>"$out/$name.stderr"
 	echo $? >"$out/$name.rc"
 }
 
@@ -267,11 +345,14 @@ check_rc0() {
 
 # The queue types the run created (from the shim's debug log): at least one
 # SDMA queue of this ROCr's type, and copies passed, so they ran on SDMA.
+queue_summary() {
+	types=$(sed -n 's/.*create_queue gpu_id [0-9]* type \([0-9]*\) .*/\1/p' "$out/$1.stderr" |
+		sort | uniq -c | awk '{ printf "%s%sx type %s", sep, $1, $2; sep = ", " }')
+	echo "  $1 queues: $types (1 SDMA, 2 AQL compute, 3 SDMA xGMI, 4 SDMA by engine id)"
+}
 check_queues() {
 	name=$1 sdma_type=$2
-	types=$(sed -n 's/.*create_queue gpu_id [0-9]* type \([0-9]*\) .*/\1/p' "$out/$name.stderr" |
-		sort | uniq -c | awk '{ printf "%s%sx type %s", sep, $1, $2; sep = ", " }')
-	echo "  $name queues: $types (1 SDMA, 2 AQL compute, 3 SDMA xGMI, 4 SDMA by engine id)"
+	queue_summary "$name"
 	sed -n 's/.*create_queue gpu_id [0-9]* type \([0-9]*\) .*/\1/p' "$out/$name.stderr" |
 		grep -qx "$sdma_type" ||
 		fail "$name" "no SDMA queue of type $sdma_type created: copies did not run on SDMA"
@@ -359,6 +440,102 @@ trace_summary() {
 }
 
 bin=/opt/$run/bin
+
+# The HIP part's checks. A program ran to "PROG: all passed" with exit 0;
+# on failure the instructions kfdsim's interpreter reported as missing
+# (docs/kfdsim-isa.md) are listed, from the process (native) or the server.
+check_hip() {
+	name=$1 prog=$2 log=$3
+	rc=$(cat "$out/$name.rc")
+	if [ "$rc" -eq 0 ] && grep -q "^$prog: all passed" "$out/$name.stdout"; then
+		echo "ok ($name): $(grep -c " OK\$" "$out/$name.stdout") checks passed"
+		return
+	fi
+	fail "$name" "$prog exited with $rc"
+	grep -h 'is not implemented' "$out/$name.stderr" "$log" 2>/dev/null | sort -u | sed 's/^/  /'
+	grep -h 'kfdsim' "$out/$name.stderr" "$log" 2>/dev/null | grep -v 'kfdsim isa: dispatch' |
+		sort -u | head -n 10 | sed 's/^/  /'
+}
+
+# Every expected line of isa_hip's device printf test.
+check_printf() {
+	name=$1
+	missing=
+	for t in 3 19 35 51; do
+		grep -qx "isa_hip: device printf $((1000 + t)) from thread $t" "$out/$name.stdout" ||
+			missing="$missing $t"
+	done
+	if [ -n "$missing" ]; then
+		fail "$name" "device printf lines of threads$missing missing"
+	else
+		check_hip "$name" isa_hip "$2"
+	fi
+}
+
+# The same stdout natively and through vkfd.
+compare_runs() {
+	if ! diff -u "$out/$1-native.stdout" "$out/$1-vkfd.stdout" >"$out/$1.diff"; then
+		fail "$1" "native and vkfd results differ: $(head -n 20 "$out/$1.diff")"
+	else
+		echo "ok ($1): native and vkfd results identical"
+	fi
+}
+
+# The HIP part: this suite's hipcc builds the HIP programs in the chroot;
+# they run on the ISA interpreter natively and through vkfd.
+hip_part() {
+	hip_vram_mb=6144
+	# The servers' kfdsim counts its interpreted dispatches too.
+	export VKFDSIM_ISA_STATS=1
+	mkdir -p "$opt/src" && cp "$hip_basic_src" "$isa_hip_src" "$opt/src/" ||
+		die "cannot copy the HIP sources"
+	for prog in hip_basic isa_hip; do
+		t0=$(date +%s)
+		# The target named: without it hipcc asks rocm_agent_enumerator.
+		in_root hipcc --offload-arch=gfx90a -O2 -Wall -Wextra -Werror \
+			"/opt/$run/src/$prog.cpp" -o "$bin/$prog" >"$out/hipcc-$prog.log" 2>&1 || {
+			tail -n 20 "$out/hipcc-$prog.log"
+			die "hipcc of $SUITE could not build $prog"
+		}
+		echo "ok (hipcc-$prog): built by $SUITE's hipcc in $(($(date +%s) - t0)) s"
+	done
+	for backend in native vkfd; do
+		log=
+		# VKFDSIM_ISA_STATS: one line per interpreted dispatch (kfdsim
+		# runs in the process natively, in the server through vkfd).
+		if [ $backend = vkfd ]; then
+			log=$out/serverhip1.log
+			start_server hip1 --vram-mb $hip_vram_mb
+		fi
+		debug=debug
+		run hip-basic-$backend $backend hip1 VKFDSIM_ISA_STATS=1 \
+			$bin/hip_basic $((hip_vram_mb << 20)) copy
+		debug=0
+		check_hip hip-basic-$backend hip_basic "$log"
+		queue_summary hip-basic-$backend
+		echo "  hip-basic-$backend: $(cat "$out/hip-basic-$backend.stderr" ${log:+"$log"} |
+			grep -c 'kfdsim isa: dispatch') kernel dispatches interpreted, the copies on the queues above"
+		if [ $backend = vkfd ]; then
+			stop_server
+			log=$out/serverhip2.log
+			start_server hip2 --gpus 2
+		fi
+		run isa-hip-$backend $backend hip2 VKFDSIM_ISA_STATS=1 $bin/isa_hip
+		check_hip isa-hip-$backend isa_hip "$log"
+		run isa-hip-printf-$backend $backend hip2 $bin/isa_hip printf
+		check_printf isa-hip-printf-$backend "$log"
+		[ $backend = vkfd ] && stop_server
+	done
+	echo "  isa-hip-native: $(grep -c 'kfdsim isa: dispatch' "$out/isa-hip-native.stderr") kernel dispatches interpreted"
+	compare_runs hip-basic
+	compare_runs isa-hip
+	compare_runs isa-hip-printf
+	[ $failed -eq 0 ] || die "HIP from Debian $SUITE failed"
+	echo "PASS: HIP from Debian $SUITE (hipcc and runtime above), natively and through vkfd"
+	exit 0
+}
+[ $part = hip ] && hip_part
+
 for gpus in 1 2; do
 	if [ $gpus = 2 ]; then
 		target=gfx1030 max=$(((64 << 20) + 3))

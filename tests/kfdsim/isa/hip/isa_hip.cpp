@@ -218,8 +218,8 @@ static void t_saxpy()
 	for (int i = 0; i < n; i++)
 		ok &= r[i] == 2.0f * x[i] + y[i];
 	report("grid-stride saxpy", ok);
-	hipFree(dx);
-	hipFree(dy);
+	CHECK_HIP(hipFree(dx));
+	CHECK_HIP(hipFree(dy));
 }
 
 static void t_block_sum()
@@ -246,9 +246,9 @@ static void t_block_sum()
 		ok &= blk[b] == s;
 	}
 	report("__shared__ + __syncthreads", ok);
-	hipFree(din);
-	hipFree(dblk);
-	hipFree(dtot);
+	CHECK_HIP(hipFree(din));
+	CHECK_HIP(hipFree(dblk));
+	CHECK_HIP(hipFree(dtot));
 }
 
 static void t_atomics()
@@ -282,11 +282,11 @@ static void t_atomics()
 	for (int k = 0; k < 16; k++)
 		ok &= h[k] == n / 16;
 	report("global and shared atomics", ok);
-	hipFree(counter);
-	hipFree(maxv);
-	hipFree(fsum);
-	hipFree(hist);
-	hipFree(u64);
+	CHECK_HIP(hipFree(counter));
+	CHECK_HIP(hipFree(maxv));
+	CHECK_HIP(hipFree(fsum));
+	CHECK_HIP(hipFree(hist));
+	CHECK_HIP(hipFree(u64));
 }
 
 static void t_wave_ops()
@@ -317,10 +317,10 @@ static void t_wave_ops()
 			ok &= x[blk * 64 + t] == in[blk * 64 + (t ^ 5)] + __builtin_popcountll(wb);
 	}
 	report("wave shuffles and ballots", ok);
-	hipFree(din);
-	hipFree(dsum);
-	hipFree(dball);
-	hipFree(dxor);
+	CHECK_HIP(hipFree(din));
+	CHECK_HIP(hipFree(dsum));
+	CHECK_HIP(hipFree(dball));
+	CHECK_HIP(hipFree(dxor));
 }
 
 static void t_int64_double()
@@ -347,11 +347,11 @@ static void t_int64_double()
 		ok &= fabs(d[i] - want) <= 1e-15 * fabs(want);
 	}
 	report("64-bit integers and doubles", ok);
-	hipFree(da);
-	hipFree(db);
-	hipFree(dq);
-	hipFree(dr);
-	hipFree(dd);
+	CHECK_HIP(hipFree(da));
+	CHECK_HIP(hipFree(db));
+	CHECK_HIP(hipFree(dq));
+	CHECK_HIP(hipFree(dr));
+	CHECK_HIP(hipFree(dd));
 }
 
 static void t_collatz()
@@ -375,8 +375,8 @@ static void t_collatz()
 		ok &= s[i] == c;
 	}
 	report("divergent loops", ok);
-	hipFree(dst);
-	hipFree(dsteps);
+	CHECK_HIP(hipFree(dst));
+	CHECK_HIP(hipFree(dsteps));
 }
 
 static void t_dynamic_shared()
@@ -396,8 +396,8 @@ static void t_dynamic_shared()
 			ok &= o[b * threads + t] ==
 			      in[b * threads + (t + 1) % threads] - in[b * threads + t];
 	report("dynamic shared memory", ok);
-	hipFree(din);
-	hipFree(dout);
+	CHECK_HIP(hipFree(din));
+	CHECK_HIP(hipFree(dout));
 }
 
 static void t_private_array()
@@ -418,8 +418,8 @@ static void t_private_array()
 		ok &= o[i] == acc;
 	}
 	report("private arrays (scratch)", ok);
-	hipFree(didx);
-	hipFree(dout);
+	CHECK_HIP(hipFree(didx));
+	CHECK_HIP(hipFree(dout));
 }
 
 static void t_float_math()
@@ -440,8 +440,8 @@ static void t_float_math()
 		      o[4 * i + 3] == fminf(v, 50.0f) * fmaxf(v, 2.0f);
 	}
 	report("float division, sqrt, rounding", ok);
-	hipFree(dx);
-	hipFree(dout);
+	CHECK_HIP(hipFree(dx));
+	CHECK_HIP(hipFree(dout));
 }
 
 static void t_memset()
@@ -456,7 +456,7 @@ static void t_memset()
 	for (size_t i = 0; i < n; i++)
 		ok &= h[i] == ((i >= 100 && i < 1101) ? 0x12 : 0xab);
 	report("hipMemset", ok);
-	hipFree(d);
+	CHECK_HIP(hipFree(d));
 }
 
 // Several streams, ordered by events: stream 1 uploads and scales, stream 2
@@ -493,13 +493,13 @@ static void t_streams_events()
 		ok &= h_out[i] == (h_in[i] * 2.0f + 1.0f) * 0.5f + 1.0f;
 	report("streams ordered by events", ok);
 	for (int k = 0; k < chunks; k++)
-		hipEventDestroy(ev[k]);
-	hipStreamDestroy(s1);
-	hipStreamDestroy(s2);
-	hipHostFree(h_in);
-	hipHostFree(h_out);
-	hipFree(d_a);
-	hipFree(d_b);
+		CHECK_HIP(hipEventDestroy(ev[k]));
+	CHECK_HIP(hipStreamDestroy(s1));
+	CHECK_HIP(hipStreamDestroy(s2));
+	CHECK_HIP(hipHostFree(h_in));
+	CHECK_HIP(hipHostFree(h_out));
+	CHECK_HIP(hipFree(d_a));
+	CHECK_HIP(hipFree(d_b));
 }
 
 // Kernels reading and writing host memory: hipHostMalloc and
@@ -527,10 +527,10 @@ static void t_host_memory()
 	for (int i = 0; i < n; i++)
 		ok &= out_pinned[i] == (float)i * 3.0f + 1.0f && reg_out[i] == -(float)(n - i) + 1.0f;
 	report("kernels on host memory", ok);
-	hipHostUnregister(reg_in.data());
-	hipHostUnregister(reg_out.data());
-	hipHostFree(pinned);
-	hipHostFree(out_pinned);
+	CHECK_HIP(hipHostUnregister(reg_in.data()));
+	CHECK_HIP(hipHostUnregister(reg_out.data()));
+	CHECK_HIP(hipHostFree(pinned));
+	CHECK_HIP(hipHostFree(out_pinned));
 }
 
 // Two GPUs: fill on device 0, peer copy to device 1, compute there.
@@ -564,11 +564,11 @@ static void t_two_gpus()
 	for (int i = 0; i < n; i++)
 		ok &= r[i] == (h[i] * 2.0f + 1.0f) * 3.0f + 1.0f;
 	report("two GPUs, peer copy", ok);
-	hipFree(d1);
-	hipFree(d1b);
+	CHECK_HIP(hipFree(d1));
+	CHECK_HIP(hipFree(d1b));
 	CHECK_HIP(hipSetDevice(0));
-	hipFree(d0);
-	hipFree(d0b);
+	CHECK_HIP(hipFree(d0));
+	CHECK_HIP(hipFree(d0b));
 }
 
 // Device printf goes through ROCm's hostcall buffer and an interrupt
