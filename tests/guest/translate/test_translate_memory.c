@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Translation tests of the shim's vkfd backend: KFD ioctls libhsakmt
+ * issues, driven through shim_backend_vkfd against an in-process host
+ * context on kfdsim (direct transport), checking what is written back and
+ * the errno of each bad argument.
+ * This program: memory (VRAM, GTT, AQL, USERPTR).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "translate_harness.h"
+
+static void test_vram_alloc_mmap_map_free(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	uint64_t va = va_reserve(64 * PAGE);
+	uint32_t ids[2] = {gpu_id, gpu_id ^ 0x5a5a}, ns = 0;
+	uint32_t *p;
+	void *m;
+
+	(void)state;
+	assert_int_equal(alloc_bo(va, 64 * PAGE, VRAM_FLAGS, &a), 0);
+	assert_true(a.handle != 0);
+	assert_true(a.mmap_offset != 0);
+	assert_int_equal(a.mmap_offset % PAGE, 0);
+	/* the cookie is only good on the render fd whose VM we acquired */
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   kfd, (off_t)a.mmap_offset);
+	assert_true(m == MAP_FAILED);
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset + PAGE);
+	assert_true(m == MAP_FAILED);
+	m = B.mmap((void *)(uintptr_t)va, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	p = m;
+	p[0] = 0x12345678;
+	p[64 * PAGE / 4 - 1] = 0x9abcdef0;
+	assert_int_equal(p[0], 0x12345678);
+	/* map: n_success semantics, stops at the unknown gpu */
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 2, &ns),
+			 -EINVAL);
+	assert_int_equal(ns, 1);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 0, &ns),
+			 -EINVAL);
+	ns = 3;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 2, &ns),
+			 -EINVAL);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle,
+				(uint32_t *)(uintptr_t)16, 1, &ns),
+			 -EFAULT);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle + 1, ids, 1, &ns),
+			 -EINVAL);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
+	assert_int_equal(ns, 1);
+	/* overlap with an existing BO */
+	{
+		struct kfd_ioctl_alloc_memory_of_gpu_args b;
+
+		assert_int_equal(alloc_bo(va + PAGE, PAGE, VRAM_FLAGS, &b), -EADDRINUSE);
+	}
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_int_equal(free_bo(a.handle), -EINVAL);
+	/* the CPU mapping stays valid after FREE, as with the kernel */
+	assert_int_equal(p[64 * PAGE / 4 - 1], 0x9abcdef0);
+	munmap((void *)(uintptr_t)va, 64 * PAGE);
+	assert_int_equal(alloc_bo(va, 0, VRAM_FLAGS, &a), -EINVAL);
+}
+
+static void test_gtt_aql_mirrored(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	size_t half = 16 * PAGE;
+	uint64_t va = va_reserve(2 * half);
+	volatile uint64_t *lo, *hi;
+	void *m;
+
+	(void)state;
+	assert_int_equal(
+	    alloc_bo(va, 2 * half, GTT_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, &a), 0);
+	m = B.mmap((void *)(uintptr_t)va, half, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rfd,
+		   (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	m = B.mmap((void *)(uintptr_t)(va + half), half, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)(va + half));
+	/* more than the (half-size) blob cannot be mapped */
+	m = B.mmap(NULL, 2 * half, PROT_READ | PROT_WRITE, MAP_SHARED, rfd, (off_t)a.mmap_offset);
+	assert_true(m == MAP_FAILED);
+	lo = (volatile uint64_t *)(uintptr_t)va;
+	hi = (volatile uint64_t *)(uintptr_t)(va + half);
+	lo[3] = 0xfeedfacecafebeefull;
+	assert_int_equal(hi[3], 0xfeedfacecafebeefull);
+	hi[half / 8 - 1] = 42;
+	assert_int_equal(lo[half / 8 - 1], 42);
+	assert_int_equal(free_bo(a.handle), 0);
+	munmap((void *)(uintptr_t)va, 2 * half);
+}
+
+static void test_userptr_conversion(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	size_t size = 8 * PAGE;
+	uint32_t ids[1] = {gpu_id}, ns = 0;
+	unsigned char *p;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	for (size_t i = 0; i < size; i++)
+		p[i] = (unsigned char)(i * 7);
+	/* page granular: libhsakmt registers whole pages */
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p + 1, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a),
+	    -EINVAL);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
+	/* contents survived the conversion */
+	for (size_t i = 0; i < size; i++)
+		if (p[i] != (unsigned char)(i * 7))
+			fail_msg("byte %zu changed", i);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
+	p[5] = 0xee;
+	/* documented limit: after conversion the range is shared memory, a
+	 * forked child's writes are seen by the parent */
+	pid = fork();
+	if (pid == 0) {
+		p[6] = 0x77;
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(p[6], 0x77);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
+	assert_int_equal(free_bo(a.handle), 0);
+	/* copy-back on deregistration: same contents, private again */
+	assert_int_equal(p[5], 0xee);
+	assert_int_equal(p[6], 0x77);
+	assert_int_equal(p[size - 1], (unsigned char)((size - 1) * 7));
+	pid = fork();
+	if (pid == 0) {
+		p[7] = 0x11;
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(p[7], (unsigned char)(7 * 7));
+	munmap(p, size);
+	/* an unreadable range cannot be converted */
+	p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a),
+	    -EFAULT);
+	munmap(p, size);
+}
+
+/* hsaKmtRegisterMemory: the GPU VA comes from libhsakmt's aperture, not
+ * the CPU address. A malloc'd buffer rarely starts on a page: libhsakmt
+ * registers the whole pages around it, so the bytes around the buffer in
+ * its first and last page must survive too. */
+static void test_userptr_unequal_va(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, a2;
+	size_t size = 4 * PAGE;
+	uint32_t ids[1] = {gpu_id}, ns = 0;
+	uint64_t gva = va_reserve(size), gva2 = va_reserve(size);
+	unsigned char *p;
+
+	(void)state;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	for (size_t i = 0; i < size; i++)
+		p[i] = (unsigned char)(i * 13);
+	/* unaligned CPU address, GPU VA or size */
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p + 100, size, &a), -EINVAL);
+	assert_int_equal(alloc_userptr(gva + 100, (uintptr_t)p, size, &a), -EINVAL);
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p, size - 100, &a), -EINVAL);
+	assert_int_equal(alloc_userptr(gva, UINT64_MAX & ~(PAGE - 1), size, &a), -EINVAL);
+	/* the middle pages, as for a buffer at p + 100 of 2 pages + 5 bytes */
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p + PAGE, 3 * PAGE, &a), 0);
+	assert_true(a.handle != 0);
+	assert_int_equal(a.mmap_offset, (uintptr_t)p + PAGE); /* untouched */
+	for (size_t i = 0; i < size; i++)
+		if (p[i] != (unsigned char)(i * 13))
+			fail_msg("byte %zu changed", i);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
+	assert_int_equal(ns, 1);
+	p[PAGE - 1] = 0xa1; /* outside, just before */
+	p[PAGE] = 0xb2;     /* first registered byte */
+	p[size - 1] = 0xc3; /* last registered byte */
+	/* the same pages again, or overlapping them: refused (the kernel
+	 * allows two BOs over the same pages; docs/guest-vkfd-backend.md) */
+	assert_int_equal(alloc_userptr(gva2, (uintptr_t)p + PAGE, 3 * PAGE, &a2), -EBUSY);
+	assert_int_equal(alloc_userptr(gva2, (uintptr_t)p, 2 * PAGE, &a2), -EBUSY);
+	/* the page before is not registered: it can be */
+	assert_int_equal(alloc_userptr(gva + 3 * PAGE, (uintptr_t)p, PAGE, &a2), 0);
+	assert_int_equal(p[PAGE - 1], 0xa1);
+	assert_int_equal(p[0], 0);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
+	/* unregistering one leaves the other's pages as they are */
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_int_equal(p[PAGE], 0xb2);
+	assert_int_equal(p[size - 1], 0xc3);
+	assert_int_equal(p[2 * PAGE], (unsigned char)(2 * PAGE * 13));
+	p[PAGE - 2] = 0xd4;
+	assert_int_equal(free_bo(a2.handle), 0);
+	assert_int_equal(p[PAGE - 1], 0xa1);
+	assert_int_equal(p[PAGE - 2], 0xd4);
+	/* freed: the same range registers again */
+	assert_int_equal(alloc_userptr(gva, (uintptr_t)p, size, &a), 0);
+	assert_int_equal(p[PAGE], 0xb2);
+	assert_int_equal(free_bo(a.handle), 0);
+	munmap(p, size);
+	munmap((void *)(uintptr_t)gva, size);
+	munmap((void *)(uintptr_t)gva2, size);
+}
+
+/* Registering memory that is itself a CPU mapping of a BO (hipHostMalloc
+ * memory): refused with -EFAULT, as the kernel cannot take user pages from
+ * a PFN mapping; the BO is unharmed. libhsakmt answers such a registration
+ * itself, without an ioctl, since the address is in its own aperture. */
+static void test_userptr_of_bo_mapping(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, u;
+	uint64_t va = va_reserve(4 * PAGE), gva = va_reserve(4 * PAGE);
+	unsigned char *m;
+
+	(void)state;
+	assert_int_equal(alloc_bo(va, 4 * PAGE, GTT_FLAGS, &a), 0);
+	m = B.mmap((void *)(uintptr_t)va, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	m[PAGE] = 0x5a;
+	assert_int_equal(alloc_userptr(gva, va + PAGE, PAGE, &u), -EFAULT);
+	assert_int_equal(alloc_userptr(gva, va, 4 * PAGE, &u), -EFAULT);
+	assert_int_equal(m[PAGE], 0x5a);
+	m[PAGE + 1] = 0x6b;
+	assert_int_equal(m[PAGE + 1], 0x6b);
+	assert_int_equal(free_bo(a.handle), 0);
+	munmap((void *)(uintptr_t)va, 4 * PAGE);
+	munmap((void *)(uintptr_t)gva, 4 * PAGE);
+}
+
+/* Sparse anonymous memory (only touched pages are copied) and a private
+ * file mapping (whose untouched pages are not zero) both keep their
+ * contents through the conversion. */
+static void test_userptr_sparse_and_file(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	size_t size = 64 * PAGE;
+	unsigned char *p;
+	int fd;
+
+	(void)state;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	p[3 * PAGE + 5] = 0x33;
+	p[40 * PAGE] = 0x44;
+	p[size - 1] = 0x55;
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
+	for (size_t i = 0; i < size; i++) {
+		unsigned char want = i == 3 * PAGE + 5 ? 0x33
+				     : i == 40 * PAGE  ? 0x44
+				     : i == size - 1   ? 0x55
+						       : 0;
+		if (p[i] != want)
+			fail_msg("sparse byte %zu: %#x", i, p[i]);
+	}
+	p[10 * PAGE] = 0x66; /* written while registered */
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_int_equal(p[10 * PAGE], 0x66);
+	assert_int_equal(p[40 * PAGE], 0x44);
+	assert_int_equal(p[11 * PAGE], 0);
+	munmap(p, size);
+
+	fd = memfd_create("translate-file", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(pwrite(fd, "file", 4, 20 * PAGE), 4);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	assert_true(p != MAP_FAILED);
+	close(fd);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
+	assert_memory_equal(p + 20 * PAGE, "file", 4);
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_memory_equal(p + 20 * PAGE, "file", 4);
+	munmap(p, size);
+}
+
+/* Documented limit check: O_DIRECT reads into a converted range work while
+ * the blob is memfd-backed (kfdsim); skipped where the build directory's
+ * file system refuses O_DIRECT. */
+static void test_userptr_o_direct(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	size_t size = 4 * PAGE;
+	char path[PATH_MAX];
+	const char *dir = getenv("VKFD_BUILD_ROOT");
+	unsigned char *p, *src;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/translate-odirect-XXXXXX", dir ? dir : ".");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	src = aligned_alloc(PAGE, size);
+	assert_non_null(src);
+	for (size_t i = 0; i < size; i++)
+		src[i] = (unsigned char)(i * 13 + 1);
+	assert_int_equal(write(fd, src, size), (ssize_t)size);
+	close(fd);
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	unlink(path);
+	if (fd < 0) {
+		free(src);
+		skip();
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
+	assert_int_equal(pread(fd, p, size, 0), (ssize_t)size);
+	assert_memory_equal(p, src, size);
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_memory_equal(p, src, size);
+	close(fd);
+	munmap(p, size);
+	free(src);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_vram_alloc_mmap_map_free),
+	    cmocka_unit_test(test_gtt_aql_mirrored),
+	    cmocka_unit_test(test_userptr_conversion),
+	    cmocka_unit_test(test_userptr_unequal_va),
+	    cmocka_unit_test(test_userptr_of_bo_mapping),
+	    cmocka_unit_test(test_userptr_sparse_and_file),
+	    cmocka_unit_test(test_userptr_o_direct),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
