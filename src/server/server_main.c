@@ -135,45 +135,67 @@ bad:
 	return -1;
 }
 
-/* A leftover socket file nobody listens on is removed; a live one is not. */
+static bool fill_addr(struct sockaddr_un *addr, const char *path)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(addr->sun_path))
+		return false;
+	strcpy(addr->sun_path, path);
+	return true;
+}
+
+/* Someone accepts connections on path. */
+static bool listener_alive(const struct sockaddr_un *addr)
+{
+	int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool live = probe >= 0 && connect(probe, (const struct sockaddr *)addr, sizeof(*addr)) == 0;
+
+	if (probe >= 0)
+		close(probe);
+	return live;
+}
+
+/*
+ * The socket appears at path only once it listens: it is bound and set
+ * listening under a temporary name in the same directory, then renamed
+ * over path. A client that sees the file can connect at once (with bind
+ * then listen on path itself, a client starting in between was refused:
+ * the death checks in tests/virgl failed that way on a loaded machine).
+ * A leftover socket file nobody listens on is replaced; a live one is not.
+ */
 static int make_listener(const char *path)
 {
-	struct sockaddr_un addr;
-	int fd;
+	struct sockaddr_un addr, tmp;
+	char tmp_path[sizeof(tmp.sun_path)];
+	int fd, n;
 
-	memset(&addr, 0, sizeof(addr));
-	addr.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(addr.sun_path)) {
+	if (!fill_addr(&addr, path)) {
 		srv_err("socket path too long: %s", path);
 		return -ENAMETOOLONG;
 	}
-	strcpy(addr.sun_path, path);
+	if (listener_alive(&addr)) {
+		srv_err("%s: another server is listening", path);
+		return -EADDRINUSE;
+	}
+	n = snprintf(tmp_path, sizeof(tmp_path), "%s.%d.tmp", path, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp_path) || !fill_addr(&tmp, tmp_path)) {
+		srv_err("socket path too long for its temporary name: %s", path);
+		return -ENAMETOOLONG;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		int e = errno;
-		struct stat st;
-
-		if (e != EADDRINUSE || stat(path, &st) || !S_ISSOCK(st.st_mode))
-			goto fail_errno;
-		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		bool live =
-		    probe >= 0 && connect(probe, (struct sockaddr *)&addr, sizeof(addr)) == 0;
-
-		if (probe >= 0)
-			close(probe);
-		if (live) {
-			srv_err("%s: another server is listening", path);
-			close(fd);
-			return -EADDRINUSE;
-		}
-		unlink(path);
-		if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-			goto fail_errno;
-	}
-	if (listen(fd, 16) < 0)
+	unlink(tmp_path);
+	if (bind(fd, (struct sockaddr *)&tmp, sizeof(tmp)) < 0)
 		goto fail_errno;
+	if (listen(fd, 16) < 0 || rename(tmp_path, path) < 0) {
+		int e = -errno;
+
+		unlink(tmp_path);
+		errno = -e;
+		goto fail_errno;
+	}
 	return fd;
 fail_errno:;
 	int e = -errno;
