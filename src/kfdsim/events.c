@@ -380,6 +380,8 @@ int sim_ioctl_wait_events(struct sim_process *p, void *args)
 		}
 	}
 	if (!r) {
+		bool asleep = false;
+
 		for (;;) {
 			struct timespec now;
 
@@ -387,6 +389,13 @@ int sim_ioctl_wait_events(struct sim_process *p, void *args)
 			if (result != KFD_IOC_WAIT_RESULT_TIMEOUT ||
 			    a->timeout == KFDSIM_EVENT_TIMEOUT_IMMEDIATE)
 				break;
+			/* counted under ev_lock, before the first sleep: a
+			 * test that sees it can destroy or signal the event
+			 * knowing this wait has registered */
+			if (!asleep) {
+				asleep = true;
+				atomic_fetch_add(&p->sim->blocked_waits, 1);
+			}
 			if (a->timeout == KFDSIM_EVENT_TIMEOUT_INFINITE) {
 				pthread_cond_wait(&p->ev_cv, &p->ev_lock);
 				continue;
@@ -397,6 +406,8 @@ int sim_ioctl_wait_events(struct sim_process *p, void *args)
 				break;
 			pthread_cond_timedwait(&p->ev_cv, &p->ev_lock, &deadline);
 		}
+		if (asleep)
+			atomic_fetch_sub(&p->sim->blocked_waits, 1);
 		if (result == KFD_IOC_WAIT_RESULT_COMPLETE) {
 			r = fill_signaled(w, n, data);
 			copy_back = !r;

@@ -21,6 +21,10 @@ unsigned kfdsim_latch_parked(struct kfdsim *sim, unsigned nr);
 /* Report a GPU reset (hardware exception event) to every process on gpu i. */
 void kfdsim_inject_gpu_reset(struct kfdsim *sim, unsigned gpu_index);
 
+/* WAIT_EVENTS calls asleep right now (all processes): a test that must act
+ * while a wait is blocked polls it instead of sleeping a guessed time. */
+unsigned kfdsim_blocked_waits(struct kfdsim *sim);
+
 /* Bytes of BO memory currently allocated (all processes), for leak tests. */
 uint64_t kfdsim_bytes_allocated(struct kfdsim *sim);
 

@@ -671,6 +671,11 @@ void kfdsim_inject_gpu_reset(struct kfdsim *sim, unsigned gpu_index)
 	free(procs);
 }
 
+unsigned kfdsim_blocked_waits(struct kfdsim *sim)
+{
+	return atomic_load(&sim->blocked_waits);
+}
+
 uint64_t kfdsim_bytes_allocated(struct kfdsim *sim)
 {
 	uint64_t n;

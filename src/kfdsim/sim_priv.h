@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -174,6 +175,8 @@ struct kfdsim {
 
 	pthread_mutex_t lock;
 	pthread_cond_t latch_cv;
+	/* WAIT_EVENTS calls asleep now, all processes (a test hook reads it) */
+	atomic_uint blocked_waits;
 	struct sim_file **files; /* indexed by fd */
 	size_t files_cap;
 	uint64_t gtt_used;
