@@ -311,7 +311,10 @@ static void test_gpu_reset_is_an_event(void **state)
 	w.events[0].event_id = id;
 	s = h_add(h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), &off);
 	assert_int_equal(h_flush(h), 0);
-	usleep(20000);
+	/* the reset while the wait sleeps, as the test means it */
+	for (int i = 0; i < 10000 && !kfdsim_blocked_waits(host_g.sim); i++)
+		usleep(1000);
+	assert_int_equal(kfdsim_blocked_waits(host_g.sim), 1);
 	kfdsim_inject_gpu_reset(host_g.sim, 0);
 	assert_int_equal(h_wait_slot(h, off, s, 3000), 0);
 	rsp = h_rsp(h, off);
