@@ -67,8 +67,9 @@ if want virgl; then
 	git -C "$work/virgl" -c user.name=vkfd -c user.email=vkfd@localhost \
 		am -q "$repo"/virglrenderer/patches/*.patch
 	rm -rf "$work/virgl-build"
-	PKG_CONFIG_PATH=$work/pkgconfig meson setup "$work/virgl-build" "$work/virgl" \
-		-Damdkfd=enabled --prefix="$prefix" --buildtype=debugoptimized
+	meson setup "$work/virgl-build" "$work/virgl" -Damdkfd=enabled \
+		-Dpkg_config_path="$work/pkgconfig" --prefix="$prefix" \
+		--buildtype=debugoptimized
 	$nice ninja -j"$jobs" -C "$work/virgl-build" install
 fi
 
