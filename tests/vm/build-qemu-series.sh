@@ -125,7 +125,9 @@ if want steps; then
 fi
 
 if want full; then
-	$nice ninja -j"$jobs" -C "$qemu/build" qemu-system-x86_64
+	# the amdkfd-enabled libvirglrenderer needs libvkfd-host at link time
+	LD_LIBRARY_PATH=$stage/usr/local/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+		$nice ninja -j"$jobs" -C "$qemu/build" qemu-system-x86_64
 	echo "qemu: $qemu/build/qemu-system-x86_64"
 	echo "run with LD_LIBRARY_PATH=$prefix/$libdir:$stage/usr/local/$libdir"
 fi
