@@ -110,8 +110,9 @@ run() {
 	if alive $pid; then
 		say "TIMEOUT after ${t}s: threads of $pid"
 		if [ "${VKFD_VM_KTRACE:-0}" = 1 ]; then
-			say "ktrace (last 400 lines)"
-			tail -n 400 $ktrace/trace
+			# kworkers refresh the console every ~200 ms: leave them out
+			say "ktrace (last 400 lines outside kworkers)"
+			grep -v kworker $ktrace/trace | tail -n 400
 			say "ktrace end"
 		fi
 		dump_threads $pid
