@@ -83,9 +83,11 @@ dump_threads() {
 	done
 }
 
-# A finished child stays a zombie until `wait`: that is not running.
+# A finished child stays a zombie until `wait`: that is not running. A
+# status file that vanishes while it is read is not running either (the
+# old negated grep took that read error for "alive": a false TIMEOUT).
 alive() {
-	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+	grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
 }
 
 # run PRELOAD PROGRAM [ARGS]: PRELOAD 1 puts the shim into PROGRAM only
