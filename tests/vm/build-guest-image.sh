@@ -24,7 +24,10 @@ pkgs=linux-image-amd64,initramfs-tools,rocminfo,libhsa-runtime64-1,libhsakmt1
 pkgs=$pkgs,libdrm2,libdrm-amdgpu1,strace,gdb,kmod,udev,procps,pciutils
 
 if [ ! -x "$rootfs/usr/bin/rocminfo" ]; then
-	debootstrap --variant=minbase --include="$pkgs" bookworm "$rootfs" "$mirror"
+	# debootstrap leaves gdb unconfigured (it does not resolve gdb's
+	# dependency on a virtual boost package); apt in the chroot finishes it
+	debootstrap --variant=minbase --include="$pkgs" bookworm "$rootfs" "$mirror" ||
+		chroot "$rootfs" apt-get -y -f install
 fi
 
 stage=$(mktemp -d)

@@ -12,7 +12,9 @@
 # an X server with GLX (e.g. Xvfb): virtio-gpu-gl needs a GL display.
 # QEMU_ACCEL overrides the accelerator (default tcg), QEMU_DISPLAY the
 # display (default gtk,gl=on: sdl,gl=on failed on Xvfb with "Unable to
-# create OpenGL context >= 3.0"), QEMU_BIOS_DIRS the firmware directories.
+# create OpenGL context >= 3.0"), QEMU_BIOS_DIRS the firmware directories,
+# QEMU_SMP the number of vCPUs (default 2), QEMU_GPU_OPTS extra
+# virtio-gpu-gl-pci options (e.g. ",amdkfd-doorbell-ioeventfds=64").
 set -eu
 qemu=$1
 rootfs=$2
@@ -27,10 +29,10 @@ for d in ${QEMU_BIOS_DIRS:-/usr/share/qemu /usr/share/seabios}; do
 done
 
 # shellcheck disable=SC2086 # bios_args is a list of words
-exec "$qemu" -machine q35 -accel "${QEMU_ACCEL:-tcg}" -cpu max -m 4G -smp 2 \
+exec "$qemu" -machine q35 -accel "${QEMU_ACCEL:-tcg}" -cpu max -m 4G -smp "${QEMU_SMP:-2}" \
 	$bios_args -nic none -no-reboot \
 	-display "${QEMU_DISPLAY:-gtk,gl=on}" \
-	-device virtio-gpu-gl-pci,blob=on,hostmem=4G,amdkfd=on \
+	-device "virtio-gpu-gl-pci,blob=on,hostmem=4G,amdkfd=on${QEMU_GPU_OPTS:-}" \
 	-drive file="$image",format=raw,if=virtio \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "root=/dev/vda rw console=ttyS0 panic=-1 init=/vkfd-vm-test.sh $extra" \

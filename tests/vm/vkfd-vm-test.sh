@@ -9,7 +9,9 @@
 # environment variables: VKFD_DEBUG=debug (guest library and shim log),
 # VKFD_VM_STRACE=1 (run each program under strace -f), VKFD_VM_CASES="..."
 # (a list of: info rocminfo hsa hsa-illegal hsa-fault; repeats allowed),
-# VKFD_VM_TIMEOUT=seconds per program (default 300).
+# VKFD_VM_TIMEOUT=seconds per program (default 300), VKFD_VM_KTRACE=1 (trace
+# the guest's control-queue submits and kick decisions with tracefs and print
+# the end of that trace when a program times out).
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
@@ -43,6 +45,22 @@ if [ ! -e /dev/dri/renderD128 ]; then
 	finish 1
 fi
 ls -l /dev/dri
+ktrace=/sys/kernel/tracing
+if [ "${VKFD_VM_KTRACE:-0}" = 1 ]; then
+	mount -t tracefs tracefs $ktrace
+	# every kick decision (all virtqueues; the GPU's vq pointer is in the
+	# virtio_gpu_cmd_queue events) and every notify actually sent
+	# shellcheck disable=SC2016 # $retval is tracefs syntax, not shell
+	{
+		echo 'p:kick_prep virtqueue_kick_prepare vq=%di'
+		echo 'r:kick_prep_ret virtqueue_kick_prepare ret=$retval'
+		echo 'p:vq_notify virtqueue_notify vq=%di'
+	} >>$ktrace/kprobe_events
+	echo 8192 >$ktrace/buffer_size_kb
+	echo 1 >$ktrace/events/kprobes/enable
+	echo 1 >$ktrace/events/virtio_gpu/enable
+	say "ktrace: $(cat $ktrace/kprobe_events | wc -l) probes"
+fi
 for f in /sys/kernel/debug/dri/*/virtio-gpu-features; do
 	[ -r "$f" ] && cat "$f"
 done
@@ -65,9 +83,11 @@ dump_threads() {
 	done
 }
 
-# A finished child stays a zombie until `wait`: that is not running.
+# A finished child stays a zombie until `wait`: that is not running. A
+# status file that vanishes while it is read is not running either (the
+# old negated grep took that read error for "alive": a false TIMEOUT).
 alive() {
-	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+	grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
 }
 
 # run PRELOAD PROGRAM [ARGS]: PRELOAD 1 puts the shim into PROGRAM only
@@ -91,6 +111,12 @@ run() {
 	done
 	if alive $pid; then
 		say "TIMEOUT after ${t}s: threads of $pid"
+		if [ "${VKFD_VM_KTRACE:-0}" = 1 ]; then
+			# kworkers refresh the console every ~200 ms: leave them out
+			say "ktrace (last 400 lines outside kworkers)"
+			grep -v kworker $ktrace/trace | tail -n 400
+			say "ktrace end"
+		fi
 		dump_threads $pid
 		if command -v gdb >/dev/null; then
 			for p in $pid $(pgrep -P $pid); do
