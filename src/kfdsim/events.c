@@ -195,11 +195,18 @@ int sim_ioctl_create_event(struct sim_process *p, void *args)
 	return r;
 }
 
-static void event_unlink(struct sim_process *p, struct sim_event *ev)
+/* The waits that name ev fail from now on; ev_lock held. */
+static void event_orphan_waiters(struct sim_event *ev)
 {
-	for (struct sim_waiter *w = ev->waiters; w; w = w->next)
+	for (struct sim_waiter *w = ev->all_waiters; w; w = w->next_all)
 		w->ev = NULL;
 	ev->waiters = NULL;
+	ev->all_waiters = NULL;
+}
+
+static void event_unlink(struct sim_process *p, struct sim_event *ev)
+{
+	event_orphan_waiters(ev);
 	if (ev->id < KFD_SIGNAL_EVENT_LIMIT) {
 		p->sig[ev->id] = NULL;
 		p->sig_count--;
@@ -315,6 +322,12 @@ static void unregister_waiters(struct sim_waiter *w, uint32_t n)
 				break;
 			}
 		}
+		for (struct sim_waiter **pp = &ev->all_waiters; *pp; pp = &(*pp)->next_all) {
+			if (*pp == &w[i]) {
+				*pp = w[i].next_all;
+				break;
+			}
+		}
 	}
 }
 
@@ -378,6 +391,8 @@ int sim_ioctl_wait_events(struct sim_process *p, void *args)
 			wi->next = ev->waiters;
 			ev->waiters = wi;
 		}
+		wi->next_all = ev->all_waiters;
+		ev->all_waiters = wi;
 	}
 	if (!r) {
 		bool asleep = false;
@@ -514,18 +529,11 @@ void sim_events_hw_exception(struct sim_process *p, struct sim_gpu *gpu, bool re
 void sim_events_cancel_waits(struct sim_process *p)
 {
 	pthread_mutex_lock(&p->ev_lock);
-	for (unsigned i = 0; i < KFD_SIGNAL_EVENT_LIMIT; i++) {
-		if (!p->sig[i])
-			continue;
-		for (struct sim_waiter *w = p->sig[i]->waiters; w; w = w->next)
-			w->ev = NULL;
-		p->sig[i]->waiters = NULL;
-	}
-	for (size_t i = 0; i < p->nother; i++) {
-		for (struct sim_waiter *w = p->other[i]->waiters; w; w = w->next)
-			w->ev = NULL;
-		p->other[i]->waiters = NULL;
-	}
+	for (unsigned i = 0; i < KFD_SIGNAL_EVENT_LIMIT; i++)
+		if (p->sig[i])
+			event_orphan_waiters(p->sig[i]);
+	for (size_t i = 0; i < p->nother; i++)
+		event_orphan_waiters(p->other[i]);
 	pthread_cond_broadcast(&p->ev_cv);
 	pthread_mutex_unlock(&p->ev_lock);
 }

@@ -266,7 +266,8 @@ struct sim_waiter {
 	struct sim_event *ev; /* NULL once the event is destroyed */
 	bool activated;
 	bool age_enabled;
-	struct sim_waiter *next;
+	struct sim_waiter *next;     /* ev->waiters: not yet activated */
+	struct sim_waiter *next_all; /* ev->all_waiters: every waiter */
 };
 
 struct sim_event {
@@ -276,6 +277,9 @@ struct sim_event {
 	bool signaled;
 	uint64_t age;
 	struct sim_waiter *waiters;
+	/* every waiter that names the event, activated or not: destroy clears
+	 * their ev, so none is left pointing at the freed event */
+	struct sim_waiter *all_waiters;
 	struct kfd_hsa_memory_exception_data mem_data;
 	struct kfd_hsa_hw_exception_data hw_data;
 };

@@ -317,6 +317,54 @@ static void test_wait_destroyed(void **state)
 	fx_free(f);
 }
 
+/* Destroying an event whose waiter was already satisfied at registration
+ * (wait for all: one event signalled, one not) fails the wait at once and
+ * leaves nothing pointing at the freed event (the stateful fuzzer found a
+ * use after free here under ASan). */
+struct destroy_first {
+	struct fx *f;
+	uint32_t destroy_id, waited_id;
+};
+
+static void *destroy_when_waiting(void *arg)
+{
+	struct destroy_first *d = arg;
+
+	for (int i = 0; !has_waiter(d->f, d->waited_id) && i < 10000; i++)
+		usleep(1000);
+	ev_op(d->f, AMDKFD_IOC_DESTROY_EVENT, d->destroy_id);
+	return NULL;
+}
+
+static void test_wait_all_destroyed_signalled(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfd_ioctl_create_event_args a, b;
+	struct kfd_event_data d[2];
+	struct kfd_ioctl_wait_events_args w = {
+	    .events_ptr = (uintptr_t)d, .num_events = 2, .wait_for_all = 1, .timeout = 0xffffffffu};
+	struct destroy_first df;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, 0, &a), 0);
+	assert_int_equal(create_event(f, KFD_IOC_EVENT_SIGNAL, false, 0, &b), 0);
+	assert_int_equal(ev_op(f, AMDKFD_IOC_SET_EVENT, a.event_id), 0);
+	memset(d, 0, sizeof(d));
+	d[0].event_id = a.event_id;
+	d[1].event_id = b.event_id;
+	df = (struct destroy_first){.f = f, .destroy_id = a.event_id, .waited_id = b.event_id};
+	pthread_create(&t, NULL, destroy_when_waiting, &df);
+	/* no timeout: before the fix the wait never ended (or, timed, read
+	 * the freed event) */
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_WAIT_EVENTS, &w), -EIO);
+	assert_int_equal(w.wait_result, KFD_IOC_WAIT_RESULT_FAIL);
+	pthread_join(t, NULL);
+	/* b is still there and usable */
+	assert_int_equal(ev_op(f, AMDKFD_IOC_SET_EVENT, b.event_id), 0);
+	fx_free(f);
+}
+
 static void test_event_age(void **state)
 {
 	struct kfdsim_config cfg;
@@ -525,6 +573,7 @@ int main(void)
 	    cmocka_unit_test(test_wait_timeout_lower_bound),
 	    cmocka_unit_test(test_wait_woken_by_set),
 	    cmocka_unit_test(test_wait_destroyed),
+	    cmocka_unit_test(test_wait_all_destroyed_signalled),
 	    cmocka_unit_test(test_event_age),
 	    cmocka_unit_test(test_interrupt_path),
 	    cmocka_unit_test(test_vm_fault_and_translate),
