@@ -237,10 +237,51 @@ int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY);
 }
 
+/*
+ * UNMAP without a reply (docs/design-protocol-1.1.md, section 4): the
+ * kernel's unmap fails only for an unknown handle or GPU id, which are
+ * checked here, and nothing the application does afterwards depends on
+ * the unmap having run except later commands on the same BO or range,
+ * which the host executes after it in stream order. So the guest answers
+ * at once, as the kernel would, and a host-side failure (a BO freed by
+ * another thread in between) is only logged by the host, as for FREE.
+ */
 int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
+	struct kfd_ioctl_unmap_memory_from_gpu_args *a = arg;
+	struct vkfd_req_map_memory req;
+	bool known;
+	int r;
+
 	(void)usize;
-	return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
+	if (a->n_devices == 0 || a->n_success > a->n_devices || a->n_devices > VKFD_MAX_MAP_DEVICES)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
+	if (r)
+		return r;
+	bk_table_lock();
+	known = bk_bo_find_locked(c, a->handle) != NULL;
+	for (uint32_t i = a->n_success; known && i < a->n_devices; i++) {
+		if (bk_gpu_index_locked(req.device_ids[i]) < 0) {
+			/* the kernel stops at the first unknown GPU */
+			bk_table_unlock();
+			return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
+		}
+	}
+	bk_table_unlock();
+	if (!known)
+		return -EINVAL;
+	if (a->n_success == a->n_devices)
+		return 0;
+	req.handle = a->handle;
+	req.n_devices = a->n_devices;
+	req.n_success = a->n_success;
+	r = bk_call_async(c, VKFD_CMD_UNMAP_MEMORY_ASYNC, &req,
+			  VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
+	if (!r)
+		a->n_success = a->n_devices;
+	return r;
 }
 
 static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len,

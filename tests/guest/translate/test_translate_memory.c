@@ -73,6 +73,24 @@ static void test_vram_alloc_mmap_map_free(void **state)
 	ns = 0;
 	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle + 1, ids, 1, &ns),
 			 -EINVAL);
+	/* unmap is answered without a reply when the guest can check it
+	 * (docs/design-protocol-1.1.md); its errors stay the kernel's */
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 0, &ns),
+			 -EINVAL);
+	ns = 0;
+	assert_int_equal(
+	    map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle + 1, ids, 1, &ns), -EINVAL);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle,
+				(uint32_t *)(uintptr_t)16, 1, &ns),
+			 -EFAULT);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 2, &ns),
+			 -EINVAL);
+	assert_int_equal(ns, 1); /* stopped at the unknown gpu, as the kernel */
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
 	ns = 0;
 	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
 			 0);
