@@ -48,6 +48,9 @@ static void fake_interrupt(void *ctx, uint32_t event_id)
 
 	if (hq)
 		sim_engine_queue_halt(hq);
+	pthread_mutex_lock(&g->lock);
+	g->n_handled++;
+	pthread_mutex_unlock(&g->lock);
 }
 
 static void fake_vm_fault(void *ctx, uint64_t va, bool write)
@@ -140,7 +143,7 @@ unsigned fake_gpu_interrupts(struct fake_gpu *g)
 	unsigned n;
 
 	pthread_mutex_lock(&g->lock);
-	n = g->n_interrupts;
+	n = g->n_handled;
 	pthread_mutex_unlock(&g->lock);
 	return n;
 }

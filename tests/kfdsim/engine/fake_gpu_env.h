@@ -30,6 +30,10 @@ struct fake_gpu {
 
 	/* recorded callbacks (under lock) */
 	unsigned n_interrupts;
+	/* interrupts whose callback has finished (deactivate/halt done):
+	 * what fake_gpu_interrupts() reports, so that a test that saw one
+	 * may disarm the actions without racing the callback */
+	unsigned n_handled;
 	uint32_t interrupts[FAKE_MAX_EVENTS];
 	/* signal value observed inside the interrupt callback, if set */
 	const int64_t *watch_value;

@@ -207,6 +207,7 @@ static void reset_records(struct fake_gpu *g)
 	g->n_faults = 0;
 	g->n_queue_errors = 0;
 	g->n_interrupts = 0;
+	g->n_handled = 0;
 	pthread_mutex_unlock(&g->lock);
 }
 
