@@ -17,6 +17,7 @@
  * engine thread, so the figure is per core.
  */
 #include "bench.h"
+#include "bench_aql.h"
 #include "bench_dev.h"
 #include "bench_isa_kernels.h"
 
@@ -27,10 +28,6 @@
 #include <string.h>
 #include <time.h>
 
-#define RING_BYTES    4096u
-#define RING_PACKETS  (RING_BYTES / 64u)
-#define WPTR_OFF      0x38u /* amd_queue_t write_dispatch_id */
-#define RPTR_OFF      0x80u /* amd_queue_t read_dispatch_id */
 #define SIGNAL_OFF    0u
 #define KD_OFF(k)     (0x100u + 0x40u * (k)) /* kernel descriptors */
 #define KARG_OFF(k)   (0x200u + 0x40u * (k))
@@ -47,21 +44,6 @@
 #define KCP_KERNARG_SEGMENT_PTR (1u << 3)
 #define RSRC2_USER_SGPRS(n)     ((n) << 1)
 #define RSRC2_WORKGROUP_ID_X    (1u << 7)
-
-struct dispatch_packet {
-	uint16_t header;
-	uint16_t setup;
-	uint16_t workgroup_size[3];
-	uint16_t reserved0;
-	uint32_t grid_size[3];
-	uint32_t private_segment_size;
-	uint32_t group_segment_size;
-	uint64_t kernel_object;
-	uint64_t kernarg_address;
-	uint64_t reserved2;
-	uint64_t completion_signal;
-};
-_Static_assert(sizeof(struct dispatch_packet) == 64, "AQL packet");
 
 struct isa_mem {
 	struct bench_bo ring, ptrs, misc, src, dst;
@@ -136,7 +118,9 @@ static uint64_t run_once(struct isa_mem *m, struct bench_queue *q, unsigned k, u
 	pkt->kernarg_address = m->misc.va + KARG_OFF(k);
 	pkt->completion_signal = m->misc.va + SIGNAL_OFF;
 	/* kernel dispatch, barrier, system-scope fences, 1 dimension */
-	__atomic_store_n((uint32_t *)pkt, 2u | 1u << 8 | 2u << 9 | 2u << 11 | 1u << 16,
+	__atomic_store_n((uint32_t *)pkt,
+			 PKT_TYPE_KERNEL_DISPATCH | PKT_BARRIER | PKT_SCOPE_SYSTEM_ACQ |
+			     PKT_SCOPE_SYSTEM_REL | 1u << 16,
 			 __ATOMIC_RELEASE);
 	c0 = cpu_now_ns();
 	t0 = bench_now_ns();
@@ -186,7 +170,7 @@ static void isa_path(enum bench_path p, unsigned iters, struct bench_cell *c)
 		goto out;
 	}
 	for (unsigned i = 0; i < RING_PACKETS; i++)
-		((struct dispatch_packet *)(uintptr_t)m.ring.va)[i].header = 1; /* invalid */
+		((struct dispatch_packet *)(uintptr_t)m.ring.va)[i].header = PKT_TYPE_INVALID;
 	misc = (uint8_t *)(uintptr_t)m.misc.va;
 	*(int64_t *)(misc + SIGNAL_OFF) = 1; /* user signal */
 	load_kernel(misc, m.misc.va, 0, kernel_valu, sizeof(kernel_valu));
