@@ -26,39 +26,9 @@
 #include <amdgpu.h>
 #include <xf86drm.h>
 
-#define TOPO     "/sys/devices/virtual/kfd/kfd/topology/nodes"
+#include "libdrm_check.h"
+
 #define MAX_GPUS 16
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-
-static long long prop(unsigned node, const char *key)
-{
-	char path[256], line[256], k[128];
-	long long v, found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), TOPO "/%u/properties", node);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %lld", k, &v) == 2 && !strcmp(k, key)) {
-			found = v;
-			break;
-		}
-	fclose(f);
-	return found;
-}
 
 struct gpu {
 	unsigned node, minor;
@@ -116,8 +86,8 @@ static void check_libdrm(struct gpu *g)
 {
 	char path[64], card[64];
 	drmDevicePtr dev = NULL;
-	long long location = prop(g->node, "location_id");
-	long long domain = prop(g->node, "domain");
+	long long location = topo_prop(g->node, "location_id");
+	long long domain = topo_prop(g->node, "domain");
 	int r, dup_fd;
 	struct stat st;
 
@@ -168,8 +138,8 @@ static void check_libdrm(struct gpu *g)
 		CHECK(((unsigned)b->bus << 8 | (unsigned)b->dev << 3 | b->func) == location,
 		      "bus %02x:%02x.%u, topology location_id 0x%llx", b->bus, b->dev, b->func,
 		      location);
-		CHECK(d->vendor_id == prop(g->node, "vendor_id"), "vendor 0x%x", d->vendor_id);
-		CHECK(d->device_id == prop(g->node, "device_id"), "device 0x%x", d->device_id);
+		CHECK(d->vendor_id == topo_prop(g->node, "vendor_id"), "vendor 0x%x", d->vendor_id);
+		CHECK(d->device_id == topo_prop(g->node, "device_id"), "device 0x%x", d->device_id);
 	}
 	drmFreeDevice(&dev);
 }
@@ -181,7 +151,7 @@ int main(void)
 	uint32_t major, minor;
 
 	for (unsigned node = 0; node < 64 && n < MAX_GPUS; node++) {
-		long long m = prop(node, "drm_render_minor");
+		long long m = topo_prop(node, "drm_render_minor");
 
 		if (m < 0)
 			break;

@@ -18,44 +18,12 @@
 #include <amdgpu.h>
 #include <amdgpu_drm.h>
 
-#define TOPO "/sys/devices/virtual/kfd/kfd/topology/nodes"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-
-/* "key value" from a topology properties file; -1 when absent. */
-static long long prop(unsigned node, const char *key)
-{
-	char path[256], line[256], k[128];
-	long long v, found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), TOPO "/%u/properties", node);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %lld", k, &v) == 2 && !strcmp(k, key)) {
-			found = v;
-			break;
-		}
-	fclose(f);
-	return found;
-}
+#include "libdrm_check.h"
 
 static void check_gpu(unsigned node)
 {
-	long long minor = prop(node, "drm_render_minor");
-	long long gfx = prop(node, "gfx_target_version");
+	long long minor = topo_prop(node, "drm_render_minor");
+	long long gfx = topo_prop(node, "gfx_target_version");
 	uint32_t major = 0, minor_v = 0, accel = 0, reg = 0;
 	struct amdgpu_gpu_info gi;
 	amdgpu_device_handle dev;
@@ -82,18 +50,18 @@ static void check_gpu(unsigned node)
 	memset(&gi, 0, sizeof(gi));
 	r = amdgpu_query_gpu_info(dev, &gi);
 	CHECK(r == 0, "amdgpu_query_gpu_info: %d", r);
-	CHECK(gi.asic_id == (uint32_t)prop(node, "device_id"), "asic_id %#x, topology %#llx",
-	      gi.asic_id, prop(node, "device_id"));
+	CHECK(gi.asic_id == (uint32_t)topo_prop(node, "device_id"), "asic_id %#x, topology %#llx",
+	      gi.asic_id, topo_prop(node, "device_id"));
 	CHECK(gi.family_id == (gfx / 10000 == 9 ? AMDGPU_FAMILY_AI : AMDGPU_FAMILY_NV),
 	      "family %u for gfx_target_version %lld", gi.family_id, gfx);
 	CHECK(gi.cu_active_number ==
-		  (uint32_t)(prop(node, "simd_count") / prop(node, "simd_per_cu")),
+		  (uint32_t)(topo_prop(node, "simd_count") / topo_prop(node, "simd_per_cu")),
 	      "cu_active_number %u", gi.cu_active_number);
 	CHECK(gi.num_shader_engines * gi.num_shader_arrays_per_engine ==
-		  (uint32_t)prop(node, "array_count"),
+		  (uint32_t)topo_prop(node, "array_count"),
 	      "%u SEs x %u SHs, topology array_count %lld", gi.num_shader_engines,
-	      gi.num_shader_arrays_per_engine, prop(node, "array_count"));
-	CHECK(gi.max_engine_clk == (uint64_t)prop(node, "max_engine_clk_fcompute") * 1000,
+	      gi.num_shader_arrays_per_engine, topo_prop(node, "array_count"));
+	CHECK(gi.max_engine_clk == (uint64_t)topo_prop(node, "max_engine_clk_fcompute") * 1000,
 	      "max_engine_clk %llu kHz", (unsigned long long)gi.max_engine_clk);
 	CHECK(gi.gpu_counter_freq > 0, "gpu_counter_freq 0");
 
@@ -127,7 +95,7 @@ int main(void)
 		return 1;
 	}
 	for (unsigned n = 0; n < 64; n++) {
-		long long gpu_id = prop(n, "drm_render_minor");
+		long long gpu_id = topo_prop(n, "drm_render_minor");
 
 		if (gpu_id < 0)
 			break;
