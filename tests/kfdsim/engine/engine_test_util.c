@@ -165,3 +165,31 @@ int64_t *signal_init(struct fake_gpu *g, uint64_t va, int64_t value, uint64_t ma
 	s->event_id = event_id;
 	return &s->value;
 }
+
+void tq_teardown(struct test_queue *t, struct fake_gpu *g)
+{
+	if (t->q)
+		tq_stop(t);
+	fake_gpu_fini(g);
+}
+
+int engine_fixture_setup(void **state, enum sim_queue_type type, uint64_t ring_size)
+{
+	struct engine_fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	test_env_setup(&f->g);
+	tq_start(&f->t, &f->g, type, ring_size);
+	*state = f;
+	return 0;
+}
+
+int engine_fixture_teardown(void **state)
+{
+	struct engine_fixture *f = *state;
+
+	tq_teardown(&f->t, &f->g);
+	free(f);
+	return 0;
+}

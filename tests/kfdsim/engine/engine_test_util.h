@@ -49,6 +49,18 @@ void tq_start_at(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type t
 void tq_start_sdma_ip(struct test_queue *t, struct fake_gpu *g, enum sim_queue_type type,
 		      uint64_t ring_size, uint64_t qva, uint32_t ip_major, uint32_t ip_minor);
 void tq_stop(struct test_queue *t);
+/* Stop the queue if it runs, then free the fake GPU (a fixture's teardown). */
+void tq_teardown(struct test_queue *t, struct fake_gpu *g);
+
+/* The state most engine tests run against: the standard fake GPU and one
+ * queue. engine_fixture_setup/_teardown are cmocka group or test setups;
+ * *state is the struct engine_fixture. */
+struct engine_fixture {
+	struct fake_gpu g;
+	struct test_queue t;
+};
+int engine_fixture_setup(void **state, enum sim_queue_type type, uint64_t ring_size);
+int engine_fixture_teardown(void **state);
 
 /* AQL: write the 64-byte packet (header last, release), bump the write
  * index and ring the doorbell (kick only if `kick`). */

@@ -14,30 +14,14 @@
 
 #define WAIT_MS 5000
 
-struct fixture {
-	struct fake_gpu g;
-	struct test_queue t;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	test_env_setup(&f->g);
-	tq_start(&f->t, &f->g, SIM_QUEUE_COMPUTE_AQL, 4096);
-	*state = f;
-	return 0;
+	return engine_fixture_setup(state, SIM_QUEUE_COMPUTE_AQL, 4096);
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	if (f->t.q)
-		tq_stop(&f->t);
-	fake_gpu_fini(&f->g);
-	free(f);
-	return 0;
+	return engine_fixture_teardown(state);
 }
 
 static void put_u64(struct fake_gpu *g, uint64_t va, uint64_t v)
@@ -52,7 +36,7 @@ static void put_u32(struct fake_gpu *g, uint64_t va, uint32_t v)
 
 static void test_fill_completes_signal(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	const struct aql_amd_signal *s = host(&f->g, SIG_VA);
 	uint32_t *dst = host(&f->g, DATA_VA);
@@ -81,7 +65,7 @@ static void test_fill_completes_signal(void **state)
 
 static void test_copy_across_mappings(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	uint8_t *src = host(&f->g, DATA_VA);
 	/* destination straddles two separately mapped regions */
@@ -105,7 +89,7 @@ static void test_copy_across_mappings(void **state)
 
 static void test_vadd(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	const uint32_t n = 3000; /* more than one internal step */
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	float *a = host(&f->g, DATA_VA);
@@ -131,7 +115,7 @@ static void test_vadd(void **state)
 
 static void test_sleep_lower_bound(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	uint64_t t0 = now_ns();
 
@@ -143,7 +127,7 @@ static void test_sleep_lower_bound(void **state)
 
 static void test_mailbox_and_interrupt(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint64_t mailbox_va = SIG_VA + 0x800;
 	uint64_t *mailbox = host(&f->g, mailbox_va);
 	int64_t *sig;
@@ -167,7 +151,7 @@ static void test_mailbox_and_interrupt(void **state)
 
 static void test_no_signal_no_interrupt(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint32_t *dst = host(&f->g, DATA_VA);
 
 	put_u64(&f->g, KARG_VA, DATA_VA);
@@ -181,7 +165,7 @@ static void test_no_signal_no_interrupt(void **state)
 
 static void test_barrier_and_blocks(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *dep1 = signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
 	int64_t *dep2 = signal_init(&f->g, SIG_VA + 128, 1, 0, 0);
 	int64_t *bsig = signal_init(&f->g, SIG_VA + 192, 1, 0, 0);
@@ -215,7 +199,7 @@ static void test_barrier_and_blocks(void **state)
 
 static void test_barrier_or(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *dep1 = signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
 	signal_init(&f->g, SIG_VA + 128, 1, 0, 0);
 	int64_t *bsig = signal_init(&f->g, SIG_VA + 192, 1, 0, 0);
@@ -232,7 +216,7 @@ static void test_barrier_or(void **state)
 
 static void test_barrier_value(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *dep = signal_init(&f->g, SIG_VA + 64, 0x105, 0, 0);
 	int64_t *bsig = signal_init(&f->g, SIG_VA + 192, 1, 0, 0);
 	struct aql_amd_barrier_value_packet p;
@@ -255,7 +239,8 @@ static void test_barrier_value(void **state)
 
 /* ROCr 5.2.3's code-cache invalidation on gfx9: a PM4-IB vendor packet
  * jumping to an IB with one ACQUIRE_MEM. */
-static void submit_pm4_ib(struct fixture *f, const uint32_t *ib, uint32_t ndw, uint64_t signal)
+static void submit_pm4_ib(struct engine_fixture *f, const uint32_t *ib, uint32_t ndw,
+			  uint64_t signal)
 {
 	uint64_t ib_va = DATA_VA + 0x8000;
 	struct aql_amd_pm4_ib_packet p;
@@ -275,7 +260,7 @@ static void submit_pm4_ib(struct fixture *f, const uint32_t *ib, uint32_t ndw, u
 
 static void test_pm4_ib_cache_invalidate(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	uint32_t acquire_mem[7] = {
 	    3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0x28c00000, 0xffffffff, 0xff, 0, 0, 0};
@@ -288,7 +273,7 @@ static void test_pm4_ib_cache_invalidate(void **state)
 
 static void test_pm4_ib_other_opcode_rejected(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	/* WRITE_DATA (0x37) is not something the model executes */
 	uint32_t write_data[5] = {3u << 30 | (5u - 2) << 16 | 0x37u << 8, 0, 0, 0, 0};
@@ -301,7 +286,7 @@ static void test_pm4_ib_other_opcode_rejected(void **state)
 
 static void test_pm4_ib_overrun_rejected(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	/* an ACQUIRE_MEM claiming 7 dwords in a 4-dword IB */
 	uint32_t ib[4] = {3u << 30 | (7u - 2) << 16 | 0x58u << 8, 0, 0, 0};
 
@@ -312,7 +297,7 @@ static void test_pm4_ib_overrun_rejected(void **state)
 
 static void test_illegal_descriptor_stops_queue(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	int64_t *sig2 = signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
 
@@ -332,7 +317,7 @@ static void test_illegal_descriptor_stops_queue(void **state)
 
 static void test_unknown_builtin(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 
 	aql_dispatch(&f->t, KOBJ_BAD_ID, KARG_VA, 0);
 	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
@@ -341,7 +326,7 @@ static void test_unknown_builtin(void **state)
 
 static void test_unsupported_packet_type(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	struct aql_dispatch_packet p;
 
 	memset(&p, 0, sizeof(p));
@@ -354,7 +339,7 @@ static void test_unsupported_packet_type(void **state)
 
 static void test_fault_builtin(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	int64_t *sig2 = signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
 
@@ -377,7 +362,7 @@ static void test_fault_builtin(void **state)
 
 static void test_fault_on_mapped_address_is_no_fault(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 
 	put_u64(&f->g, KARG_VA, RO_VA + 16);
@@ -388,7 +373,7 @@ static void test_fault_on_mapped_address_is_no_fault(void **state)
 
 static void test_write_to_readonly_faults(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 
 	put_u64(&f->g, KARG_VA, RO_VA);
 	put_u32(&f->g, KARG_VA + 8, 1);
@@ -401,7 +386,7 @@ static void test_write_to_readonly_faults(void **state)
 
 static void test_doorbell_without_kick(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	struct aql_barrier_packet p;
 
@@ -416,7 +401,7 @@ static void test_doorbell_without_kick(void **state)
 
 static void test_ring_wraps(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	struct test_queue *t = &f->t;
 	uint32_t *dst = host(&f->g, DATA_VA);
 
@@ -440,7 +425,7 @@ static void test_ring_wraps(void **state)
 
 static void test_inactive_queue_pauses(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	struct aql_barrier_packet p;
 
@@ -457,7 +442,7 @@ static void test_inactive_queue_pauses(void **state)
 
 static void test_stop_while_sleeping(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 
 	put_u64(&f->g, KARG_VA, 3600ull * 1000000000ull); /* one hour */
@@ -470,7 +455,7 @@ static void test_stop_while_sleeping(void **state)
 
 static void test_stop_while_barrier_blocked(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint64_t deps[5] = {SIG_VA + 64, 0, 0, 0, 0};
 
 	signal_init(&f->g, SIG_VA + 64, 1, 0, 0);
@@ -482,7 +467,7 @@ static void test_stop_while_barrier_blocked(void **state)
 
 static void test_stop_while_inactive(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
 	struct aql_barrier_packet p;
 
@@ -501,7 +486,7 @@ static void test_stop_while_inactive(void **state)
  * thread) and others (waits until they are parked). */
 static void test_deactivate_from_interrupt_callback(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	struct test_queue other;
 	uint64_t mailbox_va = SIG_VA + 0x800;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, mailbox_va, 5);

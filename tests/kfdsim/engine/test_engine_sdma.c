@@ -14,30 +14,14 @@
 
 #define WAIT_MS 5000
 
-struct fixture {
-	struct fake_gpu g;
-	struct test_queue t;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	test_env_setup(&f->g);
-	tq_start(&f->t, &f->g, SIM_QUEUE_SDMA, 4096);
-	*state = f;
-	return 0;
+	return engine_fixture_setup(state, SIM_QUEUE_SDMA, 4096);
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	if (f->t.q)
-		tq_stop(&f->t);
-	fake_gpu_fini(&f->g);
-	free(f);
-	return 0;
+	return engine_fixture_teardown(state);
 }
 
 static uint32_t lo(uint64_t v)
@@ -131,7 +115,7 @@ static void pkt_timestamp(struct test_queue *t, uint64_t addr)
 
 static void test_copy_linear(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint8_t *src = host(&f->g, DATA_VA);
 	uint64_t dst_va = SPLIT_VA + SPLIT_SIZE - 4096; /* spans two mappings */
 	uint8_t *d1 = host(&f->g, dst_va), *d2 = host(&f->g, SPLIT_VA + SPLIT_SIZE);
@@ -150,7 +134,7 @@ static void test_copy_linear(void **state)
  * elements minus one; padded to 16 dwords. */
 static void test_copy_rect(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint8_t *src = host(&f->g, DATA_VA);
 	uint8_t *dst = host(&f->g, DATA_VA + 0x10000);
 	const uint32_t spitch = 256, dpitch = 128, slice_rows = 8;
@@ -191,7 +175,7 @@ static void test_copy_rect(void **state)
 
 static void test_const_fill(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint32_t *d = host(&f->g, DATA_VA);
 	/* amdgpu's encoding: count = bytes - 1 */
 	uint32_t kfill[] = {SDMA_OP_CONST_FILL | 2u << 30, lo(DATA_VA + 4096), hi(DATA_VA),
@@ -212,7 +196,7 @@ static void test_const_fill(void **state)
 
 static void test_fence(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint32_t *d = host(&f->g, DATA_VA);
 
 	pkt_fence(&f->t, DATA_VA + 8, 0xcafef00d);
@@ -224,7 +208,7 @@ static void test_fence(void **state)
 
 static void test_atomic_decrement(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	int64_t *sig = signal_init(&f->g, SIG_VA, 3, 0, 0);
 
 	pkt_atomic_dec(&f->t, SIG_VA + 8);
@@ -236,7 +220,7 @@ static void test_atomic_decrement(void **state)
 
 static void test_poll_regmem_blocks(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint32_t *flag = host(&f->g, DATA_VA + 0x100);
 	uint32_t *out = host(&f->g, DATA_VA + 0x200);
 
@@ -254,7 +238,7 @@ static void test_poll_regmem_blocks(void **state)
 
 static void test_poll_hdp_flush_passes(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint32_t *out = host(&f->g, DATA_VA);
 	/* ROCr 5.2.3's gfx9 HDP flush packet: a register poll */
 	uint32_t rocr_hdp[] = {0x8, 0x0, 0x80000000, 0x0, 0x0, 0x0};
@@ -271,7 +255,7 @@ static void test_poll_hdp_flush_passes(void **state)
 /* ROCr's gfx10 blit brackets every command with GCR packets. */
 static void test_gcr_is_accepted(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint32_t *out = host(&f->g, DATA_VA);
 	uint32_t gcr[] = {SDMA_OP_GCR | SDMA_SUBOP_USER_GCR << 8, 0, 0x7u << 26, 0, 0};
 
@@ -286,7 +270,7 @@ static void test_gcr_is_accepted(void **state)
 
 static void test_timestamp(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint64_t *ts = host(&f->g, DATA_VA + 0x40);
 
 	pkt_timestamp(&f->t, DATA_VA + 0x40);
@@ -299,7 +283,7 @@ static void test_timestamp(void **state)
 
 static void test_rocr_completion_sequence(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint64_t mailbox_va = SIG_VA + 0x800;
 	uint64_t *mailbox = host(&f->g, mailbox_va);
 	int64_t *sig = signal_init(&f->g, SIG_VA, 1, mailbox_va, 33);
@@ -324,7 +308,7 @@ static void test_rocr_completion_sequence(void **state)
 
 static void test_ring_wrap_and_split_packet(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	struct test_queue *t = &f->t;
 	uint32_t *out = host(&f->g, DATA_VA);
 
@@ -352,7 +336,7 @@ static void test_ring_wrap_and_split_packet(void **state)
 
 static void test_partial_packet_waits(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	struct test_queue *t = &f->t;
 	uint32_t *out = host(&f->g, DATA_VA);
 	uint32_t fence[] = {SDMA_OP_FENCE, lo(DATA_VA), hi(DATA_VA), 77};
@@ -370,7 +354,7 @@ static void test_partial_packet_waits(void **state)
 
 static void test_unknown_opcode(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 	uint32_t bad[] = {0x3f, 0, 0, 0};
 	uint32_t *out = host(&f->g, DATA_VA);
 
@@ -386,7 +370,7 @@ static void test_unknown_opcode(void **state)
 
 static void test_copy_fault(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 
 	/* source runs off the end of DATA into unmapped VA */
 	pkt_copy(&f->t, SPLIT_VA, DATA_VA + DATA_SIZE - 100, 4096);
@@ -399,7 +383,7 @@ static void test_copy_fault(void **state)
 
 static void test_stop_while_polling(void **state)
 {
-	struct fixture *f = *state;
+	struct engine_fixture *f = *state;
 
 	*(uint32_t *)host(&f->g, DATA_VA) = 1;
 	pkt_poll_eq(&f->t, DATA_VA, 0);

@@ -69,9 +69,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	if (f->t.q)
-		tq_stop(&f->t);
-	fake_gpu_fini(&f->g);
+	tq_teardown(&f->t, &f->g);
 	free(f);
 	return 0;
 }
