@@ -427,6 +427,8 @@ const struct shim_backend shim_backend_vkfd = {
     .ioctl = bk_ioctl,
     .mmap = bk_mmap,
     .munmap_notify = bk_munmap_notify,
+    .remap_notify = bk_remap_notify,
+    .atfork_prepare = bk_atfork_prepare,
     .close = bk_close,
     .atfork_child = bk_atfork_child,
 };
