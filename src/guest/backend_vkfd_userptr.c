@@ -266,6 +266,8 @@ static unsigned int bk_deferred_conns_locked(struct bk_conn **out)
 static void bk_deferred_end_locked(struct bk_conn *c, struct bk_bo *b, bool restore)
 {
 	BK_ASSERT_MEM_LOCKED();
+	bk_log("userptr %#" PRIx64 " at %#" PRIx64 " freed earlier: %s", b->uptr_len, b->cpu_va,
+	       restore ? "restored" : "dropped");
 	if (restore)
 		bk_userptr_restore_locked(b);
 	vkfd_guest_blob_destroy(c->g, &b->blob);
@@ -313,6 +315,8 @@ bool bk_userptr_release_locked(struct bk_conn *c, struct bk_bo *b)
 		bk_userptr_restore_locked(b);
 		return false;
 	}
+	bk_log("userptr %#" PRIx64 " at %#" PRIx64 " freed: copy-back deferred", b->uptr_len,
+	       b->cpu_va);
 	b->next = c->uptr_freed;
 	c->uptr_freed = b;
 	atomic_fetch_add(&bk_n_deferred, 1);
