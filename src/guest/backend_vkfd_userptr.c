@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend_vkfd_internal.h"
@@ -261,11 +262,45 @@ static unsigned int bk_deferred_conns_locked(struct bk_conn **out)
 	return n;
 }
 
+/* True if [cpu_va, +uptr_len) still holds b's blob mapping: shared, and
+ * the blob's file where the blob has one. A range unmapped behind the
+ * shim's back (a raw syscall) must not be restored over whatever the
+ * program mapped there since. */
+static bool bk_range_still_blob(const struct bk_bo *b)
+{
+	uint64_t cur = b->cpu_va, end = b->cpu_va + b->uptr_len;
+	struct stat st;
+	bool by_inode = b->blob.fd >= 0 && fstat(b->blob.fd, &st) == 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (cur < end && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, ino;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu", &s, &e, perms, &ino) < 4 || e <= cur)
+			continue;
+		if (s > cur || perms[3] != 's' ||
+		    (by_inode && ino != (unsigned long long)st.st_ino))
+			break;
+		cur = e;
+	}
+	fclose(f);
+	return cur >= end;
+}
+
 /* End a deferred range: copy it back (restore) or let it go (the caller
  * is about to replace all of it). With bk_mem_lock. */
 static void bk_deferred_end_locked(struct bk_conn *c, struct bk_bo *b, bool restore)
 {
 	BK_ASSERT_MEM_LOCKED();
+	if (restore && !bk_range_still_blob(b)) {
+		bk_log("userptr %#" PRIx64 " at %#" PRIx64 " was unmapped unseen: not restored",
+		       b->uptr_len, b->cpu_va);
+		restore = false;
+	}
 	bk_log("userptr %#" PRIx64 " at %#" PRIx64 " freed earlier: %s", b->uptr_len, b->cpu_va,
 	       restore ? "restored" : "dropped");
 	if (restore)

@@ -224,6 +224,29 @@ static void test_free_deferred_then_register_again(void **state)
 	assert_int_equal(count_fds(), fds);
 }
 
+/* A freed range unmapped behind the shim's back (a raw syscall) and
+ * mapped again by the program is not restored over the new mapping. */
+static void test_free_deferred_unmapped_unseen(void **state)
+{
+	int fds = count_fds();
+	unsigned char *p, *q;
+
+	(void)state;
+	p = host_alloc_and_free(37);
+	assert_int_equal(munmap(p, SIZE), 0); /* no munmap_notify */
+	q = mmap(p, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	assert_ptr_equal(q, p);
+	memset(q, 0x77, SIZE);
+	B.remap_notify(q, SIZE);
+	/* still the program's shared mapping, not a restored private copy */
+	assert_int_equal(map_kind(q), 's');
+	for (size_t i = 0; i < SIZE; i++)
+		if (q[i] != 0x77)
+			fail_msg("byte %zu overwritten", i);
+	assert_int_equal(count_fds(), fds);
+	munmap(q, SIZE);
+}
+
 /* Registered user memory (GPU VA != CPU VA: it may be malloc's heap) is
  * copied back at FREE: private again at once. */
 static void test_unequal_va_restored_at_free(void **state)
@@ -256,6 +279,7 @@ int main(void)
 	    cmocka_unit_test(test_free_deferred_then_partial_munmap),
 	    cmocka_unit_test(test_free_deferred_then_fork),
 	    cmocka_unit_test(test_free_deferred_then_register_again),
+	    cmocka_unit_test(test_free_deferred_unmapped_unseen),
 	    cmocka_unit_test(test_unequal_va_restored_at_free),
 	};
 
