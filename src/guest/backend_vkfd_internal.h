@@ -187,8 +187,10 @@ extern struct bk_state bk;
  * work (and over init, which builds the topology). */
 extern pthread_mutex_t bk_lock;
 /* Memory lock: serialises blob creation, USERPTR conversion and FREE so
- * that a BO cannot disappear while it is being mapped. Taken before
- * bk_lock, never while holding it. */
+ * that a BO cannot disappear while it is being mapped, and guards the
+ * freed USERPTR ranges whose copy-back is deferred (taken by the munmap,
+ * madvise/mremap and fork notifications only while there are such ranges).
+ * Taken before bk_lock, never while holding it. */
 extern pthread_mutex_t bk_mem_lock;
 
 /*

@@ -218,8 +218,8 @@ void bk_userptr_restore_locked(struct bk_bo *b)
  * Deferred copy-back (docs/guest-vkfd-backend.md, "Freeing host memory").
  * libhsakmt backs its own host memory (hsaKmtAllocMemory) with USERPTR BOs
  * whose GPU VA is the CPU address, inside an aperture it reserved itself,
- * and replaces the range right after FREE (5.2.3: mmap MAP_FIXED PROT_NONE;
- * 6.x: munmap, then that reservation). Copying such a range back into
+ * and replaces the range right after FREE (mmap MAP_FIXED PROT_NONE to keep
+ * the VA reserved, preceded by munmap when that fails). Copying it back into
  * private memory at FREE costs O(size) for contents that die a moment
  * later. So FREE of such a BO frees the host BO (the GPU mapping goes, as
  * with the kernel) but keeps the blob mapped over the range: the blob's
