@@ -22,7 +22,7 @@ fi
 "$bench" --iterations 3 >"$out"
 cat "$out"
 fail=0
-for s in storm sync fence decode dispatch rocminfo isa; do
+for s in storm sync fence decode dispatch rocminfo isa hostfree; do
 	if ! grep -q "^$s: " "$out"; then
 		echo "FAIL: scenario $s missing from the table" >&2
 		fail=1
@@ -31,8 +31,8 @@ done
 # every scenario block has a row for every path
 for p in native direct vtest; do
 	n=$(grep -cE "^  $p +" "$out" || true)
-	if [ "$n" -ne 7 ]; then
-		echo "FAIL: path $p has $n rows, want 7" >&2
+	if [ "$n" -ne 8 ]; then
+		echo "FAIL: path $p has $n rows, want 8" >&2
 		fail=1
 	fi
 done

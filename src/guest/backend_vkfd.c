@@ -216,7 +216,8 @@ static const char *bk_sysfs_root(void)
 	return bk.root;
 }
 
-/* A kept process stays kept when the open that wanted it fails. */
+/* A kept process stays kept when the open that wanted it fails. With
+ * bk_mem_lock (bk_conn_free may restore freed USERPTR ranges). */
 static void bk_open_failed(struct bk_conn *c, bool reused)
 {
 	if (reused) {
@@ -237,6 +238,9 @@ static int bk_open_kfd(int flags)
 	bool reused = false;
 	int fd, r = 0;
 
+	/* bk_mem_lock while a kept process is in no table: its freed USERPTR
+	 * ranges stay findable (backend_vkfd_userptr.c) */
+	bk_mem_lock_take();
 	bk_table_lock();
 	if (bk.kept && bk.kept->pid == getpid() && !bk.kept->dead) {
 		c = bk.kept;
@@ -248,14 +252,17 @@ static int bk_open_kfd(int flags)
 	}
 	bk_table_unlock();
 	if (!c) {
+		bk_mem_lock_release();
 		c = bk_conn_new(&r);
 		if (!c)
 			return r;
+		bk_mem_lock_take();
 	}
 	fd = eventfd(0, EFD_NONBLOCK | ((flags & O_CLOEXEC) ? EFD_CLOEXEC : 0));
 	if (fd < 0) {
 		r = -errno;
 		bk_open_failed(c, reused);
+		bk_mem_lock_release();
 		return r;
 	}
 	bk_table_lock();
@@ -269,8 +276,10 @@ static int bk_open_kfd(int flags)
 	if (!f) {
 		close(fd);
 		bk_open_failed(c, reused);
+		bk_mem_lock_release();
 		return -EMFILE;
 	}
+	bk_mem_lock_release();
 	bk_log("open kfd -> fd %d", fd);
 	return fd;
 }
@@ -427,6 +436,8 @@ const struct shim_backend shim_backend_vkfd = {
     .ioctl = bk_ioctl,
     .mmap = bk_mmap,
     .munmap_notify = bk_munmap_notify,
+    .remap_notify = bk_remap_notify,
+    .atfork_prepare = bk_atfork_prepare,
     .close = bk_close,
     .atfork_child = bk_atfork_child,
 };

@@ -128,6 +128,9 @@ struct bk_conn {
 	bool closed;        /* last file gone while users > 0 */
 	bool dead;          /* inherited over fork: unusable (set in the child) */
 	struct bk_bo *bos;
+	/* under bk_mem_lock: freed USERPTR BOs of libhsakmt's own host memory
+	 * whose copy-back is deferred (backend_vkfd_userptr.c) */
+	struct bk_bo *uptr_freed;
 	struct bk_queue queues[BK_MAX_QUEUES];
 	int acquired[VKFD_MAX_GPUS]; /* render fd acquired per GPU, -1 none */
 	/* ev_lock guards the event bookkeeping, the SMI clients and the
@@ -184,8 +187,10 @@ extern struct bk_state bk;
  * work (and over init, which builds the topology). */
 extern pthread_mutex_t bk_lock;
 /* Memory lock: serialises blob creation, USERPTR conversion and FREE so
- * that a BO cannot disappear while it is being mapped. Taken before
- * bk_lock, never while holding it. */
+ * that a BO cannot disappear while it is being mapped, and guards the
+ * freed USERPTR ranges whose copy-back is deferred (taken by the munmap,
+ * madvise/mremap and fork notifications only while there are such ranges).
+ * Taken before bk_lock, never while holding it. */
 extern pthread_mutex_t bk_mem_lock;
 
 /*
@@ -268,7 +273,11 @@ bool bk_userptr_len(struct bk_bo *b);
 int bk_userptr_overlap_locked(uint64_t s, uint64_t e);
 int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b);
 void bk_userptr_restore_locked(struct bk_bo *b);
+bool bk_userptr_release_locked(struct bk_conn *c, struct bk_bo *b);
+void bk_userptr_conn_free_locked(struct bk_conn *c);
 void bk_munmap_notify(void *addr, size_t len);
+void bk_remap_notify(void *addr, size_t len);
+void bk_atfork_prepare(void);
 
 /* backend_vkfd_queue.c */
 int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize);

@@ -158,6 +158,7 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct kfd_ioctl_free_memory_of_gpu_args *a = arg;
 	struct bk_bo *b, **pp;
+	bool kept;
 	int r;
 
 	(void)usize;
@@ -179,13 +180,14 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 		bk_mem_lock_release();
 		return r;
 	}
-	if (b->userptr)
-		bk_userptr_restore_locked(b);
-	if (b->has_blob)
+	/* a USERPTR range is given back (now or deferred: backend_vkfd_userptr.c) */
+	kept = b->userptr && bk_userptr_release_locked(c, b);
+	if (b->has_blob && !kept)
 		vkfd_guest_blob_destroy(c->g, &b->blob);
 	r = bk_send_free(c, b->handle);
 	bk_mem_lock_release();
-	free(b);
+	if (!kept)
+		free(b);
 	return r;
 }
 

@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend_vkfd_internal.h"
@@ -122,6 +125,8 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 	return r;
 }
 
+static void bk_deferred_settle_locked(uint64_t s, uint64_t e, bool replace);
+
 /* USERPTR: the CPU range becomes host-backed shared memory, GPU-mapped at
  * the BO's VA, which may differ from the CPU address
  * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
@@ -132,6 +137,9 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 
 	BK_ASSERT_MEM_LOCKED();
 	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2;
+
+	/* a freed range not yet given back: its contents first */
+	bk_deferred_settle_locked(b->cpu_va, b->cpu_va + b->uptr_len, false);
 
 	r = bk_bo_blob_locked(c, b);
 	if (r)
@@ -206,10 +214,181 @@ void bk_userptr_restore_locked(struct bk_bo *b)
 	b->userptr_mapped = false;
 }
 
+/*
+ * Deferred copy-back (docs/guest-vkfd-backend.md, "Freeing host memory").
+ * libhsakmt backs its own host memory (hsaKmtAllocMemory) with USERPTR BOs
+ * whose GPU VA is the CPU address, inside an aperture it reserved itself,
+ * and replaces the range right after FREE (mmap MAP_FIXED PROT_NONE to keep
+ * the VA reserved, preceded by munmap when that fails). Copying it back into
+ * private memory at FREE costs O(size) for contents that die a moment
+ * later. So FREE of such a BO frees the host BO (the GPU mapping goes, as
+ * with the kernel) but keeps the blob mapped over the range: the blob's
+ * memory lives as long as the guest holds the blob, so the CPU still reads
+ * the same bytes. Then:
+ *  - munmap or MAP_FIXED mmap covering the whole range drops the blob;
+ *  - a partial munmap, madvise, mremap, fork, a new USERPTR over it, or
+ *    closing the KFD process restores it (the copy-back) first.
+ * Registered user memory (GPU VA != CPU VA) is restored at FREE: it may be
+ * malloc's, and glibc's internal madvise/munmap of its heap are not seen
+ * here, so it must be private anonymous memory again at once.
+ */
+static atomic_uint bk_n_deferred; /* entries on all uptr_freed lists */
+/* VKFD_USERPTR_EAGER_RESTORE set: copy back at FREE always (the old way,
+ * for comparison in vkfd-bench); -1 until read, under bk_mem_lock */
+static int bk_userptr_eager = -1;
+
+/* The connections that may hold deferred ranges; with bk_mem_lock, which
+ * keeps them alive (they are freed with it held). */
+static unsigned int bk_deferred_conns_locked(struct bk_conn **out)
+{
+	unsigned int n = 0;
+
+	BK_ASSERT_MEM_LOCKED();
+	bk_table_lock();
+	for (unsigned int i = 0; i <= BK_MAX_FILES; i++) {
+		struct bk_conn *c = i < BK_MAX_FILES
+					? (bk.files[i].kind == BK_KFD ? bk.files[i].conn : NULL)
+					: bk.kept;
+		unsigned int k;
+
+		if (!c || c->dead || !c->uptr_freed)
+			continue;
+		for (k = 0; k < n && out[k] != c; k++)
+			;
+		if (k == n)
+			out[n++] = c;
+	}
+	bk_table_unlock();
+	return n;
+}
+
+/* True if [cpu_va, +uptr_len) still holds b's blob mapping: shared, and
+ * the blob's file where the blob has one. A range unmapped behind the
+ * shim's back (a raw syscall) must not be restored over whatever the
+ * program mapped there since. */
+static bool bk_range_still_blob(const struct bk_bo *b)
+{
+	uint64_t cur = b->cpu_va, end = b->cpu_va + b->uptr_len;
+	struct stat st;
+	bool by_inode = b->blob.fd >= 0 && fstat(b->blob.fd, &st) == 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (cur < end && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, ino;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu", &s, &e, perms, &ino) < 4 || e <= cur)
+			continue;
+		if (s > cur || perms[3] != 's' ||
+		    (by_inode && ino != (unsigned long long)st.st_ino))
+			break;
+		cur = e;
+	}
+	fclose(f);
+	return cur >= end;
+}
+
+/* End a deferred range: copy it back (restore) or let it go (the caller
+ * is about to replace all of it). With bk_mem_lock. */
+static void bk_deferred_end_locked(struct bk_conn *c, struct bk_bo *b, bool restore)
+{
+	BK_ASSERT_MEM_LOCKED();
+	if (restore && !bk_range_still_blob(b)) {
+		bk_log("userptr %#" PRIx64 " at %#" PRIx64 " was unmapped unseen: not restored",
+		       b->uptr_len, b->cpu_va);
+		restore = false;
+	}
+	bk_log("userptr %#" PRIx64 " at %#" PRIx64 " freed earlier: %s", b->uptr_len, b->cpu_va,
+	       restore ? "restored" : "dropped");
+	if (restore)
+		bk_userptr_restore_locked(b);
+	vkfd_guest_blob_destroy(c->g, &b->blob);
+	atomic_fetch_sub(&bk_n_deferred, 1);
+	free(b);
+}
+
+/* Settle the deferred ranges that overlap [s, e): dropped if replace and
+ * [s, e) covers all of one, else restored. With bk_mem_lock. */
+static void bk_deferred_settle_locked(uint64_t s, uint64_t e, bool replace)
+{
+	struct bk_conn *cs[BK_MAX_FILES + 1];
+	unsigned int n;
+
+	BK_ASSERT_MEM_LOCKED();
+	if (atomic_load(&bk_n_deferred) == 0)
+		return;
+	n = bk_deferred_conns_locked(cs);
+	for (unsigned int i = 0; i < n; i++) {
+		for (struct bk_bo **pp = &cs[i]->uptr_freed, *b; (b = *pp);) {
+			uint64_t bs = b->cpu_va, be = b->cpu_va + b->uptr_len;
+
+			if (s >= be || bs >= e) {
+				pp = &b->next;
+				continue;
+			}
+			*pp = b->next;
+			bk_deferred_end_locked(cs[i], b, !(replace && s <= bs && be <= e));
+		}
+	}
+}
+
+/* FREE of a converted BO, with bk_mem_lock, after it left the BO list:
+ * true if the range was kept mapped for a deferred copy-back (the BO and
+ * its blob now belong to c->uptr_freed), false if the caller destroys the
+ * blob and the BO as before (the range was restored here, or is gone). */
+bool bk_userptr_release_locked(struct bk_conn *c, struct bk_bo *b)
+{
+	BK_ASSERT_MEM_LOCKED();
+	if (!b->userptr_mapped)
+		return false;
+	if (bk_userptr_eager < 0)
+		bk_userptr_eager = getenv("VKFD_USERPTR_EAGER_RESTORE") != NULL;
+	if (b->va != b->cpu_va || !b->has_blob || bk_userptr_eager) {
+		bk_userptr_restore_locked(b);
+		return false;
+	}
+	bk_log("userptr %#" PRIx64 " at %#" PRIx64 " freed: copy-back deferred", b->uptr_len,
+	       b->cpu_va);
+	b->next = c->uptr_freed;
+	c->uptr_freed = b;
+	atomic_fetch_add(&bk_n_deferred, 1);
+	return true;
+}
+
+/* A connection going away: its deferred ranges are restored (the
+ * application's memory stays valid after close), or only forgotten in a
+ * forked child, where they belong to the parent. With bk_mem_lock, or for
+ * a connection that never had one. */
+void bk_userptr_conn_free_locked(struct bk_conn *c)
+{
+	while (c->uptr_freed) {
+		struct bk_bo *b = c->uptr_freed;
+
+		BK_ASSERT_MEM_LOCKED();
+		c->uptr_freed = b->next;
+		if (c->dead) {
+			atomic_fetch_sub(&bk_n_deferred, 1);
+			free(b);
+		} else {
+			bk_deferred_end_locked(c, b, true);
+		}
+	}
+}
+
 void bk_munmap_notify(void *addr, size_t len)
 {
 	uint64_t s = (uintptr_t)addr, e = s + len;
 
+	if (e < s)
+		e = UINT64_MAX;
+	if (atomic_load(&bk_n_deferred) != 0) {
+		bk_mem_lock_take();
+		bk_deferred_settle_locked(s, e, true);
+		bk_mem_lock_release();
+	}
 	bk_table_lock();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
 		struct bk_conn *c = bk.files[i].conn;
@@ -222,4 +401,30 @@ void bk_munmap_notify(void *addr, size_t len)
 				b->userptr_mapped = false;
 	}
 	bk_table_unlock();
+}
+
+/* madvise or mremap of [addr, addr+len): a deferred range there is
+ * restored first, so the call acts on private anonymous memory. */
+void bk_remap_notify(void *addr, size_t len)
+{
+	uint64_t s = (uintptr_t)addr, e = s + len;
+
+	if (atomic_load(&bk_n_deferred) == 0)
+		return;
+	if (e < s)
+		e = UINT64_MAX;
+	bk_mem_lock_take();
+	bk_deferred_settle_locked(s, e, false);
+	bk_mem_lock_release();
+}
+
+/* Before fork: the child must get private copies, as the kernel's
+ * copy-on-write would give it. */
+void bk_atfork_prepare(void)
+{
+	if (atomic_load(&bk_n_deferred) == 0)
+		return;
+	bk_mem_lock_take();
+	bk_deferred_settle_locked(0, UINT64_MAX, false);
+	bk_mem_lock_release();
 }

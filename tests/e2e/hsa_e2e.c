@@ -16,6 +16,11 @@
  *                   to and from the returned agent pointer, the bytes seen
  *                   through the CPU pointer and the bytes around the
  *                   buffer checked, then hsa_amd_memory_unlock
+ *   hsa_e2e register, unlock-busy
+ *                   the edge cases of hsa_amd_memory_lock (hsa_register.h)
+ *   hsa_e2e hostmem [MIB [ROUNDS]]
+ *                   allocate, touch, check and free MIB MiB of system
+ *                   memory ROUNDS times (hsa_hostmem.h)
  *   hsa_e2e matrix [MAX]
  *                   the version matrix's workload (tests/e2e/matrix, code
  *                   in hsa_matrix.h): async copies host->device,
@@ -525,6 +530,8 @@ static int run_illegal(void)
 }
 
 #include "hsa_matrix.h"
+#include "hsa_hostmem.h"
+#include "hsa_register.h"
 
 int main(int argc, char **argv)
 {
@@ -541,6 +548,14 @@ int main(int argc, char **argv)
 		return run_illegal();
 	if (strcmp(mode, "matrix") == 0)
 		return run_matrix(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : MATRIX_BIG);
-	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|lock|matrix]\n");
+	if (strcmp(mode, "register") == 0)
+		return run_register();
+	if (strcmp(mode, "unlock-busy") == 0)
+		return run_unlock_busy();
+	if (strcmp(mode, "hostmem") == 0)
+		return run_hostmem(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : 64,
+				   argc > 3 ? (unsigned int)strtoul(argv[3], NULL, 0) : 2);
+	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|lock|register|unlock-busy|matrix|"
+			"hostmem [MIB [ROUNDS]]]\n");
 	return EXIT_SETUP;
 }

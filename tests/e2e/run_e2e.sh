@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # One end-to-end case with real ROCm userspace on a kfdsim GPU.
 #   run_e2e.sh CASE VKFD_RUN HSA_E2E SANITIZE [MODE]
-# CASE: rocminfo | rocminfo-multi | hsa | hsa-fault | hsa-illegal | hsa-lock
+# CASE: rocminfo | rocminfo-multi | hsa | hsa-fault | hsa-illegal | hsa-lock |
+#       hsa-register | hsa-unlock-busy | hsa-hostmem
 # MODE: native (vkfd-run --native, the default) or server (vkfd-run's default
 # mode: a private vkfd-server and the shim's vkfd backend).
 # VKFD_E2E_RUN_ARGS, when set, replaces the vkfd-run options MODE picks.
@@ -98,6 +99,41 @@ hsa-lock)
 	rc=$?
 	[ $rc -eq 0 ] || fail "hsa_e2e lock exited with $rc"
 	grep -q '^hsa_e2e: all passed' "$out/stdout" || fail "no pass summary"
+	;;
+hsa-register)
+	"$vkfd_run" $run_args -- "$hsa_e2e" register >"$out/stdout" 2>"$out/stderr"
+	rc=$?
+	[ $rc -eq 0 ] || fail "hsa_e2e register exited with $rc"
+	grep -q '^hsa_e2e: all passed' "$out/stdout" || fail "no pass summary"
+	;;
+hsa-unlock-busy)
+	"$vkfd_run" $run_args -- "$hsa_e2e" unlock-busy >"$out/stdout" 2>"$out/stderr"
+	rc=$?
+	agent=$(sed -n 's/^hsa_e2e: agent pointer \(0x[0-9a-f]*\) no longer registered$/\1/p' "$out/stdout")
+	[ -n "$agent" ] || fail "no agent pointer printed"
+	if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 2 ] &&
+		grep 'Memory access fault' "$out/stderr" | grep -q "$agent"; then
+		echo "the copy faulted on the unregistered range $agent (the kernel's behaviour)"
+	elif [ "$mode" = server ] && [ $rc -eq 0 ] &&
+		grep -q '^hsa_e2e: unlock-busy: it read the buffer.s bytes *OK' "$out/stdout"; then
+		echo "the copy completed with the buffer's bytes (vkfd: asynchronous UNMAP/FREE, documented)"
+	else
+		fail "hsa_e2e unlock-busy exited with $rc without the fault at $agent"
+	fi
+	;;
+hsa-hostmem)
+	VKFD_DEBUG=debug "$vkfd_run" $run_args -- "$hsa_e2e" hostmem 64 2 >"$out/stdout" 2>"$out/stderr"
+	rc=$?
+	[ $rc -eq 0 ] || fail "hsa_e2e hostmem exited with $rc"
+	grep -q '^hsa_e2e: all passed' "$out/stdout" || fail "no pass summary"
+	if [ "$mode" = server ]; then
+		# both 64 MiB frees left the range mapped and libhsakmt's unmap
+		# dropped it: no copy-back
+		n=$(grep -c 'userptr 0x4000000 at .* freed: copy-back deferred' "$out/stderr")
+		[ "$n" -eq 2 ] || fail "$n of the 2 frees deferred their copy-back"
+		n=$(grep -c 'userptr 0x4000000 at .* freed earlier: dropped' "$out/stderr")
+		[ "$n" -eq 2 ] || fail "$n of the 2 freed ranges were dropped on unmap"
+	fi
 	;;
 hsa-fault)
 	"$vkfd_run" $run_args -- "$hsa_e2e" fault >"$out/stdout" 2>"$out/stderr"

@@ -27,7 +27,12 @@ struct shim_backend {
 	/* Told before the application unmaps [addr, addr+len) (so USERPTR
 	 * conversions and blob mappings can be tracked); may be NULL. */
 	void (*munmap_notify)(void *addr, size_t len);
+	/* Told before the application changes [addr, addr+len) in place
+	 * (madvise, or mremap moving it away); may be NULL. */
+	void (*remap_notify)(void *addr, size_t len);
 	int (*close)(int fd); /* 0 / -errno; the fd is closed by the backend */
+	/* In the parent before fork(); may be NULL. */
+	void (*atfork_prepare)(void);
 	/* In the child after fork(): inherited device state is dead. */
 	void (*atfork_child)(void);
 };

@@ -98,6 +98,17 @@ const struct shim_backend *shim_backend_peek(void)
 	return backend;
 }
 
+void shim_core_atfork_prepare(void)
+{
+	const struct shim_backend *b = shim_backend_peek();
+
+	if (b && b->atfork_prepare && !shim_busy()) {
+		shim_enter();
+		b->atfork_prepare();
+		shim_leave();
+	}
+}
+
 void shim_core_atfork_child(void)
 {
 	const struct shim_backend *b = backend;

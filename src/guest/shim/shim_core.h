@@ -39,6 +39,7 @@ const struct shim_backend *shim_backend_get(void);
 const struct shim_backend *shim_backend_peek(void);
 
 /* After fork() in the child: the backend must be initialised again. */
+void shim_core_atfork_prepare(void);
 void shim_core_atfork_child(void);
 
 /* Logging through the one vkfd logger (src/log/vkfd_log.h): the level comes

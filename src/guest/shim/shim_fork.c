@@ -11,6 +11,13 @@
 
 #include "shim_popen.h"
 
+/* Before fork the backend may turn shared mappings it keeps back into
+ * private memory, so the child gets copy-on-write copies. */
+static void atfork_prepare(void)
+{
+	shim_core_atfork_prepare();
+}
+
 static void atfork_child(void)
 {
 	shim_fd_atfork_child();
@@ -20,5 +27,5 @@ static void atfork_child(void)
 
 __attribute__((constructor)) static void shim_fork_ctor(void)
 {
-	pthread_atfork(NULL, NULL, atfork_child);
+	pthread_atfork(atfork_prepare, NULL, atfork_child);
 }

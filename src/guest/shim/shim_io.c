@@ -162,21 +162,9 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, of
 	return p;
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	void *p = mmap_common(addr, len, prot, flags, fd, off);
-
-	return p ? p : shim_real_get()->mmap(addr, len, prot, flags, fd, off);
-}
-
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
-{
-	void *p = mmap_common(addr, len, prot, flags, fd, (off_t)off);
-
-	return p ? p : shim_real_get()->mmap64(addr, len, prot, flags, fd, off);
-}
-
-int munmap(void *addr, size_t len)
+/* The backend is told before a mapping replaces [addr, addr+len), as
+ * for munmap. */
+static void replace_notify(void *addr, size_t len)
 {
 	const struct shim_backend *b = shim_backend_peek();
 
@@ -185,7 +173,68 @@ int munmap(void *addr, size_t len)
 		b->munmap_notify(addr, len);
 		shim_leave();
 	}
+}
+
+static void remap_notify(void *addr, size_t len)
+{
+	const struct shim_backend *b = shim_backend_peek();
+
+	if (b && b->remap_notify && !shim_busy()) {
+		shim_enter();
+		b->remap_notify(addr, len);
+		shim_leave();
+	}
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p;
+
+	if (flags & MAP_FIXED)
+		replace_notify(addr, len);
+	p = mmap_common(addr, len, prot, flags, fd, off);
+
+	return p ? p : shim_real_get()->mmap(addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	void *p;
+
+	if (flags & MAP_FIXED)
+		replace_notify(addr, len);
+	p = mmap_common(addr, len, prot, flags, fd, (off_t)off);
+
+	return p ? p : shim_real_get()->mmap64(addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	replace_notify(addr, len);
 	return shim_real_get()->munmap(addr, len);
+}
+
+int madvise(void *addr, size_t len, int advice)
+{
+	remap_notify(addr, len);
+	return shim_real_get()->madvise(addr, len, advice);
+}
+
+void *mremap(void *old_addr, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+		replace_notify(new_addr, new_len);
+	}
+	remap_notify(old_addr, old_len);
+	if (flags & MREMAP_FIXED)
+		return shim_real_get()->mremap(old_addr, old_len, new_len, flags, new_addr);
+	return shim_real_get()->mremap(old_addr, old_len, new_len, flags);
 }
 
 int close(int fd)

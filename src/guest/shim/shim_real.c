@@ -69,6 +69,8 @@ static void real_init(void)
 	RESOLVE(mmap, "mmap");
 	RESOLVE(mmap64, "mmap64");
 	RESOLVE(munmap, "munmap");
+	RESOLVE(madvise, "madvise");
+	RESOLVE(mremap, "mremap");
 	RESOLVE(close, "close");
 	RESOLVE(dup, "dup");
 	RESOLVE(dup2, "dup2");

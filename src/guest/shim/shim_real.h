@@ -50,6 +50,8 @@ struct shim_real {
 	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 	void *(*mmap64)(void *addr, size_t len, int prot, int flags, int fd, off64_t off);
 	int (*munmap)(void *addr, size_t len);
+	int (*madvise)(void *addr, size_t len, int advice);
+	void *(*mremap)(void *old_addr, size_t old_len, size_t new_len, int flags, ...);
 	int (*close)(int fd);
 	int (*dup)(int fd);
 	int (*dup2)(int fd, int fd2);

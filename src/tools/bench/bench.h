@@ -91,6 +91,7 @@ void bench_decode(const struct bench_opts *o, struct bench_scenario_result *out)
 void bench_dispatch(const struct bench_opts *o, struct bench_scenario_result *out);
 void bench_rocminfo(const struct bench_opts *o, struct bench_scenario_result *out);
 void bench_isa(const struct bench_opts *o, struct bench_scenario_result *out);
+void bench_hostfree(const struct bench_opts *o, struct bench_scenario_result *out);
 
 /* bench_report.c */
 void bench_report_table(const struct bench_opts *o, struct bench_scenario_result *r, unsigned n);

@@ -34,7 +34,7 @@ struct scenario {
 static const struct scenario scenarios[] = {
     {"storm", bench_storm},   {"sync", bench_sync},         {"fence", bench_fence},
     {"decode", bench_decode}, {"dispatch", bench_dispatch}, {"rocminfo", bench_rocminfo},
-    {"isa", bench_isa},
+    {"isa", bench_isa},       {"hostfree", bench_hostfree},
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"  --iterations N     samples per latency scenario (default %u); decode sends\n"
 		"                     1000*N commands, rocminfo runs min(N,5) times\n"
 		"  --scenario LIST    comma-separated: storm,sync,fence,decode,dispatch,\n"
-		"                     rocminfo,isa (default: all)\n"
+		"                     rocminfo,isa,hostfree (default: all)\n"
 		"  --paths LIST       comma-separated: native,direct,vtest (default: all)\n"
 		"  --json             machine-readable output (one result per line)\n"
 		"  --pin              pin the guest side to the first CPU and the host side\n"
@@ -53,7 +53,8 @@ static void usage(FILE *f)
 		"                     the second (default: not pinned, see docs/performance.md)\n"
 		"  --trace FILE       storm trace (default: model_load.trace next to the\n"
 		"                     executable, then %s)\n"
-		"environment: VKFD_SERVER, VKFD_RUN (program paths), VKFD_BENCH_TRACE\n",
+		"environment: VKFD_SERVER, VKFD_RUN, VKFD_BENCH_HSA_E2E (program paths),\n"
+		"  VKFD_BENCH_TRACE, VKFD_BENCH_HOSTFREE_MIB (hostfree's size, default 256)\n",
 		DEFAULT_ITERATIONS, VKFD_BENCH_TRACE_INSTALLED);
 }
 

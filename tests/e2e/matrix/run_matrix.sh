@@ -22,7 +22,15 @@
 #                     ROCr's expected SDMA queue type), never blit kernels;
 #   hsa_e2e fault     ROCr must report the GPU memory fault and abort;
 #   hsa_e2e lock      hsa_amd_memory_lock of malloc'ed memory, copies
-#                     through the agent pointer verified (one GPU).
+#                     through the agent pointer verified (one GPU);
+#   hsa_e2e register  the same buffer locked twice, overlapping locks,
+#                     ROCr's own memory locked, fork while locked (one GPU;
+#                     vkfd's documented differences, tests/e2e/hsa_register.h);
+#   hsa_e2e unlock-busy  unlock with a copy of the range queued: the GPU
+#                     fault (or through vkfd the copy with the right bytes);
+#   hsa_e2e hostmem   64 MiB of system memory through the thunk, twice;
+#                     through vkfd both frees must defer their copy-back and
+#                     libhsakmt's unmap must drop the range (shim debug log).
 # The hsa_e2e matrix output of the native and the vkfd run must be
 # identical. HSA_E2E and DRM_IDENTITY are built on the host against
 # bookworm's headers and run unchanged in the chroots (ROCr's and libdrm's C
@@ -370,6 +378,43 @@ check_fault() {
 	fi
 }
 
+# unlock-busy: the kernel's fault at the unregistered agent pointer, or
+# through vkfd the copy completed with the buffer's bytes (documented).
+check_unlock_busy() {
+	name=$1 backend=$2
+	rc=$(cat "$out/$name.rc")
+	agent=$(sed -n 's/^hsa_e2e: agent pointer \(0x[0-9a-f]*\) no longer registered$/\1/p' \
+		"$out/$name.stdout")
+	if [ -z "$agent" ]; then
+		fail "$name" "no agent pointer printed (exit $rc)"
+	elif [ "$rc" -gt 2 ] && grep 'Memory access fault' "$out/$name.stderr" | grep -q "$agent"; then
+		echo "ok ($name): the queued copy faulted on the unregistered range"
+	elif [ "$backend" = vkfd ] && [ "$rc" -eq 0 ] &&
+		grep -q "^hsa_e2e: unlock-busy: it read the buffer.s bytes *OK" "$out/$name.stdout"; then
+		echo "ok ($name): the queued copy completed with the buffer's bytes (vkfd, documented)"
+	else
+		fail "$name" "exited with $rc without the fault at $agent"
+	fi
+}
+
+# hostmem: passed, and through vkfd both 64 MiB frees deferred their
+# copy-back and libhsakmt's own unmap dropped the range (no copy).
+check_hostmem() {
+	name=$1 backend=$2
+	rc=$(cat "$out/$name.rc")
+	deferred=$(grep -c 'userptr 0x4000000 at .* freed: copy-back deferred' "$out/$name.stderr")
+	dropped=$(grep -c 'userptr 0x4000000 at .* freed earlier: dropped' "$out/$name.stderr")
+	if [ "$rc" -ne 0 ]; then
+		fail "$name" "exited with $rc"
+	elif [ "$backend" = vkfd ] && { [ "$deferred" -ne 2 ] || [ "$dropped" -ne 2 ]; }; then
+		fail "$name" "$deferred of 2 frees deferred, $dropped of 2 ranges dropped on unmap"
+	elif [ "$backend" = vkfd ]; then
+		echo "ok ($name): $(tail -n 1 "$out/$name.stdout"), both frees deferred and dropped"
+	else
+		echo "ok ($name): $(tail -n 1 "$out/$name.stdout")"
+	fi
+}
+
 start_server() {
 	gpus=$1
 	shift
@@ -572,6 +617,14 @@ for gpus in 1 2; do
 			check_fault fault-$tag
 			run lock-$tag $backend $gpus $bin/$(basename "$hsa_e2e") lock
 			check_rc0 lock-$tag
+			run register-$tag $backend $gpus $bin/$(basename "$hsa_e2e") register
+			check_rc0 register-$tag
+			run unlock-busy-$tag $backend $gpus $bin/$(basename "$hsa_e2e") unlock-busy
+			check_unlock_busy unlock-busy-$tag $backend
+			debug=debug
+			run hostmem-$tag $backend $gpus $bin/$(basename "$hsa_e2e") hostmem 64 2
+			debug=0
+			check_hostmem hostmem-$tag $backend
 		fi
 		[ $backend = vkfd ] && stop_server
 	done

@@ -183,6 +183,10 @@ static void test_userptr_conversion(void **state)
 	assert_int_equal(p[5], 0xee);
 	assert_int_equal(p[6], 0x77);
 	assert_int_equal(p[size - 1], (unsigned char)((size - 1) * 7));
+	/* the shim's pthread_atfork prepare handler: a freed range of
+	 * libhsakmt's own memory (GPU VA == CPU VA) is copied back lazily,
+	 * at the latest before fork (test_translate_userptr.c) */
+	B.atfork_prepare();
 	pid = fork();
 	if (pid == 0) {
 		p[7] = 0x11;
