@@ -431,6 +431,10 @@ int sim_bo_idr_alloc(struct sim_pdd *pdd, struct sim_bo *bo);
 int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags,
 			bool strong);
 int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref);
+/* The memfd name of a KFD BO's memory: what another kfdsim (another
+ * process's) reads from a dmabuf it did not export (dmabuf.c). */
+#define SIM_DMABUF_NAME_MAX 48
+void sim_dmabuf_name(char *name, bool vram, bool public_, uint32_t gpu_id);
 void sim_exports_release(struct kfdsim *sim); /* kfdsim_destroy */
 /* drop the exports no descriptor shows any more (sim->lock held) */
 void sim_exports_prune_locked(struct kfdsim *sim);
