@@ -26,6 +26,11 @@
  *                   waits that time out; with two GPUs also peer access, a
  *                   copy between them and a dispatch on each. One
  *                   deterministic line per check, so runs can be compared.
+ *   hsa_e2e svm     hsa_amd_svm_attributes_set/get and prefetch on mmap'ed
+ *                   memory a dispatch writes (hsa_svm.h)
+ *   hsa_e2e ipc     hsa_amd_ipc_memory_create in one process, attach in a
+ *                   second, a device buffer read and written both ways
+ *                   (hsa_ipc.h)
  *
  * Kernels are kfdsim builtins: kernel_object points at a 64-byte descriptor
  * "KFDSIM01" + u32 builtin number (docs in DESIGN.md).
@@ -525,6 +530,8 @@ static int run_illegal(void)
 }
 
 #include "hsa_matrix.h"
+#include "hsa_svm.h"
+#include "hsa_ipc.h"
 
 int main(int argc, char **argv)
 {
@@ -541,6 +548,10 @@ int main(int argc, char **argv)
 		return run_illegal();
 	if (strcmp(mode, "matrix") == 0)
 		return run_matrix(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : MATRIX_BIG);
-	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|lock|matrix]\n");
+	if (strcmp(mode, "svm") == 0)
+		return run_svm();
+	if (strcmp(mode, "ipc") == 0)
+		return run_ipc();
+	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|lock|matrix|svm|ipc]\n");
 	return EXIT_SETUP;
 }
