@@ -9,11 +9,18 @@
 
 #define PG 4096ULL
 
-/* An SVM ioctl with n attributes, sized the way libhsakmt sizes it. */
+/* An SVM ioctl with n attributes, sized the way libhsakmt sizes it: the
+ * layout of struct kfd_ioctl_svm_args (whose flexible array cannot be
+ * embedded in ISO C) followed by the attributes. */
 struct svm_call {
-	struct kfd_ioctl_svm_args a;
+	struct {
+		uint64_t start_addr, size;
+		uint32_t op, nattr;
+	} a;
 	struct kfd_ioctl_svm_attribute at[8];
 };
+_Static_assert(sizeof(((struct svm_call *)0)->a) == sizeof(struct kfd_ioctl_svm_args),
+	       "the SVM header layout");
 
 static int svm(struct fx *f, uint32_t op, void *start, uint64_t size, struct svm_call *c,
 	       uint32_t n)
@@ -58,8 +65,10 @@ static void test_args(void **state)
 	c.at[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_PREFERRED_LOC, 7};
 	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_SET_ATTR, m, PG, &c, 1), -EINVAL);
 	/* more attributes than the ioctl size carries */
-	c.a = (struct kfd_ioctl_svm_args){
-	    .start_addr = (uintptr_t)m, .size = PG, .op = KFD_IOCTL_SVM_OP_GET_ATTR, .nattr = 2};
+	c.a.start_addr = (uintptr_t)m;
+	c.a.size = PG;
+	c.a.op = KFD_IOCTL_SVM_OP_GET_ATTR;
+	c.a.nattr = 2;
 	assert_int_equal(fx_ioctl(f, _IOWR('K', 0x20, uint8_t[24 + 8]), &c), -EINVAL);
 	/* pages outside any CPU mapping, and past the user address space */
 	munmap(m + 2 * PG, PG);
@@ -177,9 +186,8 @@ static void test_bo_overlap(void **state)
 
 	(void)state;
 	assert_int_equal(mprotect((void *)(uintptr_t)va, 4 * PG, PROT_READ | PROT_WRITE), 0);
-	assert_int_equal(fx_alloc(f, 0,
-				  KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
-				  va, 4 * PG, &h, NULL),
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE, va,
+				  4 * PG, &h, NULL),
 			 0);
 	/* allocated but not mapped: no conflict yet */
 	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_GET_ATTR, (void *)(uintptr_t)va, PG, &c, 0), 0);
