@@ -242,6 +242,66 @@ static void test_cpu_unmap(void **state)
 	fx_free(f);
 }
 
+/* XNACK on: a page nobody registered is accessible to every GPU. */
+static void test_xnack_on_defaults(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	struct kfd_ioctl_set_xnack_mode_args x = {.xnack_enabled = 1};
+	uint8_t *m = anon(PG, PROT_READ | PROT_WRITE);
+	struct svm_call c = {0};
+
+	(void)state;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_SET_XNACK_MODE, &x), 0); /* gfx90a */
+	c.at[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_ACCESS, f->gpu_id[0]};
+	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_GET_ATTR, m, PG, &c, 1), 0);
+	assert_int_equal(c.at[0].type, KFD_IOCTL_SVM_ATTR_ACCESS);
+	munmap(m, PG);
+	fx_free(f);
+}
+
+/* A queue's ring must be a BO: SVM pages mapped on the GPU are not one
+ * (kfd_queue_buffer_get looks up BO mappings only). */
+static void test_queue_ring_not_svm(void **state)
+{
+	struct fx *f = fx_new(NULL, true);
+	uint8_t *ring = anon(65536, PROT_READ | PROT_WRITE);
+	uint64_t ptrs = fx_va(f, PG), ring_bo = fx_va(f, 65536), hp, hr, off = 0;
+	struct vkfd_kfd_create_queue_args q = {0};
+	struct kfd_ioctl_destroy_queue_args d = {0};
+	struct svm_call c = {0};
+	uint32_t n = 0;
+
+	(void)state;
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, ptrs,
+				  PG, &hp, &off),
+			 0);
+	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, hp, f->gpu_id, 1, &n), 0);
+	c.at[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_ACCESS, f->gpu_id[0]};
+	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_SET_ATTR, ring, 65536, &c, 1), 0);
+	q.base.ring_base_address = (uintptr_t)ring;
+	q.base.ring_size = 65536;
+	q.base.read_pointer_address = ptrs + 0x80;
+	q.base.write_pointer_address = ptrs + 0x38;
+	q.base.gpu_id = f->gpu_id[0];
+	q.base.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	q.base.queue_percentage = 100;
+	q.base.queue_priority = 7;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_CREATE_QUEUE, &q.base), -EINVAL);
+	/* the same with a BO ring */
+	off = 0;
+	n = 0;
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE,
+				  ring_bo, 65536, &hr, &off),
+			 0);
+	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, hr, f->gpu_id, 1, &n), 0);
+	q.base.ring_base_address = ring_bo;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_CREATE_QUEUE, &q.base), 0);
+	d.queue_id = q.base.queue_id;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_DESTROY_QUEUE, &d), 0);
+	munmap(ring, 65536);
+	fx_free(f);
+}
+
 /* Version gates: no SVM before 1.5, no CLR_FLAGS query before 1.6. */
 static void test_versions(void **state)
 {
@@ -269,9 +329,14 @@ static void test_versions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_args),          cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_set_get_split), cmocka_unit_test(test_bo_overlap),
-	    cmocka_unit_test(test_cpu_unmap),     cmocka_unit_test(test_versions),
+	    cmocka_unit_test(test_args),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_set_get_split),
+	    cmocka_unit_test(test_bo_overlap),
+	    cmocka_unit_test(test_cpu_unmap),
+	    cmocka_unit_test(test_versions),
+	    cmocka_unit_test(test_xnack_on_defaults),
+	    cmocka_unit_test(test_queue_ring_not_svm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
