@@ -268,6 +268,18 @@ static void svm_apply(struct sim_process *p, struct sim_svm_range *r,
 	}
 }
 
+/* svm_range_apply_attrs' update_mapping: access and flags change the GPU
+ * mappings; locations and granularity alone do not (no migration here). */
+static bool svm_updates_mapping(const struct kfd_ioctl_svm_attribute *at, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (at[i].type != KFD_IOCTL_SVM_ATTR_PREFERRED_LOC &&
+		    at[i].type != KFD_IOCTL_SVM_ATTR_PREFETCH_LOC &&
+		    at[i].type != KFD_IOCTL_SVM_ATTR_GRANULARITY)
+			return true;
+	return false;
+}
+
 /* (Re)write the GPU mappings of range r in the VM of GPU g: the CPU
  * pages at the same address, one mapping per CPU mapping so each gets
  * its own write permission (svm_range_validate_and_map maps read-only
@@ -415,6 +427,8 @@ static int svm_set_attr(struct sim_process *p, uint64_t s, uint64_t e,
 		uint32_t want;
 
 		svm_apply(p, rg, at, n);
+		if (!svm_updates_mapping(at, n))
+			continue;
 		/* XNACK off: map every GPU with access now; a GPU that lost
 		 * access keeps its mapping (the kernel leaves it too) */
 		want = rg->access | rg->aip;
@@ -423,7 +437,8 @@ static int svm_set_attr(struct sim_process *p, uint64_t s, uint64_t e,
 
 			if (!((want | rg->mapped) & gpu_bit(pdd)))
 				continue;
-			r = sim_pdd_bind(pdd);
+			/* svm_range_map_to_gpus: an unbindable device is -EINVAL */
+			r = sim_pdd_bind(pdd) ? -EINVAL : 0;
 			if (!r)
 				r = svm_map_gpu(pdd, rg, v, (size_t)nv);
 			if (!r)

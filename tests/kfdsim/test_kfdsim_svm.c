@@ -242,6 +242,23 @@ static void test_cpu_unmap(void **state)
 	fx_free(f);
 }
 
+/* Access for a GPU whose VM was never acquired cannot be mapped. */
+static void test_unbound_gpu(void **state)
+{
+	struct fx *f = fx_new(NULL, false);
+	uint8_t *m = anon(PG, PROT_READ | PROT_WRITE);
+	struct svm_call c = {0};
+
+	(void)state;
+	c.at[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_ACCESS, f->gpu_id[0]};
+	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_SET_ATTR, m, PG, &c, 1), -EINVAL);
+	/* attributes without GPU access need no VM */
+	c.at[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_GRANULARITY, 3};
+	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_SET_ATTR, m, PG, &c, 1), 0);
+	munmap(m, PG);
+	fx_free(f);
+}
+
 /* XNACK on: a page nobody registered is accessible to every GPU. */
 static void test_xnack_on_defaults(void **state)
 {
@@ -337,6 +354,7 @@ int main(void)
 	    cmocka_unit_test(test_versions),
 	    cmocka_unit_test(test_xnack_on_defaults),
 	    cmocka_unit_test(test_queue_ring_not_svm),
+	    cmocka_unit_test(test_unbound_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
