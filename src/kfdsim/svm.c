@@ -280,7 +280,7 @@ static bool svm_updates_mapping(const struct kfd_ioctl_svm_attribute *at, uint32
 	return false;
 }
 
-/* (Re)write the GPU mappings of range r in the VM of GPU g: the CPU
+/* (Re)write the GPU mappings of range r in pdd's VM: the CPU
  * pages at the same address, one mapping per CPU mapping so each gets
  * its own write permission (svm_range_validate_and_map maps read-only
  * what the CPU may not write). */
@@ -317,7 +317,8 @@ static void svm_unmap_gpus(struct sim_process *p, uint64_t s, uint64_t e, uint32
 		if (!(mask & gpu_bit(pdd)))
 			continue;
 		pthread_rwlock_wrlock(&pdd->vm_lock);
-		/* cannot fail: clearing a range never adds a mapping there */
+		/* out of memory to split a mapping: it stays, still pointing
+		 * at the process's own address space */
 		(void)sim_vm_clear(&pdd->vm, s, e);
 		pthread_rwlock_unlock(&pdd->vm_lock);
 	}
