@@ -3,12 +3,18 @@
  * Dmabufs (kfd_chardev.c EXPORT_DMABUF, IMPORT_DMABUF, GET_DMABUF_INFO, and
  * the PRIME exports of render_gem.c): kfdsim's dmabufs are dups of the
  * backing memfd, recognised by device and inode in the machine-wide export
- * registry.
+ * registry. A KFD BO's memfd is named after its GPU and domain, so the
+ * kfdsim of another process (each process natively has its own) can
+ * import a dmabuf it receives over a socket, as any process on a machine
+ * can import any amdgpu dmabuf (ROCr's IPC, docs/kfdsim.md "IPC").
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,6 +191,106 @@ int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool t
 	return r;
 }
 
+void sim_dmabuf_name(char *name, bool vram, bool public_, uint32_t gpu_id)
+{
+	snprintf(name, SIM_DMABUF_NAME_MAX, "kfdsim-%s-%08x%s", vram ? "vram" : "gtt", gpu_id,
+		 public_ ? "-public" : "");
+}
+
+/* A dmabuf that another kfdsim exported: a memfd named by
+ * sim_dmabuf_name for a GPU this machine has. Its GPU and the flags an
+ * import gives (amdgpu_amdkfd_gpuvm_import_dmabuf: the domain, writable,
+ * executable), or -EINVAL for any other file. */
+static int foreign_dmabuf(struct kfdsim *sim, int fd, const struct stat *st, uint32_t *gpu_id,
+			  uint32_t *flags)
+{
+	char path[32], link[128], kind[5];
+	unsigned int id;
+	int pos = 0;
+	ssize_t n;
+	const char *rest;
+	bool known = false;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 0 || st->st_size <= 0 ||
+	    (uint64_t)st->st_size % SIM_PAGE_SIZE)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -EINVAL;
+	link[n] = '\0';
+	/* exactly as sim_dmabuf_name wrote it: 8 hex digits of GPU id */
+	if (sscanf(link, "/memfd:kfdsim-%4[a-z]-%8x%n", kind, &id, &pos) != 2 ||
+	    (size_t)pos != strlen("/memfd:kfdsim--") + strlen(kind) + 8)
+		return -EINVAL;
+	rest = link + pos;
+	*flags = 0;
+	if (!strncmp(rest, "-public", 7)) {
+		*flags |= KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC;
+		rest += 7;
+	}
+	if (strcmp(rest, " (deleted)"))
+		return -EINVAL;
+	if (!strcmp(kind, "vram"))
+		*flags |= KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
+	else if (!strcmp(kind, "gtt"))
+		*flags |= KFD_IOC_ALLOC_MEM_FLAGS_GTT;
+	else
+		return -EINVAL;
+	for (unsigned i = 0; i < sim->ngpus; i++)
+		known |= sim->gpus[i].gpu_id == id;
+	if (!known)
+		return -EINVAL;
+	*gpu_id = id;
+	*flags |= VKFD_KFD_ALLOC_WRITABLE | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE;
+	return 0;
+}
+
+/* Import a foreign dmabuf: a backing of its own on a dup of the memfd,
+ * registered (weakly, like EXPORT_DMABUF's) so the same file is found
+ * again; the caller holds the one reference. */
+static int foreign_adopt(struct kfdsim *sim, int fd, struct sim_export *out)
+{
+	struct sim_backing *b;
+	struct stat st;
+	uint32_t gpu_id, flags;
+	int r;
+
+	if (fstat(fd, &st))
+		return -EBADF;
+	r = foreign_dmabuf(sim, fd, &st, &gpu_id, &flags);
+	if (r)
+		return r;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->sim = sim;
+	b->refs = 1;
+	b->size = (uint64_t)st.st_size;
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	b->memfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (b->memfd < 0) {
+		r = -errno;
+		free(b);
+		return r;
+	}
+	b->host = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, b->memfd, 0);
+	if (b->host == MAP_FAILED) {
+		close(b->memfd);
+		free(b);
+		return -ENOMEM;
+	}
+	r = sim_export_register(sim, b, gpu_id, flags, false);
+	if (r) {
+		sim_backing_put(b, NULL);
+		return r;
+	}
+	*out = (struct sim_export){
+	    .dev = b->dev, .ino = b->ino, .backing = b, .gpu_id = gpu_id, .flags = flags};
+	return 0;
+}
+
 int sim_ioctl_import_dmabuf(struct sim_process *p, void *args)
 {
 	struct kfd_ioctl_import_dmabuf_args *a = args;
@@ -195,6 +301,8 @@ int sim_ioctl_import_dmabuf(struct sim_process *p, void *args)
 	int r;
 
 	r = sim_export_lookup(sim, (int)a->dmabuf_fd, &e, true);
+	if (r == -EINVAL)
+		r = foreign_adopt(sim, (int)a->dmabuf_fd, &e);
 	if (r)
 		return r;
 	pthread_mutex_lock(&p->lock);
@@ -237,6 +345,19 @@ int sim_ioctl_get_dmabuf_info(struct sim_process *p, void *args)
 	int r;
 
 	r = sim_export_lookup(p->sim, (int)a->dmabuf_fd, &e, false);
+	if (r == -EINVAL) {
+		struct stat st;
+
+		/* another process's kfdsim exported it */
+		if (fstat((int)a->dmabuf_fd, &st) ||
+		    foreign_dmabuf(p->sim, (int)a->dmabuf_fd, &st, &a->gpu_id, &e.flags))
+			return -EINVAL;
+		a->size = (uint64_t)st.st_size;
+		a->flags = e.flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT |
+				      KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC);
+		a->metadata_size = 0;
+		return 0;
+	}
 	if (r)
 		return r;
 	a->size = e.backing->size;

@@ -118,6 +118,8 @@ int sim_ioctl_dispatch(struct kfdsim *sim, struct sim_process *p, unsigned long 
 		goto out;
 	}
 	r = hooks(sim, nr);
+	if (!r && nr == _IOC_NR(AMDKFD_IOC_SVM) && !sim_svm_args_fit(kdata, usize))
+		r = -EINVAL;
 	if (!r)
 		r = d->fn(p, kdata);
 	if ((dir & _IOC_READ) && sim_copy_to_user((uint64_t)(uintptr_t)arg, kdata, usize))

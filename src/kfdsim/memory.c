@@ -478,7 +478,13 @@ int sim_ioctl_alloc_memory(struct sim_process *p, void *args)
 		pthread_mutex_unlock(&sim->lock);
 		if (r)
 			goto out;
-		bo->backing = sim_backing_new(sim, vram ? "kfdsim-vram" : "kfdsim-gtt", size);
+		{
+			char name[SIM_DMABUF_NAME_MAX];
+
+			sim_dmabuf_name(name, vram, flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC,
+					pdd->gpu->gpu_id);
+			bo->backing = sim_backing_new(sim, name, size);
+		}
 		pthread_mutex_lock(&sim->lock);
 		if (!bo->backing) {
 			if (vram)

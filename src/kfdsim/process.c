@@ -85,6 +85,7 @@ void sim_process_destroy(struct sim_process *p)
 		pthread_rwlock_destroy(&pdd->vm_lock);
 	}
 	sim_debug_release(p);
+	sim_svm_release(p);
 	pthread_cond_destroy(&p->ev_cv);
 	pthread_cond_destroy(&p->q_cv);
 	pthread_cond_destroy(&p->dbg_cv);
@@ -394,15 +395,6 @@ int sim_ioctl_primary_only(struct sim_process *p, void *args)
 {
 	(void)args;
 	return p->secondary ? -EOPNOTSUPP : -ENOTTY;
-}
-
-/* SVM (KFD 1.5) in a kernel built without CONFIG_HSA_AMD_SVM: -EPERM
- * (the topology does not advertise HSA_CAP_SVMAPI_SUPPORTED either). A
- * secondary process is refused first (-EOPNOTSUPP). */
-int sim_ioctl_svm(struct sim_process *p, void *args)
-{
-	(void)args;
-	return p->secondary ? -EOPNOTSUPP : -EPERM;
 }
 
 /* CRIU_OP (KFD 1.7) is flagged KFD_IOC_FLAG_CHECKPOINT_RESTORE: kfd_ioctl

@@ -43,7 +43,10 @@ static int buffer_get(struct sim_pdd *pdd, uint64_t va, uint64_t expected, struc
 		return 0;
 	pthread_rwlock_rdlock(&pdd->vm_lock);
 	m = sim_mapping_find(pdd, page);
-	if (pdd->proc->sim->exact_queue_buffers)
+	/* amdgpu_vm_bo_lookup_mapping finds BOs, never SVM pages */
+	if (m && m->svm)
+		ok = false;
+	else if (pdd->proc->sim->exact_queue_buffers)
 		ok = m && m->start == page && (!pages || m->end == page + pages * SIM_PAGE_SIZE);
 	else
 		ok = m && va >= m->start && va + expected >= va && va + expected <= m->end;

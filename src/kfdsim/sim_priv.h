@@ -112,6 +112,7 @@ struct sim_mapping {
 	struct sim_bo *bo;           /* KFD BO (MAP_MEMORY_TO_GPU), or NULL */
 	struct sim_backing *backing; /* the memory (GEM_VA matches BOs by it) */
 	bool gem;                    /* made by GEM_VA on the render fd */
+	bool svm;                    /* an SVM range's CPU pages (svm.c) */
 };
 
 /* A GPU VM's mappings, sorted by start, no overlap. */
@@ -313,6 +314,21 @@ struct sim_queue {
 	bool suspended;
 };
 
+/* An SVM range (svm.c): CPU pages [start, end) with one set of
+ * attributes; GPU sets are bitmaps of GPU indexes. */
+struct sim_svm_range {
+	uint64_t start, end;
+	uint32_t preferred_loc, prefetch_loc, flags, granularity;
+	uint32_t access, aip; /* ACCESS, ACCESS_IN_PLACE */
+	uint32_t mapped;      /* GPUs whose VM maps the range */
+};
+
+/* A process's SVM ranges, sorted by start, no overlap (under lock). */
+struct sim_svm {
+	struct sim_svm_range *r;
+	size_t n, cap;
+};
+
 struct sim_process {
 	struct kfdsim *sim;
 	unsigned refs; /* under sim->lock */
@@ -322,6 +338,7 @@ struct sim_process {
 	int32_t xnack;
 	bool runtime_enabled;
 	bool secondary; /* made by AMDKFD_IOC_CREATE_PROCESS (KFD 1.19) */
+	struct sim_svm svm;
 
 	/* runtime enable and debugger state (debug_trap.c), under lock */
 	uint64_t r_debug;
@@ -414,6 +431,10 @@ int sim_bo_idr_alloc(struct sim_pdd *pdd, struct sim_bo *bo);
 int sim_export_register(struct kfdsim *sim, struct sim_backing *b, uint32_t gpu_id, uint32_t flags,
 			bool strong);
 int sim_export_lookup(struct kfdsim *sim, int fd, struct sim_export *out, bool take_ref);
+/* The memfd name of a KFD BO's memory: what another kfdsim (another
+ * process's) reads from a dmabuf it did not export (dmabuf.c). */
+#define SIM_DMABUF_NAME_MAX 48
+void sim_dmabuf_name(char *name, bool vram, bool public_, uint32_t gpu_id);
 void sim_exports_release(struct kfdsim *sim); /* kfdsim_destroy */
 /* drop the exports no descriptor shows any more (sim->lock held) */
 void sim_exports_prune_locked(struct kfdsim *sim);
@@ -489,6 +510,9 @@ int sim_ioctl_smi_events(struct sim_process *p, void *args);
 int sim_ioctl_dbg_deprecated(struct sim_process *p, void *args);
 int sim_ioctl_primary_only(struct sim_process *p, void *args);
 int sim_ioctl_svm(struct sim_process *p, void *args);
+/* svm.c: the SVM argument holds the nattr attributes it names */
+bool sim_svm_args_fit(const void *args, size_t usize);
+void sim_svm_release(struct sim_process *p);
 int sim_ioctl_criu(struct sim_process *p, void *args);
 int sim_ioctl_get_queue_wave_state(struct sim_process *p, void *args);
 

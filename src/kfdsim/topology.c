@@ -293,6 +293,10 @@ uint32_t sim_topology_capability(const struct sim_target *t, uint32_t kfd_minor)
 
 	if (kfd_minor < 4 && (c & HSA_CAP_SRAM_EDCSUPPORTED))
 		c = (c & ~(uint32_t)HSA_CAP_SRAM_EDCSUPPORTED) | 0x00080000u;
+	/* the SVM API (1.5): a kernel with CONFIG_HSA_AMD_SVM whose GPUs have
+	 * their VRAM registered for migration, as on 6.x distribution kernels */
+	if (kfd_minor >= 5)
+		c |= HSA_CAP_SVMAPI_SUPPORTED;
 	/* kfd_topology_set_capabilities, with the debugger API (1.13) */
 	if (kfd_minor >= 13) {
 		c |= HSA_CAP_TRAP_DEBUG_SUPPORT |

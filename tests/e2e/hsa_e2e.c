@@ -31,6 +31,11 @@
  *                   waits that time out; with two GPUs also peer access, a
  *                   copy between them and a dispatch on each. One
  *                   deterministic line per check, so runs can be compared.
+ *   hsa_e2e svm     hsa_amd_svm_attributes_set/get and prefetch on mmap'ed
+ *                   memory a dispatch writes (hsa_svm.h)
+ *   hsa_e2e ipc     hsa_amd_ipc_memory_create in one process, attach in a
+ *                   second, a device buffer read and written both ways
+ *                   (hsa_ipc.h)
  *
  * Kernels are kfdsim builtins: kernel_object points at a 64-byte descriptor
  * "KFDSIM01" + u32 builtin number (docs in DESIGN.md).
@@ -532,6 +537,8 @@ static int run_illegal(void)
 #include "hsa_matrix.h"
 #include "hsa_hostmem.h"
 #include "hsa_register.h"
+#include "hsa_svm.h"
+#include "hsa_ipc.h"
 
 int main(int argc, char **argv)
 {
@@ -555,7 +562,12 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "hostmem") == 0)
 		return run_hostmem(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : 64,
 				   argc > 3 ? (unsigned int)strtoul(argv[3], NULL, 0) : 2);
-	fprintf(stderr, "usage: hsa_e2e [all|fault|illegal|lock|register|unlock-busy|matrix|"
-			"hostmem [MIB [ROUNDS]]]\n");
+	if (strcmp(mode, "svm") == 0)
+		return run_svm();
+	if (strcmp(mode, "ipc") == 0)
+		return run_ipc();
+	fprintf(stderr,
+		"usage: hsa_e2e [all|fault|illegal|lock|register|unlock-busy|matrix|svm|ipc|"
+		"hostmem [MIB [ROUNDS]]]\n");
 	return EXIT_SETUP;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -222,6 +223,73 @@ static void test_memory_answers_hide_other_contexts(void **state)
 	}
 }
 
+/* A buffer one guest process shares reaches another context only as a
+ * resource the VMM attached to it (IMPORT_RESOURCE: docs/security.md,
+ * "Isolation"). Contexts 1 and 2 are one VM, whose VMM attaches 1's blob
+ * to 2; context 3 is another VM's, to which nothing was attached: no
+ * resource id names the buffer there. */
+static void test_shared_buffer_stays_in_its_vm(void **state)
+{
+	struct harness a, a2, b;
+	struct vkfd_req_import_resource ir;
+	struct vkfd_rsp_import_resource irsp;
+	struct vkfd_req_get_resource_info gi;
+	struct vkfd_blob blob, blob2;
+	const uint64_t size = 1 << 20;
+	uint64_t handle;
+	uint8_t *pa, *pa2;
+
+	(void)state;
+	H_SIM_ONLY("needs three KFD processes in this host process");
+	assert_int_equal(lib_init_cfg(0, NULL, 0), 0);
+	assert_int_equal(h_open(&a, 1), 0);
+	assert_int_equal(h_open(&a2, 2), 0);
+	assert_int_equal(h_open(&b, 3), 0);
+	assert_int_equal(h_alloc(&a, h_va(&a, size), size, GTT, &handle, NULL), 0);
+	h_bind(&a, handle, 3);
+	assert_int_equal(vkfd_host_context_get_blob(a.ctx, 1, 3, size, 3, &blob), 0);
+	pa = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, blob.fd, 0);
+	assert_true(pa != MAP_FAILED);
+	memset(pa, 0x3c, size);
+	/* the first VM's VMM shares it with its other context */
+	assert_int_equal(vkfd_host_context_attach_resource(a2.ctx, 5, blob.fd, size), 0);
+	close(blob.fd);
+	memset(&ir, 0, sizeof(ir));
+	ir.va = h_va(&a2, size);
+	ir.gpu_id = a2.gpu_id;
+	ir.res_id = 5;
+	assert_int_equal(
+	    h_call(&a2, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), &irsp, sizeof(irsp)), 0);
+	h_bind(&a2, irsp.handle, 9);
+	assert_int_equal(vkfd_host_context_get_blob(a2.ctx, 2, 9, size, 3, &blob2), 0);
+	pa2 = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, blob2.fd, 0);
+	assert_true(pa2 != MAP_FAILED);
+	close(blob2.fd);
+	assert_int_equal(pa2[0], 0x3c);
+	pa2[size - 1] = 0xc3;
+	assert_int_equal(pa[size - 1], 0xc3);
+	/* the other VM's context: no resource id resolves, the exporter's
+	 * id included */
+	ir.va = h_va(&b, size);
+	ir.gpu_id = b.gpu_id;
+	memset(&gi, 0, sizeof(gi));
+	for (uint32_t id = 0; id < 64; id++) {
+		ir.res_id = id;
+		gi.res_id = id;
+		assert_int_equal(h_call(&b, VKFD_CMD_IMPORT_RESOURCE, &ir, sizeof(ir), NULL, 0),
+				 -ENOENT);
+		assert_int_equal(h_call(&b, VKFD_CMD_GET_RESOURCE_INFO, &gi, sizeof(gi), NULL, 0),
+				 -ENOENT);
+	}
+	munmap(pa2, size);
+	munmap(pa, size);
+	vkfd_host_context_detach_resource(a2.ctx, 5);
+	h_close(&b);
+	h_close(&a2);
+	h_close(&a);
+	h_lib_fini();
+}
+
 static void test_async_fences(void **state)
 {
 	struct vkfd_host_config cfg;
@@ -258,6 +326,7 @@ int main(void)
 	    cmocka_unit_test(test_event_and_wait_quotas),
 	    cmocka_unit_test(test_async_fences),
 	    cmocka_unit_test(test_memory_answers_hide_other_contexts),
+	    cmocka_unit_test(test_shared_buffer_stays_in_its_vm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,8 +38,8 @@ static void check_board(const struct board *bd, uint32_t kfd_minor)
 	assert_int_equal(v & other_bit, 0);
 	assert_int_equal(!!(v & HSA_CAP_MEM_EDCSUPPORTED), bd->ras);
 	assert_int_equal(!!(v & HSA_CAP_RASEVENTNOTIFY), bd->ras);
-	/* no SVM API: kfdsim models a kernel built without it */
-	assert_int_equal(v & HSA_CAP_SVMAPI_SUPPORTED, 0);
+	/* the SVM API from KFD 1.5 on */
+	assert_int_equal(!!(v & HSA_CAP_SVMAPI_SUPPORTED), kfd_minor >= 5);
 	snprintf(path, sizeof(path), "%s%s/nodes/1/mem_banks/0/properties", root, TOPO_DIR);
 	assert_int_equal(fx_prop(path, "width", &v), 0);
 	assert_int_equal(v, bd->width);

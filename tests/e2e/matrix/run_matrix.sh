@@ -4,7 +4,7 @@
 # on kfdsim, natively and through a vkfd-server, with one GPU and with two.
 #   run_matrix.sh SUITE VKFD_SERVER SHIM SANITIZE HSA_E2E DRM_IDENTITY
 #   run_matrix.sh SUITE VKFD_SERVER SHIM SANITIZE HSA_E2E DRM_IDENTITY \
-#                 hip HIP_BASIC_SRC ISA_HIP_SRC
+#                 hip HIP_BASIC_SRC ISA_HIP_SRC HIP_MANAGED_SRC
 # SUITE is bookworm (ROCm 5.2.3: the build machine itself, no chroot),
 # trixie (6.1.x) or sid (6.4.x) (each in a debootstrap chroot, built once
 # with rocminfo and libhsa-runtime64-1 from the Debian mirror this machine's
@@ -31,6 +31,13 @@
 #   hsa_e2e hostmem   64 MiB of system memory through the thunk, twice;
 #                     through vkfd both frees must defer their copy-back and
 #                     libhsakmt's unmap must drop the range (shim debug log).
+#   hsa_e2e svm       the SVM API: natively kfdsim has it (attributes,
+#                     a dispatch into mmap'ed memory, prefetch), through
+#                     vkfd the guest has not and ROCr refuses (one GPU);
+#   hsa_e2e ipc       IPC memory between two processes, in ROCr's default
+#                     mode and with HSA_ENABLE_IPC_MODE_LEGACY=0 (its dmabuf
+#                     mode): the answer upstream amdkfd gives each ROCr
+#                     (ipc_dmabuf below; one GPU).
 # The hsa_e2e matrix output of the native and the vkfd run must be
 # identical. HSA_E2E and DRM_IDENTITY are built on the host against
 # bookworm's headers and run unchanged in the chroots (ROCr's and libdrm's C
@@ -42,7 +49,9 @@
 # (tests/kfdsim/isa/hip/isa_hip.cpp) with --offload-arch=gfx90a inside the
 # chroot, and they run natively and through vkfd on kfdsim's ISA
 # interpreter: hip_basic with "copy" on one gfx90a of 6 GiB, isa_hip on two
-# gfx90a; each run's output the same both ways.
+# gfx90a; HIP_MANAGED_SRC (tests/e2e/hip/hip_managed.cpp, hipMallocManaged:
+# HIP's SVM path natively, its non-SVM path through vkfd) on one gfx90a;
+# each run's output the same both ways.
 # Environment: VKFD_CACHE (cache root), VKFD_DEBIAN_MIRROR (overrides the
 # mirror read from apt's sources), VKFD_MATRIX_KEEP=1 (keep the logs).
 # Exit 0 pass, 1 fail, 77 skip (not root, no debootstrap/unshare, ROCm or
@@ -58,12 +67,19 @@ drm_identity=$6
 part=${7:-hsa}
 hip_basic_src=${8:-}
 isa_hip_src=${9:-}
+hip_managed_src=${10:-}
 
 PACKAGES=rocminfo,libhsa-runtime64-1
 # The HIP part's packages, added to a cached chroot by its own apt (so a
 # chroot built before the HIP part existed is extended, not rebuilt).
 HIP_PACKAGES="hipcc libamdhip64-dev"
 case $SUITE in
+# ipc_dmabuf: what hsa_amd_ipc_memory_create answers natively with
+# HSA_ENABLE_IPC_MODE_LEGACY=0, as on upstream amdkfd: ROCr 5.2 has no
+# dmabuf mode and 6.1 forces legacy mode (libhsakmt's share handle, an
+# ioctl only ROCm's own kernel module has: INVALID_ARGUMENT, 0x1001); 6.4
+# exports a dmabuf and passes it over a socket (success). Its default mode
+# is legacy everywhere (0x1001).
 # The SDMA queue type each release creates for its copies on the one-GPU
 # (gfx90a) and the two-GPU (gfx1030) machine. ROCr 6.4 asks for
 # SDMA_BY_ENG_ID (4) on kfdsim's gfx90a, which reports xGMI SDMA engines
@@ -71,9 +87,9 @@ case $SUITE in
 # vkfd the guest reports KFD 1.14 (it does not carry 1.15's render-node
 # GEM_VA, docs/kfd-uapi.md), below 1.17, so ROCr 6.4 asks for plain SDMA.
 # hip_version: libamdhip64-dev; hipcc_version: the hipcc package.
-bookworm) rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.2\.' hipcc_version='5\.2\.' ;;
-trixie) rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.7\.' hipcc_version='5\.7\.' ;;
-sid) rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='6\.4\.' hipcc_version='7\.0\.' ;;
+bookworm) ipc_dmabuf=0x1001 rocr_version='5\.2\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.2\.' hipcc_version='5\.2\.' ;;
+trixie) ipc_dmabuf=0x1001 rocr_version='6\.1\.' sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.7\.' hipcc_version='5\.7\.' ;;
+sid) ipc_dmabuf=0x0 rocr_version='6\.4\.' sdma_1gpu=4 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='6\.4\.' hipcc_version='7\.0\.' ;;
 *)
 	echo "FAIL: unknown suite $SUITE"
 	exit 1
@@ -101,6 +117,7 @@ hsa) ;;
 hip)
 	[ -f "$hip_basic_src" ] || die "hip_basic source not found at $hip_basic_src"
 	[ -f "$isa_hip_src" ] || die "isa_hip source not found at $isa_hip_src"
+	[ -f "$hip_managed_src" ] || die "hip_managed source not found at $hip_managed_src"
 	;;
 *) die "unknown part $part (hsa or hip)" ;;
 esac
@@ -351,6 +368,26 @@ check_rc0() {
 	fi
 }
 
+# hsa_e2e svm: the SVM API natively, ROCr's refusal through vkfd.
+check_svm() {
+	want=yes
+	[ "$2" = vkfd ] && want=no
+	if grep -qx "hsa_e2e: SVM API $want" "$out/$1.stdout"; then
+		check_rc0 "$1"
+	else
+		fail "$1" "expected SVM API $want"
+	fi
+}
+
+# hsa_e2e ipc: what hsa_amd_ipc_memory_create answered, and the run passed.
+check_ipc() {
+	if grep -qx "hsa_e2e: ipc_memory_create $2" "$out/$1.stdout"; then
+		check_rc0 "$1"
+	else
+		fail "$1" "expected ipc_memory_create $2, got: $(grep ipc_memory_create "$out/$1.stdout")"
+	fi
+}
+
 # The queue types the run created (from the shim's debug log): at least one
 # SDMA queue of this ROCr's type, and copies passed, so they ran on SDMA.
 queue_summary() {
@@ -532,9 +569,9 @@ hip_part() {
 	hip_vram_mb=6144
 	# The servers' kfdsim counts its interpreted dispatches too.
 	export VKFDSIM_ISA_STATS=1
-	mkdir -p "$opt/src" && cp "$hip_basic_src" "$isa_hip_src" "$opt/src/" ||
+	mkdir -p "$opt/src" && cp "$hip_basic_src" "$isa_hip_src" "$hip_managed_src" "$opt/src/" ||
 		die "cannot copy the HIP sources"
-	for prog in hip_basic isa_hip; do
+	for prog in hip_basic isa_hip hip_managed; do
 		t0=$(date +%s)
 		# The target named: without it hipcc asks rocm_agent_enumerator.
 		in_root hipcc --offload-arch=gfx90a -O2 -Wall -Wextra -Werror \
@@ -570,11 +607,19 @@ hip_part() {
 		run isa-hip-printf-$backend $backend hip2 $bin/isa_hip printf
 		check_printf isa-hip-printf-$backend "$log"
 		[ $backend = vkfd ] && stop_server
+		if [ $backend = vkfd ]; then
+			log=$out/serverhip1.log
+			start_server hip1 --vram-mb $hip_vram_mb
+		fi
+		run hip-managed-$backend $backend hip1 $bin/hip_managed
+		check_hip hip-managed-$backend hip_managed "$log"
+		[ $backend = vkfd ] && stop_server
 	done
 	echo "  isa-hip-native: $(grep -c 'kfdsim isa: dispatch' "$out/isa-hip-native.stderr") kernel dispatches interpreted"
 	compare_runs hip-basic
 	compare_runs isa-hip
 	compare_runs isa-hip-printf
+	compare_runs hip-managed
 	[ $failed -eq 0 ] || die "HIP from Debian $SUITE failed"
 	echo "PASS: HIP from Debian $SUITE (hipcc and runtime above), natively and through vkfd"
 	exit 0
@@ -625,6 +670,17 @@ for gpus in 1 2; do
 			run hostmem-$tag $backend $gpus $bin/$(basename "$hsa_e2e") hostmem 64 2
 			debug=0
 			check_hostmem hostmem-$tag $backend
+			run svm-$tag $backend $gpus $bin/$(basename "$hsa_e2e") svm
+			check_svm svm-$tag $backend
+			run ipc-$tag $backend $gpus $bin/$(basename "$hsa_e2e") ipc
+			check_ipc ipc-$tag 0x1001
+			# through vkfd the guest exports no dmabuf: ROCr's dmabuf
+			# mode gets HSA_STATUS_ERROR (docs/guest-vkfd-backend.md)
+			want=$ipc_dmabuf
+			[ $backend = vkfd ] && [ "$want" = 0x0 ] && want=0x1000
+			run ipc-dmabuf-$tag $backend $gpus HSA_ENABLE_IPC_MODE_LEGACY=0 \
+				$bin/$(basename "$hsa_e2e") ipc
+			check_ipc ipc-dmabuf-$tag $want
 		fi
 		[ $backend = vkfd ] && stop_server
 	done
