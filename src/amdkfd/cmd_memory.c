@@ -76,10 +76,11 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	if (r->va == 0 && !(r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM))
 		return -EINVAL;
 	if (r->alloc_flags & VKFD_ALLOC_ARENA) {
-		/* plain GTT only: the memory is the arena's cached pages */
+		/* GTT, not mapped twice (AQL); the attributes (UNCACHED,
+		 * COHERENT, ...) go to KFD with the user memory */
 		if (!(ctx->features & VKFD_FEAT_ARENAS) ||
-		    (r->flags & (DOMAIN_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM |
-				 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED)) != KFD_IOC_ALLOC_MEM_FLAGS_GTT)
+		    (r->flags & (DOMAIN_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)) !=
+			KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 			return -EINVAL;
 		arena = host_arena_get(ctx, r->arena_id);
 		if (!arena || !host_arena_range_free(arena, r->arena_offset, r->size))

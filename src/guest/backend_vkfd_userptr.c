@@ -122,22 +122,42 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 	return r;
 }
 
+/* The blob a BO's memory is in and where: a slice of its arena's blob, or
+ * a blob of its own (bound and created on first use). */
+static int bk_bo_mem_blob_locked(struct bk_conn *c, struct bk_bo *b,
+				 const struct vkfd_guest_blob **blob, uint64_t *off)
+{
+	int r;
+
+	if (b->arena) {
+		*blob = &b->arena->blob;
+		*off = b->arena_offset;
+		return 0;
+	}
+	r = bk_bo_blob_locked(c, b);
+	*blob = &b->blob;
+	*off = 0;
+	return r;
+}
+
 /* USERPTR: the CPU range becomes host-backed shared memory, GPU-mapped at
  * the BO's VA, which may differ from the CPU address
  * (docs/guest-vkfd-backend.md, "USERPTR"). Called with bk_mem_lock. */
 int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 {
+	const struct vkfd_guest_blob *blob;
+	uint64_t off;
 	void *tmp;
 	int r;
 
 	BK_ASSERT_MEM_LOCKED();
 	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2;
 
-	r = bk_bo_blob_locked(c, b);
+	r = bk_bo_mem_blob_locked(c, b, &blob, &off);
 	if (r)
 		return r;
 	t1 = bk_clock_ns(CLOCK_MONOTONIC);
-	tmp = vkfd_guest_blob_map(c->g, &b->blob, NULL, b->uptr_len, 0, PROT_READ | PROT_WRITE);
+	tmp = vkfd_guest_blob_map(c->g, blob, NULL, b->uptr_len, off, PROT_READ | PROT_WRITE);
 	if (tmp == MAP_FAILED)
 		return -errno;
 	/* current contents first (the blob is zeroed by the host); then the
@@ -152,7 +172,7 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 	       (t1 - t0) / 1000, (t2 - t1) / 1000);
 	if (r)
 		return r;
-	if (vkfd_guest_blob_map(c->g, &b->blob, (void *)(uintptr_t)b->cpu_va, b->uptr_len, 0,
+	if (vkfd_guest_blob_map(c->g, blob, (void *)(uintptr_t)b->cpu_va, b->uptr_len, off,
 				PROT_READ | PROT_WRITE) == MAP_FAILED)
 		return -errno;
 	b->userptr_mapped = true;
@@ -164,23 +184,28 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
  * count as data), only its data extents are copied. */
 static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
 {
-	off_t pos = 0, end = (off_t)b->uptr_len;
+	/* an arena BO's range starts at its offset in the arena's blob */
+	int fd = b->arena ? b->arena->blob.fd : b->has_blob ? b->blob.fd : -1;
+	off_t base = b->arena ? (off_t)b->arena_offset : 0;
+	off_t pos = base, end = base + (off_t)b->uptr_len;
 
-	if (!b->has_blob || b->blob.fd < 0 || lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
+	if (fd < 0 || lseek(fd, 0, SEEK_HOLE) < 0)
 		return bk_read_user(dst, b->cpu_va, b->uptr_len);
 	while (pos < end) {
-		off_t d = lseek(b->blob.fd, pos, SEEK_DATA), h;
+		off_t d = lseek(fd, pos, SEEK_DATA), h;
 
 		if (d < 0)
 			return errno == ENXIO ? 0
-					      : bk_read_user(dst + pos, b->cpu_va + (uint64_t)pos,
+					      : bk_read_user(dst + (pos - base),
+							     b->cpu_va + (uint64_t)(pos - base),
 							     (size_t)(end - pos));
 		if (d >= end)
 			break;
-		h = lseek(b->blob.fd, d, SEEK_HOLE);
+		h = lseek(fd, d, SEEK_HOLE);
 		if (h < 0 || h > end)
 			h = end;
-		if (bk_read_user(dst + d, b->cpu_va + (uint64_t)d, (size_t)(h - d)))
+		if (bk_read_user(dst + (d - base), b->cpu_va + (uint64_t)(d - base),
+				 (size_t)(h - d)))
 			return -EFAULT;
 		pos = h;
 	}

@@ -189,9 +189,10 @@ static void test_alloc_from_arena(void **state)
 	assert_int_equal(alloc_in(&h, 3, 0, other, 2 * PAGE,
 				  GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, NULL, NULL),
 			 -EINVAL);
-	assert_int_equal(
-	    alloc_in(&h, 3, 0, other, PAGE, GTT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED, NULL, NULL),
-	    -EINVAL);
+	/* a GPU mapping attribute, kept for user memory too */
+	assert_int_equal(alloc_in(&h, 3, 12 * PAGE, h_va(&h, PAGE), PAGE,
+				  GTT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED, NULL, NULL),
+			 0);
 	/* arenas that do not exist */
 	assert_int_equal(alloc_in(&h, 0, 0, other, PAGE, GTT, NULL, NULL), -EINVAL);
 	assert_int_equal(alloc_in(&h, 2, 0, other, PAGE, GTT, NULL, NULL), -EINVAL);
