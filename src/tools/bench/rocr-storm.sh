@@ -38,8 +38,8 @@ one() {
 	[ -n "$ms" ] || { echo "$1 run printed no storm_ms: $out"; exit 1; }
 	if [ -f "$stats" ]; then
 		# one line per process of the run; vkfd-run's own processes do not load the shim
-		set -- "$1" $(awk '{r += $4; w += $6; b += $8} END {print r, w, b}' "$stats")
-		echo "$ms $2 $3 $4" >>"$tmp/$1"
+		sums=$(awk '{r += $4; w += $6; b += $8} END {print r, w, b}' "$stats")
+		echo "$ms $sums" >>"$tmp/$1"
 	else
 		echo "$ms 0 0 0" >>"$tmp/$1"
 	fi
