@@ -182,30 +182,61 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 /* Copy the converted range into dst (zero-filled). When the blob is a
  * file that knows its holes (a memfd: SEEK_DATA/SEEK_HOLE; swapped pages
  * count as data), only its data extents are copied. */
+/* An arena slice whose blob is a file here (a memfd, vtest): the pages of
+ * the range that hold data are those the mapping shows resident (mincore
+ * on a shared file mapping asks the file's page cache, swapped shmem pages
+ * included). SEEK_DATA/SEEK_HOLE would scan the arena around the range,
+ * every other BO's pages too (measured: frees of hsa_storm took 6x
+ * longer). A blob without a file here (virtgpu: a device mapping, whose
+ * residency says nothing about the host's pages) is copied whole. */
+static int bk_copy_arena_data(uint8_t *dst, const struct bk_bo *b)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), n = b->uptr_len / pg;
+	unsigned char vec[512];
+
+	if (b->arena->blob.fd < 0)
+		return bk_read_user(dst, b->cpu_va, b->uptr_len);
+	for (uint64_t i = 0; i < n;) {
+		uint64_t k = n - i < sizeof(vec) ? n - i : sizeof(vec);
+
+		if (mincore((void *)(uintptr_t)(b->cpu_va + i * pg), k * pg, vec))
+			return bk_read_user(dst + i * pg, b->cpu_va + i * pg, (n - i) * pg);
+		for (uint64_t j = 0; j < k;) {
+			uint64_t run = j;
+
+			while (run < k && (vec[run] & 1))
+				run++;
+			if (run > j && bk_read_user(dst + (i + j) * pg, b->cpu_va + (i + j) * pg,
+						    (run - j) * pg))
+				return -EFAULT;
+			j = run > j ? run : j + 1;
+		}
+		i += k;
+	}
+	return 0;
+}
+
 static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
 {
-	/* an arena BO's range starts at its offset in the arena's blob */
-	int fd = b->arena ? b->arena->blob.fd : b->has_blob ? b->blob.fd : -1;
-	off_t base = b->arena ? (off_t)b->arena_offset : 0;
-	off_t pos = base, end = base + (off_t)b->uptr_len;
+	off_t pos = 0, end = (off_t)b->uptr_len;
 
-	if (fd < 0 || lseek(fd, 0, SEEK_HOLE) < 0)
+	if (b->arena)
+		return bk_copy_arena_data(dst, b);
+	if (!b->has_blob || b->blob.fd < 0 || lseek(b->blob.fd, 0, SEEK_HOLE) < 0)
 		return bk_read_user(dst, b->cpu_va, b->uptr_len);
 	while (pos < end) {
-		off_t d = lseek(fd, pos, SEEK_DATA), h;
+		off_t d = lseek(b->blob.fd, pos, SEEK_DATA), h;
 
 		if (d < 0)
 			return errno == ENXIO ? 0
-					      : bk_read_user(dst + (pos - base),
-							     b->cpu_va + (uint64_t)(pos - base),
+					      : bk_read_user(dst + pos, b->cpu_va + (uint64_t)pos,
 							     (size_t)(end - pos));
 		if (d >= end)
 			break;
-		h = lseek(fd, d, SEEK_HOLE);
+		h = lseek(b->blob.fd, d, SEEK_HOLE);
 		if (h < 0 || h > end)
 			h = end;
-		if (bk_read_user(dst + (d - base), b->cpu_va + (uint64_t)(d - base),
-				 (size_t)(h - d)))
+		if (bk_read_user(dst + d, b->cpu_va + (uint64_t)d, (size_t)(h - d)))
 			return -EFAULT;
 		pos = h;
 	}

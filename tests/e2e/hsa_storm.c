@@ -15,8 +15,11 @@
  *                   everything left is freed.
  *
  * It prints one line "hsa_storm: rounds R allocs A frees F copies C
- * storm_ms T" (T: the storm alone, from the first allocation to the last
- * free, without hsa_init and hsa_shut_down), and "hsa_storm: all passed".
+ * storm_ms T alloc_ms TA copy_ms TC free_ms TF" (T: the storm alone, from
+ * the first allocation to the last free, without hsa_init and
+ * hsa_shut_down; TA, TC, TF: the part of it spent in allocations with
+ * their agent access, in copies with their signal waits, and in frees),
+ * and "hsa_storm: all passed".
  * Exit: 0 passed, 1 a copy came back wrong, 2 setup or HSA error.
  */
 #include <hsa/hsa.h>
@@ -55,6 +58,7 @@ struct storm {
 	bool have_dev, have_sys, have_karg;
 	uint8_t *check; /* kernarg-pool buffer the copies come back into */
 	unsigned allocs, frees, copies;
+	double alloc_ms, copy_ms, free_ms; /* where the storm's time went */
 };
 
 struct pair {
@@ -117,23 +121,6 @@ static hsa_status_t find_cpu_pool(hsa_amd_memory_pool_t pool, void *data)
 	return find_pool(pool, data, false);
 }
 
-static void *alloc_in(struct storm *s, hsa_amd_memory_pool_t pool, size_t size)
-{
-	hsa_agent_t agents[2] = {s->gpu, s->cpu};
-	void *p = NULL;
-
-	CHECK_HSA(hsa_amd_memory_pool_allocate(pool, size, 0, &p));
-	CHECK_HSA(hsa_amd_agents_allow_access(2, agents, NULL, p));
-	s->allocs++;
-	return p;
-}
-
-static void free_mem(struct storm *s, void *p)
-{
-	CHECK_HSA(hsa_amd_memory_pool_free(p));
-	s->frees++;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -142,12 +129,34 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+static void *alloc_in(struct storm *s, hsa_amd_memory_pool_t pool, size_t size)
+{
+	hsa_agent_t agents[2] = {s->gpu, s->cpu};
+	double t = now_ms();
+	void *p = NULL;
+
+	CHECK_HSA(hsa_amd_memory_pool_allocate(pool, size, 0, &p));
+	CHECK_HSA(hsa_amd_agents_allow_access(2, agents, NULL, p));
+	s->allocs++;
+	s->alloc_ms += now_ms() - t;
+	return p;
+}
+
+static void free_mem(struct storm *s, void *p)
+{
+	double t = now_ms();
+
+	CHECK_HSA(hsa_amd_memory_pool_free(p));
+	s->frees++;
+	s->free_ms += now_ms() - t;
+}
+
 /* One async copy with an interrupt signal, waited for blocked. */
 static void copy_wait(struct storm *s, void *dst, hsa_agent_t dst_agent, const void *src,
 		      hsa_agent_t src_agent, size_t size)
 {
 	hsa_agent_t consumers[2] = {s->cpu, s->gpu};
-	double deadline = now_ms() + WAIT_TIMEOUT_S * 1e3;
+	double t = now_ms(), deadline = t + WAIT_TIMEOUT_S * 1e3;
 	hsa_signal_value_t v;
 	hsa_signal_t done;
 
@@ -164,6 +173,7 @@ static void copy_wait(struct storm *s, void *dst, hsa_agent_t dst_agent, const v
 		exit(EXIT_SETUP);
 	}
 	s->copies++;
+	s->copy_ms += now_ms() - t;
 }
 
 /* Size classes of a loader: tensors from 64 KiB to 16 MiB in VRAM, host
@@ -255,8 +265,9 @@ int main(int argc, char **argv)
 	free_mem(&s, s.check);
 	t1 = now_ms();
 
-	printf("hsa_storm: rounds %u allocs %u frees %u copies %u storm_ms %.1f\n", rounds,
-	       s.allocs, s.frees, s.copies, t1 - t0);
+	printf("hsa_storm: rounds %u allocs %u frees %u copies %u storm_ms %.1f alloc_ms %.1f "
+	       "copy_ms %.1f free_ms %.1f\n",
+	       rounds, s.allocs, s.frees, s.copies, t1 - t0, s.alloc_ms, s.copy_ms, s.free_ms);
 	CHECK_HSA(hsa_shut_down());
 	if (bad) {
 		printf("hsa_storm: %u copies came back wrong\n", bad);
