@@ -5,8 +5,9 @@
 # (vkfd-run --native: kfdsim inside the program) and through vkfd
 # (vkfd-run: the shim's vkfd backend and a private vkfd-server, vtest
 # socket), with and without arenas, interleaved in one run. Prints a table:
-# the storm's median wall time and its ratio to native, and per process the
-# replies the shim waited for, its fenced waits and the blobs it created
+# the storm's median wall time, its ratio to native and the part spent in
+# allocations, copies (with their signal waits) and frees, and per process
+# the replies the shim waited for, its fenced waits and the blobs it created
 # (VKFD_SHIM_STATS), with the ratio to the run without arenas.
 #
 #   rocr-storm.sh BUILD_DIR [ROUNDS] [REPEAT]
@@ -25,7 +26,8 @@ storm="$build/tests/e2e/hsa_storm"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocr-storm.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# one run of mode $1 (native | arenas | blobs); appends "ms replies waits blobs"
+# one run of mode $1 (native | arenas | blobs); appends
+# "ms replies waits blobs alloc_ms copy_ms free_ms"
 one() {
 	stats="$tmp/stats.$1"
 	rm -f "$stats"
@@ -36,12 +38,14 @@ one() {
 	esac || { echo "$1 run failed: $out"; exit 1; }
 	ms=$(printf '%s\n' "$out" | sed -n 's/.*storm_ms \([0-9.]*\).*/\1/p')
 	[ -n "$ms" ] || { echo "$1 run printed no storm_ms: $out"; exit 1; }
+	parts=$(printf '%s\n' "$out" |
+		sed -n 's/.*alloc_ms \([0-9.]*\) copy_ms \([0-9.]*\) free_ms \([0-9.]*\).*/\1 \2 \3/p')
 	if [ -f "$stats" ]; then
 		# one line per process of the run; vkfd-run's own processes do not load the shim
 		sums=$(awk '{r += $4; w += $6; b += $8} END {print r, w, b}' "$stats")
-		echo "$ms $sums" >>"$tmp/$1"
+		echo "$ms $sums $parts" >>"$tmp/$1"
 	else
-		echo "$ms 0 0 0" >>"$tmp/$1"
+		echo "$ms 0 0 0 $parts" >>"$tmp/$1"
 	fi
 }
 
@@ -61,16 +65,20 @@ blobs_b=$(median "$tmp/blobs" 4)
 replies_b=$(median "$tmp/blobs" 2)
 echo "hsa_storm $rounds rounds, $repeat runs per mode, medians ($(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
-echo "| mode | storm_ms | vs native | replies | waits | blobs | blobs vs per-BO blobs | replies vs per-BO blobs |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| mode | storm_ms | vs native | alloc / copy / free ms | replies | waits | blobs | blobs vs per-BO blobs | replies vs per-BO blobs |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for m in native arenas blobs; do
 	ms=$(median "$tmp/$m" 1)
 	r=$(median "$tmp/$m" 2)
 	w=$(median "$tmp/$m" 3)
 	b=$(median "$tmp/$m" 4)
-	awk -v m="$m" -v ms="$ms" -v nat="$nat" -v r="$r" -v w="$w" -v b="$b" -v bb="$blobs_b" -v rb="$replies_b" 'BEGIN {
+	pa=$(median "$tmp/$m" 5)
+	pc=$(median "$tmp/$m" 6)
+	pf=$(median "$tmp/$m" 7)
+	awk -v m="$m" -v ms="$ms" -v nat="$nat" -v r="$r" -v w="$w" -v b="$b" -v bb="$blobs_b" -v rb="$replies_b" \
+		-v pa="$pa" -v pc="$pc" -v pf="$pf" 'BEGIN {
 		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
-		printf "| %s | %.1f | %.2fx | %d | %d | %d | %s | %s |\n", name, ms, ms / nat, r, w, b,
+		printf "| %s | %.1f | %.2fx | %.0f / %.0f / %.0f | %d | %d | %d | %s | %s |\n", name, ms, ms / nat, pa, pc, pf, r, w, b,
 			m == "native" ? "-" : sprintf("%.2fx", b / bb), m == "native" ? "-" : sprintf("%.2fx", r / rb)
 	}'
 done
