@@ -75,7 +75,7 @@ LAYERS = [
                 "shmem.c", "topology.c", "device_real.c"]),
     ("device", ["host_device.c"]),
     ("core", ["host_core.c", "host_wait_ring.c"]),
-    ("memory", ["host_blob.c", "render_alloc.c"]),
+    ("memory", ["host_arena.c", "host_blob.c", "render_alloc.c"]),
     ("handlers", ["cmd_*.c"]),
     ("dispatch", ["host_executor.c"]),
     ("lifecycle", ["host_context.c"]),

@@ -48,6 +48,10 @@ enum vkfd_host_device {
  * too: a second context is refused with -EBUSY unless the device offers
  * secondary KFD processes. Always in force for the real device. */
 #define VKFD_HOST_FLAG_ONE_KFD_PROCESS (1u << 1)
+/* Do not offer VKFD_FEAT_ARENAS: a guest then maps every CPU-visible BO
+ * through a blob of its own, as with a host that predates arenas (tests,
+ * comparisons). */
+#define VKFD_HOST_FLAG_NO_ARENAS (1u << 2)
 
 struct vkfd_host_quota {
 	uint64_t vram_bytes; /* 0 = unlimited (device limit) */

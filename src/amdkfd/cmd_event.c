@@ -98,7 +98,8 @@ int cmd_create_event(struct cmd_ctx *c)
 		page = obj_table_get(&ctx->bos, r->event_page);
 		/* the kernel writes the whole page through its own mapping of the
 		 * BO's memory: the memory, not the VA span, must hold it */
-		if (!page || page->kind != BO_MEMORY ||
+		/* an arena BO is user memory to KFD, which cannot kmap it */
+		if (!page || page->kind != BO_MEMORY || page->arena ||
 		    !(page->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) ||
 		    host_bo_backing_bytes(page) < EVENT_PAGE_BYTES)
 			return -EINVAL;

@@ -22,6 +22,10 @@ int cmd_hello(struct cmd_ctx *c)
 	vkfd_shmem_hdr(c->ctx->shmem.map)->version = ver;
 	rsp->version = ver;
 	rsp->features = r->features & host_features();
+	/* a secondary KFD process takes no user memory (kfdsim refuses it) */
+	if (c->ctx->kfd_secondary)
+		rsp->features &= ~VKFD_FEAT_ARENAS;
+	c->ctx->features = rsp->features;
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 }

@@ -47,6 +47,7 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	struct kfd_ioctl_free_memory_of_gpu_args fa;
 	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
+	struct host_arena *arena = NULL;
 	struct host_bo *bo;
 	uint64_t charge, handle;
 	int g, ret;
@@ -54,6 +55,11 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
+	/* guest-chosen handles are another part of protocol 1.1 */
+	if (r->new_handle || (r->alloc_flags & ~VKFD_ALLOC_ARENA))
+		return -EINVAL;
+	if (!(r->alloc_flags & VKFD_ALLOC_ARENA) && (r->arena_id || r->arena_offset))
+		return -EINVAL;
 	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
 		return -EINVAL; /* the guest converts USERPTR to GTT (docs/security.md) */
 	if ((r->flags & ~(DOMAIN_FLAGS | ATTR_FLAGS)) || count_domains(r->flags) != 1)
@@ -69,6 +75,17 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	/* VA 0 is KFD's "no GPU mapping" (VRAM for export only) */
 	if (r->va == 0 && !(r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM))
 		return -EINVAL;
+	if (r->alloc_flags & VKFD_ALLOC_ARENA) {
+		/* GTT, not mapped twice (AQL); the attributes (UNCACHED,
+		 * COHERENT, ...) go to KFD with the user memory */
+		if (!(ctx->features & VKFD_FEAT_ARENAS) ||
+		    (r->flags & (DOMAIN_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)) !=
+			KFD_IOC_ALLOC_MEM_FLAGS_GTT)
+			return -EINVAL;
+		arena = host_arena_get(ctx, r->arena_id);
+		if (!arena || !host_arena_range_free(arena, r->arena_offset, r->size))
+			return -EINVAL;
+	}
 	if (r->va) {
 		const struct kfd_process_device_apertures *ap = &ctx->gpu[g].ap;
 
@@ -83,6 +100,8 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
 		if (q->vram_bytes && ctx->vram_used + charge > q->vram_bytes)
 			return -ENOMEM;
+	} else if (arena) {
+		charge = 0; /* CREATE_ARENA charged the whole arena */
 	} else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) {
 		if (q->gtt_bytes && ctx->gtt_used + charge > q->gtt_bytes)
 			return -ENOMEM;
@@ -116,7 +135,21 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	a.size = r->size;
 	a.gpu_id = r->gpu_id;
 	a.flags = r->flags;
-	if (host_render_alloc_needed(r->flags)) {
+	if (arena) {
+		/* zeroed and held before KFD sees it; KFD registers the host's
+		 * own mapping of the range as user memory */
+		ret = host_arena_claim(arena, r->arena_offset, r->size);
+		if (ret) {
+			free(bo);
+			return ret;
+		}
+		a.flags =
+		    (r->flags & ~KFD_IOC_ALLOC_MEM_FLAGS_GTT) | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
+		a.mmap_offset = (uint64_t)(uintptr_t)((uint8_t *)arena->mem.map + r->arena_offset);
+		ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
+		if (ret)
+			host_arena_release(arena, r->arena_offset, r->size);
+	} else if (host_render_alloc_needed(r->flags)) {
 		uint64_t kh = 0;
 
 		ret = host_render_alloc(ctx, (uint32_t)g, r->va, r->size, r->flags, &kh,
@@ -135,7 +168,12 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	bo->gpu = (uint32_t)g;
 	bo->quota_bytes = charge;
 	bo->blob_size = (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r->size / 2 : r->size;
-	if (bo->kind != BO_MEMORY) {
+	bo->arena = arena;
+	bo->arena_offset = arena ? r->arena_offset : 0;
+	if (arena) {
+		bo->map_info = VKFD_MAP_CACHED; /* the arena's memfd pages */
+		bo->map_flags = VKFD_ALLOC_MAP_ARENA;
+	} else if (bo->kind != BO_MEMORY) {
 		bo->map_info = VKFD_MAP_CACHED;
 		bo->map_flags = VKFD_ALLOC_MAP_SHADOW;
 	} else if (host_device_can(VKFD_DEVICE_CAP_COHERENT_MEMFD)) {
@@ -165,6 +203,8 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		host_kfd_ioctl(ctx, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &fa);
 		if (bo->dmabuf_fd >= 0)
 			close(bo->dmabuf_fd);
+		if (arena)
+			host_arena_release(arena, r->arena_offset, r->size);
 		free(bo);
 		return ret == -EADDRINUSE ? ret : -ENOMEM;
 	}
@@ -195,6 +235,9 @@ static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
 		ctx->vram_used -= bo->quota_bytes;
 	else if (bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 		ctx->gtt_used -= bo->quota_bytes;
+	/* the range is free for the next BO, which the claim zeroes first */
+	if (bo->arena)
+		host_arena_release(bo->arena, bo->arena_offset, bo->size);
 	free(bo);
 }
 

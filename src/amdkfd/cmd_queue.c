@@ -137,7 +137,7 @@ static int map_write_pointer(struct vkfd_host_context *ctx, uint64_t wptr_va,
 {
 	const struct va_range *r = va_map_find(&ctx->va, wptr_va, 8);
 	const struct host_bo *bo;
-	uint64_t off;
+	uint64_t off, mem_off;
 	uint8_t *p;
 	int fd;
 
@@ -148,9 +148,10 @@ static int map_write_pointer(struct vkfd_host_context *ctx, uint64_t wptr_va,
 	/* AQL_QUEUE_MEM: the second half of the VA shows the first again */
 	if (host_bo_backing_bytes(bo) && host_bo_backing_bytes(bo) < bo->size)
 		off %= host_bo_backing_bytes(bo);
-	fd = host_bo_memory_fd(ctx, bo);
+	fd = host_bo_memory_fd(ctx, bo, &mem_off);
 	if (fd < 0)
 		return fd;
+	off += mem_off; /* an arena BO starts inside its arena's memfd */
 	p = mmap(NULL, QUEUE_PAGE, PROT_READ, MAP_SHARED, fd, (off_t)(off & ~(QUEUE_PAGE - 1)));
 	close(fd);
 	if (p == MAP_FAILED)

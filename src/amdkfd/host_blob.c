@@ -90,7 +90,8 @@ static int blob_table_grow(struct vkfd_host_context *ctx)
 	return 0;
 }
 
-static int blob_bind_locked(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
+static int blob_bind_locked(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo,
+			    struct host_arena *arena)
 {
 	struct blob_entry *e, **head;
 	int ret;
@@ -110,13 +111,40 @@ static int blob_bind_locked(struct vkfd_host_context *ctx, uint64_t blob_id, str
 		return -ENOMEM;
 	e->blob_id = blob_id;
 	e->bo = bo;
+	e->arena = arena;
 	head = &ctx->blob_buckets[blob_hash(ctx, blob_id) & (ctx->n_buckets - 1)];
 	e->hnext = *head;
 	*head = e;
-	e->bnext = bo->blob_ids;
-	bo->blob_ids = e;
+	if (bo) {
+		e->bnext = bo->blob_ids;
+		bo->blob_ids = e;
+	}
 	ctx->n_blobs++;
 	return 0;
+}
+
+int host_blob_bind_arena_locked(struct vkfd_host_context *ctx, struct host_arena *a)
+{
+	host_assert_held(&ctx->lock);
+	if (a->blob_id == VKFD_SHMEM_BLOB_ID)
+		return -EINVAL;
+	return blob_bind_locked(ctx, a->blob_id, NULL, a);
+}
+
+void host_blob_unbind_arena_locked(struct vkfd_host_context *ctx, struct host_arena *a)
+{
+	struct blob_entry **p, *e;
+
+	host_assert_held(&ctx->lock);
+	if (!ctx->n_buckets)
+		return;
+	p = blob_slot(ctx, a->blob_id);
+	e = *p;
+	if (!e || e->arena != a)
+		return;
+	*p = e->hnext;
+	ctx->n_blobs--;
+	free(e);
 }
 
 void host_blob_unbind_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo)
@@ -165,11 +193,12 @@ void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
 	int ret;
 
 	host_assert_held(&ctx->lock);
+	/* an arena BO's CPU mapping is a slice of its arena's blob */
 	if (!bo || bo->freeing || r->blob_id == VKFD_SHMEM_BLOB_ID ||
-	    (bo->map_flags & VKFD_ALLOC_MAP_NONE))
+	    (bo->map_flags & (VKFD_ALLOC_MAP_NONE | VKFD_ALLOC_MAP_ARENA)))
 		ret = -EINVAL;
 	else
-		ret = blob_bind_locked(ctx, r->blob_id, bo);
+		ret = blob_bind_locked(ctx, r->blob_id, bo, NULL);
 	if (ret)
 		vkfd_dbg("ctx %u: BIND_BLOB %llu refused: %d", ctx->ctx_id,
 			 (unsigned long long)r->blob_id, ret);
@@ -213,13 +242,21 @@ static int get_shmem(struct vkfd_host_context *ctx, uint64_t size, uint32_t flag
 	return 0;
 }
 
-int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo)
+int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo, uint64_t *offset)
 {
 	struct vkfd_kfd_export_dmabuf_args a;
 	int ret;
 
+	*offset = 0;
 	if (bo->kind != BO_MEMORY && bo->kind != BO_IMPORT)
 		return -EINVAL;
+	if (bo->arena) {
+		ret = fcntl(bo->arena->mem.fd, F_DUPFD_CLOEXEC, 0);
+		if (ret < 0)
+			return -errno;
+		*offset = bo->arena_offset;
+		return ret;
+	}
 	if (bo->dmabuf_fd >= 0) {
 		/* allocated through the render node (KFD < 1.12) */
 		ret = fcntl(bo->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
@@ -239,6 +276,7 @@ static int export_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo,
 			    struct vkfd_blob *out)
 {
 	struct shmem_region *shadow = NULL;
+	uint64_t off;
 	int fd;
 
 	host_assert_held(&ctx->lock);
@@ -260,7 +298,10 @@ static int export_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo,
 			out->info = VKFD_BLOB_INFO_DOORBELL;
 		return 0;
 	}
-	fd = host_bo_memory_fd(ctx, bo);
+	/* an arena BO is never bound (host_blob_bind_at_submit_locked) */
+	if (bo->arena)
+		return -EINVAL;
+	fd = host_bo_memory_fd(ctx, bo, &off);
 	if (fd < 0)
 		return fd;
 	out->fd = fd;
@@ -300,6 +341,25 @@ VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32
 	}
 	/* bound at submit time: nothing to wait for */
 	e = blob_entry_find(ctx, blob_id);
+	if (e && e->arena) {
+		/* an arena: its size, MAPPABLE only, exported once */
+		if (e->exported || size != e->arena->size || blob_flags != BLOB_FLAG_MAPPABLE) {
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = fcntl(e->arena->mem.fd, F_DUPFD_CLOEXEC, 0);
+		if (ret < 0) {
+			ret = -errno;
+			goto out;
+		}
+		out->fd = ret;
+		out->fd_type = VKFD_BLOB_FD_SHM;
+		out->map_info = VKFD_BLOB_MAP_CACHED;
+		out->size = e->arena->size;
+		e->exported = true;
+		ret = 0;
+		goto out;
+	}
 	bo = e ? e->bo : NULL;
 	/* unbound, freed, already exported (one export per id), or a size
 	 * that does not match the BO's blob */

@@ -64,6 +64,8 @@ int cmd_unmap_memory(struct cmd_ctx *c);
 int cmd_bind_blob(struct cmd_ctx *c);
 int cmd_import_resource(struct cmd_ctx *c);
 int cmd_get_resource_info(struct cmd_ctx *c);
+int cmd_create_arena(struct cmd_ctx *c);
+int cmd_destroy_arena(struct cmd_ctx *c);
 int cmd_create_queue(struct cmd_ctx *c);
 int cmd_destroy_queue(struct cmd_ctx *c);
 int cmd_update_queue(struct cmd_ctx *c);
@@ -81,5 +83,7 @@ int cmd_wait_events(struct cmd_ctx *c);
 void host_events_cancel(struct vkfd_host_context *ctx);
 void host_queues_release(struct vkfd_host_context *ctx);
 void host_bos_release(struct vkfd_host_context *ctx);
+/* after host_bos_release */
+void host_arenas_release(struct vkfd_host_context *ctx);
 
 #endif

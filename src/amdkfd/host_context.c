@@ -55,6 +55,7 @@ static int ctx_open_kfd(struct vkfd_host_context *ctx, bool need_secondary)
 		}
 	}
 	ctx->kfd_fd = fd;
+	ctx->kfd_secondary = need_secondary;
 	return 0;
 }
 
@@ -135,6 +136,7 @@ static void ctx_teardown(struct vkfd_host_context *ctx)
 	ctx->relay = NULL;
 	host_queues_release(ctx);
 	host_bos_release(ctx);
+	host_arenas_release(ctx);
 	pthread_mutex_lock(&host_g.lock);
 	for (uint32_t g = 0; g < HOST_MAX_GPUS; g++)
 		if ((ctx->gpu_active_mask >> g) & 1)

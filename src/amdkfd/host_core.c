@@ -59,6 +59,8 @@ uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_fl
 	if ((caps->flags & VKFD_DEVICE_CAP_PROCESS_PER_OPEN) &&
 	    !(host_flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
 		f |= VKFD_FEAT_MULTI_CONTEXT;
+	if (!(host_flags & VKFD_HOST_FLAG_NO_ARENAS))
+		f |= VKFD_FEAT_ARENAS;
 	return f;
 }
 

@@ -83,6 +83,8 @@ enum bo_kind {
 	BO_IMPORT,
 };
 
+struct host_arena;
+
 struct host_bo {
 	uint64_t handle;     /* opaque, guest visible */
 	uint64_t kfd_handle; /* never leaves the host */
@@ -98,7 +100,23 @@ struct host_bo {
 	bool freeing;                /* FREE in flight: get_blob must not export */
 	bool event_page;
 	bool in_va_map;
-	int dmabuf_fd; /* render-node allocation (KFD < 1.12), else -1 */
+	int dmabuf_fd;            /* render-node allocation (KFD < 1.12), else -1 */
+	struct host_arena *arena; /* memory is [arena_offset, +size) of it, or NULL */
+	uint64_t arena_offset;
+};
+
+/* A context's arena (docs/protocol.md 9.4.1): one sealed memfd exported as
+ * one blob, whose page ranges back GTT BOs registered with KFD as USERPTR
+ * of the host's own mapping. The executor alone creates, changes and
+ * destroys arenas; get_blob reaches one only through the blob table, under
+ * ctx->lock (host_arena.c). */
+struct host_arena {
+	uint32_t id;
+	uint64_t size;
+	uint64_t blob_id;        /* bound while the arena lives */
+	struct shmem_region mem; /* memfd sealed against shrink and grow */
+	uint64_t *used;          /* bit per page: held by a live BO */
+	uint32_t n_bos;          /* live BOs in it: destroy is -EBUSY */
 };
 
 struct host_queue {
@@ -148,7 +166,8 @@ static inline size_t host_batch_cost(size_t size)
 
 struct blob_entry {
 	uint64_t blob_id;
-	struct host_bo *bo;
+	struct host_bo *bo;       /* or NULL: the id names an arena */
+	struct host_arena *arena; /* CREATE_ARENA's blob, or NULL */
 	bool exported;            /* one export per blob id */
 	struct blob_entry *hnext; /* hash chain */
 	struct blob_entry *bnext; /* next id of the same BO */
@@ -223,6 +242,10 @@ struct vkfd_host_context {
 	uint8_t relay_used[HOST_QUEUE_SLOTS / 8];
 
 	uint64_t vram_used, gtt_used;
+	/* the executor's alone: arenas[id - 1] (host_arena.c) */
+	struct host_arena *arenas[VKFD_MAX_ARENAS];
+	uint64_t features;  /* VKFD_FEAT_* granted by HELLO (executor) */
+	bool kfd_secondary; /* its KFD process is a secondary one */
 	uint32_t proto_version;
 	int32_t xnack;
 
@@ -281,8 +304,25 @@ void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
 /* teardown: no other thread is left */
 void host_blob_table_fini(struct vkfd_host_context *ctx);
 /* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node
- * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd). -errno otherwise. */
-int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo);
+ * dmabuf, or EXPORT_DMABUF (kfdsim: its memfd), or of its arena's memfd.
+ * *offset gets where the BO's memory starts in that fd. -errno otherwise. */
+int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo, uint64_t *offset);
+/* CREATE_ARENA's blob id; -EEXIST (bound), -ENOMEM (blob-id limit). */
+int host_blob_bind_arena_locked(struct vkfd_host_context *ctx, struct host_arena *a);
+void host_blob_unbind_arena_locked(struct vkfd_host_context *ctx, struct host_arena *a);
+/* arenas (host_arena.c), on the executor */
+/* live arena `id` of ctx, or NULL (out of range or not live) */
+struct host_arena *host_arena_get(struct vkfd_host_context *ctx, uint32_t id);
+/* a zeroed, sealed, host-mapped arena; -EINVAL (size), -ENOMEM, -errno */
+int host_arena_new(uint32_t id, uint64_t size, struct host_arena **out);
+void host_arena_free(struct host_arena *a);
+/* Is [off, off + size) page aligned, inside a and held by no live BO? */
+bool host_arena_range_free(const struct host_arena *a, uint64_t off, uint64_t size);
+/* Take a free range for a new BO: zero it (no BO sees a previous BO's
+ * bytes), mark it held. -EINVAL if not host_arena_range_free. */
+int host_arena_claim(struct host_arena *a, uint64_t off, uint64_t size);
+/* Give back what host_arena_claim took. */
+void host_arena_release(struct host_arena *a, uint64_t off, uint64_t size);
 /* executor (host_executor.c): dispatches to the handlers (host_cmd.h) */
 int host_executor_start(struct vkfd_host_context *ctx);
 void host_executor_stop(struct vkfd_host_context *ctx);

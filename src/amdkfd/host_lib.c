@@ -65,7 +65,8 @@ VKFD_EXPORT int vkfd_host_init(const struct vkfd_host_config *cfg)
 
 	if (!cfg || cfg->api_version != VKFD_HOST_API_VERSION)
 		return -EINVAL;
-	if (cfg->flags & ~(VKFD_HOST_FLAG_ASYNC_FENCES | VKFD_HOST_FLAG_ONE_KFD_PROCESS))
+	if (cfg->flags & ~(VKFD_HOST_FLAG_ASYNC_FENCES | VKFD_HOST_FLAG_ONE_KFD_PROCESS |
+			   VKFD_HOST_FLAG_NO_ARENAS))
 		return -EINVAL;
 	if ((cfg->flags & VKFD_HOST_FLAG_ASYNC_FENCES) && !cfg->retire_fence)
 		return -EINVAL;

@@ -62,10 +62,14 @@ static int host_get(void)
 	if (host_users == 0) {
 		struct vkfd_host_config cfg;
 		const char *dev = getenv("VKFD_DIRECT_DEVICE");
+		const char *no_arenas = getenv("VKFD_DIRECT_NO_ARENAS");
 
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.api_version = VKFD_HOST_API_VERSION;
 		cfg.flags = VKFD_HOST_FLAG_ASYNC_FENCES;
+		/* a host without arenas, as one that predates them (tests) */
+		if (no_arenas && !strcmp(no_arenas, "1"))
+			cfg.flags |= VKFD_HOST_FLAG_NO_ARENAS;
 		cfg.device = VKFD_DEVICE_SIM;
 		if (dev && !strcmp(dev, "real"))
 			cfg.device = VKFD_DEVICE_REAL;

@@ -204,6 +204,7 @@ static int bk_init(void)
 	bk.inited = true;
 	if (!atexit_done) {
 		atexit(bk_cleanup_tree);
+		atexit(bk_stats_report);
 		atexit_done = true;
 	}
 out:

@@ -106,6 +106,7 @@ int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rs
 	h->cmd = cmd;
 	h->len = (uint32_t)req_len;
 	memset(rsp, 0, rsp_len);
+	bk_stats_count(&bk_stats.replies);
 	r = vkfd_guest_call(c->g, req, req_len, rsp, rsp_len);
 	if (r)
 		return bk_transport_err(r);
@@ -166,7 +167,7 @@ struct bk_conn *bk_conn_new(int *err)
 	memset(&req, 0, sizeof(req));
 	req.version_min = VKFD_PROTO_VERSION_MIN;
 	req.version_max = VKFD_PROTO_VERSION_MAX;
-	req.features = VKFD_FEAT_ALL_V1;
+	req.features = VKFD_FEAT_ALL_V1 | (bk_arenas_enabled() ? VKFD_FEAT_ARENAS : 0);
 	r = bk_call(c, VKFD_CMD_HELLO, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r) {
 		bk_log("HELLO failed: %d", r);
@@ -192,6 +193,7 @@ void bk_conn_free(struct bk_conn *c)
 			vkfd_guest_blob_destroy(c->g, &b->blob);
 		free(b);
 	}
+	bk_arenas_free(c, !c->dead);
 	/* A connection inherited over fork belongs to the parent: never send
 	 * anything on it, only forget it. */
 	if (!c->dead)

@@ -252,6 +252,7 @@ int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 	req->timeout_ms = a->timeout;
 	req->hdr.cmd = VKFD_CMD_WAIT_EVENTS;
 	req->hdr.len = VKFD_REQ_WAIT_EVENTS_LEN(n);
+	bk_stats_count(&bk_stats.waits);
 	r = vkfd_guest_call_wait(c->g, req, req->hdr.len, rsp, VKFD_RSP_WAIT_EVENTS_LEN(n));
 	if (r) {
 		r = bk_transport_err(r);

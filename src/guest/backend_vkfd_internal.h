@@ -69,6 +69,23 @@ struct bk_gpu {
 
 struct bk_conn;
 
+/* Arenas (VKFD_FEAT_ARENAS, docs/guest-vkfd-backend.md "Arenas"): small
+ * CPU-visible GTT BOs are sub-allocated from 64 MiB host arenas, one blob
+ * each, instead of a blob per BO. */
+#define BK_ARENA_SIZE   (64ull << 20)
+#define BK_ARENA_MAX_BO (2ull << 20) /* larger BOs keep a blob of their own */
+
+/* One arena: its id, its blob (created with the arena) and which pages
+ * live BOs hold. Under bk_mem_lock. */
+struct bk_arena {
+	uint32_t id; /* 1..VKFD_MAX_ARENAS */
+	uint64_t size;
+	struct vkfd_guest_blob blob;
+	uint64_t *used; /* bit per page */
+	uint32_t n_bos;
+	uint64_t hint; /* page where the next search starts */
+};
+
 /* A BO of one KFD process. `handle` is the protocol's opaque handle; the
  * guest sees it verbatim as the KFD handle. The list links and fields set
  * at creation are under bk_lock; the blob and the USERPTR mapping state
@@ -83,11 +100,13 @@ struct bk_bo {
 	uint64_t cookie; /* render-fd mmap offset, 0 if none */
 	bool has_blob;
 	struct vkfd_guest_blob blob;
-	bool userptr;        /* converted guest USERPTR range */
-	uint64_t cpu_va;     /* its CPU address (mmap_offset); va is the GPU's */
-	uint64_t uptr_len;   /* bytes of it backed by the blob */
-	bool userptr_mapped; /* the range still holds our blob mapping */
-	bool event_page;     /* given to CREATE_EVENT: FREE -> EPERM */
+	bool userptr;           /* converted guest USERPTR range */
+	uint64_t cpu_va;        /* its CPU address (mmap_offset); va is the GPU's */
+	uint64_t uptr_len;      /* bytes of it backed by the blob */
+	bool userptr_mapped;    /* the range still holds our blob mapping */
+	bool event_page;        /* given to CREATE_EVENT: FREE -> EPERM */
+	struct bk_arena *arena; /* memory is a slice of this arena's blob */
+	uint64_t arena_offset;
 };
 
 struct bk_queue {
@@ -131,6 +150,8 @@ struct bk_conn {
 	/* under bk_mem_lock: freed USERPTR BOs of libhsakmt's own host memory
 	 * whose copy-back is deferred (backend_vkfd_userptr.c) */
 	struct bk_bo *uptr_freed;
+	/* under bk_mem_lock: arenas[id - 1], created on demand */
+	struct bk_arena *arenas[VKFD_MAX_ARENAS];
 	struct bk_queue queues[BK_MAX_QUEUES];
 	int acquired[VKFD_MAX_GPUS]; /* render fd acquired per GPU, -1 none */
 	/* ev_lock guards the event bookkeeping, the SMI clients and the
@@ -267,6 +288,33 @@ int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize);
 int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize);
 int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b);
 void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+
+/* backend_vkfd_stats.c: counters (relaxed atomics), reported at exit */
+struct bk_stats {
+	uint64_t replies;   /* sync calls: replies waited for */
+	uint64_t waits;     /* fenced WAIT_EVENTS calls */
+	uint64_t blobs;     /* blobs created (per-BO and arena blobs) */
+	uint64_t arena_bos; /* BOs placed in an arena */
+};
+extern struct bk_stats bk_stats;
+void bk_stats_count(uint64_t *counter);
+/* VKFD_SHIM_STATS=<file>: append this process's counters (atexit) */
+void bk_stats_report(void);
+
+/* backend_vkfd_arena.c (bk_mem_lock held) */
+/* VKFD_ARENAS is not "0": ask the host for arenas */
+bool bk_arenas_enabled(void);
+/* Should this allocation come from an arena? */
+/* flags: as sent to the host (a USERPTR conversion's are GTT already) */
+bool bk_arena_wanted(const struct bk_conn *c, uint32_t flags, uint64_t va, uint64_t size,
+		     bool userptr);
+/* A free, zero-checked range of `size` bytes in some arena (created if
+ * none has room): 0, or -errno when no arena can be made. */
+int bk_arena_take_locked(struct bk_conn *c, uint64_t size, struct bk_arena **out, uint64_t *offset);
+/* Give back a range bk_arena_take_locked handed out. */
+void bk_arena_put_locked(struct bk_arena *a, uint64_t offset, uint64_t size);
+/* Forget every arena (connection teardown; `send` false after fork). */
+void bk_arenas_free(struct bk_conn *c, bool send);
 
 /* backend_vkfd_userptr.c */
 bool bk_userptr_len(struct bk_bo *b);

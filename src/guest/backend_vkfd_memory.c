@@ -25,8 +25,8 @@ int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 	BK_ASSERT_MEM_LOCKED();
 	if (b->has_blob)
 		return 0;
-	if (b->map_flags & VKFD_ALLOC_MAP_NONE)
-		return -EINVAL;
+	if (b->map_flags & (VKFD_ALLOC_MAP_NONE | VKFD_ALLOC_MAP_ARENA))
+		return -EINVAL; /* an arena BO is a slice of its arena's blob */
 	id = vkfd_guest_blob_id_alloc(c->g);
 	memset(&req, 0, sizeof(req));
 	req.handle = b->handle;
@@ -34,6 +34,7 @@ int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 	r = bk_call_async(c, VKFD_CMD_BIND_BLOB, &req, sizeof(req));
 	if (r)
 		return r;
+	bk_stats_count(&bk_stats.blobs);
 	r = vkfd_guest_blob_create(c->g, id, b->blob_size, VKFD_GUEST_BLOB_MAPPABLE, &b->blob);
 	if (r) {
 		bk_log("blob create for bo %#" PRIx64 ": %d", b->handle, r);
@@ -52,8 +53,10 @@ static int bk_send_free(struct bk_conn *c, uint64_t handle)
 	return bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
 }
 
+/* arena 0: an ordinary BO (1.0's 40-byte request) */
 static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
-			 uint32_t flags, struct vkfd_rsp_alloc_memory *rsp)
+			 uint32_t flags, const struct bk_arena *arena, uint64_t arena_offset,
+			 struct vkfd_rsp_alloc_memory *rsp)
 {
 	struct vkfd_req_alloc_memory req;
 
@@ -62,7 +65,48 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t
 	req.size = size;
 	req.gpu_id = gpu_id;
 	req.flags = flags;
-	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, sizeof(req), rsp, sizeof(*rsp));
+	if (arena) {
+		req.alloc_flags = VKFD_ALLOC_ARENA;
+		req.arena_id = arena->id;
+		req.arena_offset = arena_offset;
+	}
+	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req,
+		       arena ? sizeof(req) : offsetof(struct vkfd_req_alloc_memory, new_handle),
+		       rsp, sizeof(*rsp));
+}
+
+/* An arena BO: a range of an arena and ALLOC naming it. 1: no arena could
+ * take it (the caller makes an ordinary BO), 0 or -errno of the ALLOC. */
+static int bk_alloc_in_arena(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
+			     uint32_t flags, struct bk_bo *b, struct vkfd_rsp_alloc_memory *rsp)
+{
+	struct bk_arena *a;
+	uint64_t off;
+	int r;
+
+	bk_mem_lock_take();
+	r = bk_arena_take_locked(c, size, &a, &off);
+	if (r) {
+		bk_mem_lock_release();
+		bk_log("no arena for %#" PRIx64 " bytes (%d): a blob of its own", size, r);
+		return 1;
+	}
+	r = bk_alloc_host(c, va, size, gpu_id, flags, a, off, rsp);
+	if (r)
+		bk_arena_put_locked(a, off, size);
+	else if (!(rsp->map_flags & VKFD_ALLOC_MAP_ARENA) || rsp->blob_size != size)
+		r = -EPROTO; /* the host answered for another kind of BO */
+	if (r == -EPROTO) {
+		bk_send_free(c, rsp->handle);
+		bk_arena_put_locked(a, off, size);
+	}
+	if (!r) {
+		b->arena = a;
+		b->arena_offset = off;
+		bk_stats_count(&bk_stats.arena_bos);
+	}
+	bk_mem_lock_release();
+	return r;
 }
 
 int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
@@ -94,7 +138,11 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, &rsp);
+	r = 1;
+	if (bk_arena_wanted(c, flags, a->va_addr, a->size, userptr))
+		r = bk_alloc_in_arena(c, a->va_addr, a->size, a->gpu_id, flags, b, &rsp);
+	if (r == 1)
+		r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, NULL, 0, &rsp);
 	if (r) {
 		free(b);
 		return r;
@@ -128,6 +176,8 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 			if (b->has_blob)
 				vkfd_guest_blob_destroy(c->g, &b->blob);
 			bk_send_free(c, b->handle);
+			if (b->arena)
+				bk_arena_put_locked(b->arena, b->arena_offset, b->size);
 			bk_mem_lock_release();
 			free(b);
 			return r;
@@ -185,6 +235,10 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	if (b->has_blob && !kept)
 		vkfd_guest_blob_destroy(c->g, &b->blob);
 	r = bk_send_free(c, b->handle);
+	/* the host frees it before any later ALLOC in the stream: the range
+	 * may be handed out again at once */
+	if (b->arena)
+		bk_arena_put_locked(b->arena, b->arena_offset, b->size);
 	bk_mem_lock_release();
 	if (!kept)
 		free(b);
@@ -296,6 +350,9 @@ static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *add
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
+	if (b->arena) /* its slice of the arena's blob */
+		return vkfd_guest_blob_map(c->g, &b->arena->blob, (flags & MAP_FIXED) ? addr : NULL,
+					   len, b->arena_offset, prot);
 	r = bk_bo_blob_locked(c, b);
 	if (r) {
 		errno = -r;

@@ -58,6 +58,9 @@ extern "C" {
 #define VKFD_FEAT_MULTI_CONTEXT   (1ull << 6) /* several contexts per host process */
 #define VKFD_FEAT_SIM_DEVICE      (1ull << 7) /* device is kfdsim, not a real GPU */
 #define VKFD_FEAT_ALL_V1          ((1ull << 8) - 1)
+/* Protocol 1.1 (docs/design-protocol-1.1.md); bits 8-10, 12-13 are the
+ * other 1.1 parts. */
+#define VKFD_FEAT_ARENAS (1ull << 11) /* CREATE_ARENA, ALLOC_MEMORY from an arena */
 
 #define VKFD_KERNEL_VERSION(a, b, c) (((uint32_t)(a) << 16) | ((uint32_t)(b) << 8) | (uint32_t)(c))
 
@@ -109,6 +112,8 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 #define VKFD_SIGNAL_EVENT_SLOTS      4096u /* signal page slots, ids 0..4095 */
 #define VKFD_EVENT_ID_NONSIGNAL_BASE 0x40000000u
 #define VKFD_EVENT_HINT_MAX_LOCAL    64u /* local answers before a real round trip */
+#define VKFD_MAX_ARENAS              64u /* arena ids 1..64 per context */
+#define VKFD_MAX_ARENA_SIZE          (256u * 1024u * 1024u) /* bytes of one arena */
 
 /* ------------------------------------------------------------------ */
 /* Shared memory (blob id 0)                                           */
@@ -224,6 +229,8 @@ enum vkfd_cmd {
 	VKFD_CMD_BIND_BLOB = 0x15,          /* async */
 	VKFD_CMD_IMPORT_RESOURCE = 0x16,
 	VKFD_CMD_GET_RESOURCE_INFO = 0x17,
+	VKFD_CMD_CREATE_ARENA = 0x1a,  /* VKFD_FEAT_ARENAS */
+	VKFD_CMD_DESTROY_ARENA = 0x1b, /* VKFD_FEAT_ARENAS */
 	/* queues */
 	VKFD_CMD_CREATE_QUEUE = 0x20,
 	VKFD_CMD_DESTROY_QUEUE = 0x21,
@@ -495,16 +502,27 @@ VKFD_ASSERT_SIZE(struct vkfd_amdgpu_drm_version, 32);
 #define VKFD_ALLOC_MAP_MIRRORED (1u << 0) /* map the blob twice back to back */
 #define VKFD_ALLOC_MAP_SHADOW   (1u << 1) /* doorbell/MMIO: blob is a shadow page */
 #define VKFD_ALLOC_MAP_NONE     (1u << 2) /* cannot be CPU mapped */
+#define VKFD_ALLOC_MAP_ARENA    (1u << 3) /* CPU mapping: a slice of the arena's blob */
+/* vkfd_req_alloc_memory.alloc_flags */
+#define VKFD_ALLOC_ARENA (1u << 0) /* memory from arena_id at arena_offset */
 struct vkfd_req_alloc_memory {
 	struct vkfd_req_hdr hdr;
 	uint64_t va; /* guest-chosen GPU VA (= guest CPU VA) */
 	uint64_t size;
 	uint32_t gpu_id;
 	uint32_t flags; /* KFD_IOC_ALLOC_MEM_FLAGS_*, USERPTR refused */
+	/* protocol 1.1 (zero-extended for a 1.0 guest) */
+	uint64_t new_handle;   /* VKFD_FEAT_GUEST_HANDLES; 0 = host chooses */
+	uint64_t arena_offset; /* VKFD_ALLOC_ARENA: page-aligned byte offset */
+	uint32_t arena_id;     /* VKFD_ALLOC_ARENA: 1..VKFD_MAX_ARENAS, else 0 */
+	uint32_t alloc_flags;  /* VKFD_ALLOC_* */
 };
-VKFD_ASSERT_SIZE(struct vkfd_req_alloc_memory, 40);
+VKFD_ASSERT_SIZE(struct vkfd_req_alloc_memory, 64);
 VKFD_ASSERT_OFF(struct vkfd_req_alloc_memory, va, 16);
 VKFD_ASSERT_OFF(struct vkfd_req_alloc_memory, flags, 36);
+VKFD_ASSERT_OFF(struct vkfd_req_alloc_memory, new_handle, 40);
+VKFD_ASSERT_OFF(struct vkfd_req_alloc_memory, arena_offset, 48);
+VKFD_ASSERT_OFF(struct vkfd_req_alloc_memory, alloc_flags, 60);
 struct vkfd_rsp_alloc_memory {
 	struct vkfd_rsp_hdr hdr;
 	uint64_t handle;    /* opaque BO handle */
@@ -589,6 +607,26 @@ struct vkfd_rsp_get_resource_info {
 };
 VKFD_ASSERT_SIZE(struct vkfd_rsp_get_resource_info, 296);
 VKFD_ASSERT_OFF(struct vkfd_rsp_get_resource_info, metadata, 40);
+
+/* --- CREATE_ARENA (sync): one sealed memory object, one blob -------- */
+struct vkfd_req_create_arena {
+	struct vkfd_req_hdr hdr;
+	uint64_t size;     /* page multiple, 1 page..VKFD_MAX_ARENA_SIZE */
+	uint64_t blob_id;  /* guest-chosen, != 0, unused in this context */
+	uint32_t arena_id; /* guest-chosen, 1..VKFD_MAX_ARENAS, not live */
+	uint32_t flags;    /* 0 */
+};
+VKFD_ASSERT_SIZE(struct vkfd_req_create_arena, 40);
+VKFD_ASSERT_OFF(struct vkfd_req_create_arena, blob_id, 24);
+VKFD_ASSERT_OFF(struct vkfd_req_create_arena, arena_id, 32);
+
+/* --- DESTROY_ARENA (sync): -EBUSY while a BO lives in it ------------- */
+struct vkfd_req_destroy_arena {
+	struct vkfd_req_hdr hdr;
+	uint32_t arena_id;
+	uint32_t pad;
+};
+VKFD_ASSERT_SIZE(struct vkfd_req_destroy_arena, 24);
 
 /* --- CREATE_QUEUE (sync) -------------------------------------------- */
 struct vkfd_req_create_queue {

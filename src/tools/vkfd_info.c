@@ -21,9 +21,11 @@ static void usage(FILE *f)
 		   "                 [--no-topology]\n");
 }
 
+/* by bit; bits without a name here are printed in the hex value only */
 static const char *const feature_names[] = {
-    "event-hints",  "event-ages",     "vram-export",   "import-resource",
-    "amdgpu-query", "doorbell-relay", "multi-context", "sim-device",
+    [0] = "event-hints",     [1] = "event-ages",   [2] = "vram-export",
+    [3] = "import-resource", [4] = "amdgpu-query", [5] = "doorbell-relay",
+    [6] = "multi-context",   [7] = "sim-device",   [11] = "arenas",
 };
 
 static void print_capset(const struct vkfd_capset *c)
@@ -34,7 +36,7 @@ static void print_capset(const struct vkfd_capset *c)
 	printf("  context type:       %u\n", c->context_type);
 	printf("  features:           0x%" PRIx64, c->features);
 	for (unsigned i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
-		if (c->features & (1ull << i))
+		if (feature_names[i] && (c->features & (1ull << i)))
 			printf(" %s", feature_names[i]);
 	printf("\n");
 	printf("  host KFD version:   %u.%u (minimum supported %u.%u)\n", c->kfd_major,

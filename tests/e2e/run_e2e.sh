@@ -3,7 +3,8 @@
 # One end-to-end case with real ROCm userspace on a kfdsim GPU.
 #   run_e2e.sh CASE VKFD_RUN HSA_E2E SANITIZE [MODE]
 # CASE: rocminfo | rocminfo-multi | hsa | hsa-fault | hsa-illegal | hsa-lock |
-#       hsa-register | hsa-unlock-busy | hsa-hostmem | hsa-svm | hsa-ipc
+#       hsa-register | hsa-unlock-busy | hsa-hostmem | hsa-svm | hsa-ipc |
+#       hsa-storm
 # MODE: native (vkfd-run --native, the default) or server (vkfd-run's default
 # mode: a private vkfd-server and the shim's vkfd backend).
 # VKFD_E2E_RUN_ARGS, when set, replaces the vkfd-run options MODE picks.
@@ -93,6 +94,14 @@ hsa)
 	rc=$?
 	[ $rc -eq 0 ] || fail "hsa_e2e exited with $rc"
 	grep -q '^hsa_e2e: all passed' "$out/stdout" || fail "no pass summary"
+	;;
+hsa-storm)
+	# the model-load pattern (hsa_storm.c), 48 rounds: correctness here,
+	# timing in src/tools/bench/rocr-storm.sh
+	"$vkfd_run" $run_args -- "$(dirname "$hsa_e2e")/hsa_storm" 48 >"$out/stdout" 2>"$out/stderr"
+	rc=$?
+	[ $rc -eq 0 ] || fail "hsa_storm exited with $rc"
+	grep -q '^hsa_storm: all passed' "$out/stdout" || fail "no pass summary"
 	;;
 hsa-lock)
 	"$vkfd_run" $run_args -- "$hsa_e2e" lock >"$out/stdout" 2>"$out/stderr"

@@ -23,7 +23,12 @@
  *    first get_blob of it with the BO's blob size, however much work is
  *    still queued;
  *  - get_blob answers without waiting for queued work (bounded by the
- *    libFuzzer -timeout: a stall is reported as a timeout).
+ *    libFuzzer -timeout: a stall is reported as a timeout);
+ *  - arenas (docs/protocol.md 9.4.1): an arena's blob exports with the
+ *    arena's size; the host never accepts a BO over a range another live BO
+ *    of the arena holds; a new arena BO's range reads as zero through the
+ *    arena's mapping, whatever the previous BO there wrote; DESTROY_ARENA
+ *    with a live BO in it is never accepted.
  */
 #include <errno.h>
 #include <linux/kfd_ioctl.h>
@@ -50,7 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define PAGE          4096ull
 #define FIRST_VA      0x7f0000000000ull
 #define NEIGHBOUR_MB  192ull
-#define MAX_BOS_QUOTA 64 /* cfg.quota.max_bos: also the blob-id limit */
+#define MAX_BOS_QUOTA 64           /* cfg.quota.max_bos: also the blob-id limit */
+#define MAX_ARENAS    4            /* the model's arena ids 1..4; it also names 0 and 5.. */
+#define ARENA_BLOB    (1ull << 40) /* arena blob ids: apart from BO blob ids */
 
 /* ---- input cursor --------------------------------------------------- */
 
@@ -81,6 +88,15 @@ struct bo {
 	uint32_t flags, map_flags;
 	bool live;
 	bool event_page; /* FREE refuses it: it stays alive on the host */
+	uint32_t arena;  /* 1..MAX_ARENAS: its memory is [arena_off, +size) there */
+	uint64_t arena_off;
+};
+
+/* An arena the model created; `map` its blob, once exported and mapped. */
+struct arena_rec {
+	bool live;
+	uint64_t size, blob_id;
+	uint8_t *map;
 };
 
 /* A blob id this guest bound. `sure` when the host must export it: bound to
@@ -111,6 +127,8 @@ struct guest {
 	uint32_t n_sure; /* sure ids bound to live BOs: the host holds them */
 	uint64_t next_blob_id;
 	uint64_t next_fence;
+	struct arena_rec arenas[MAX_ARENAS + 1]; /* [0] unused */
+	uint64_t next_arena_blob;
 };
 
 static uint8_t batch_a[VKFD_MAX_BATCH_SIZE], batch_b[VKFD_MAX_BATCH_SIZE];
@@ -244,6 +262,8 @@ static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
 	memset(&hello, 0, sizeof(hello));
 	hello.version_min = 1;
 	hello.version_max = 1;
+	hello.features = VKFD_FEAT_ARENAS;
+	g->next_arena_blob = ARENA_BLOB;
 	if (call(g, VKFD_CMD_HELLO, &hello, sizeof(hello), NULL, 0))
 		return false;
 	memset(&ga, 0, sizeof(ga));
@@ -260,6 +280,11 @@ static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
 
 static void guest_close(struct guest *g)
 {
+	for (uint32_t i = 1; i <= MAX_ARENAS; i++) {
+		if (g->arenas[i].map)
+			munmap(g->arenas[i].map, g->arenas[i].size);
+		g->arenas[i].map = NULL;
+	}
 	if (g->ctx)
 		vkfd_host_context_destroy(g->ctx);
 	if (g->shm)
@@ -612,13 +637,145 @@ static void op_neighbour(struct guest *g, struct guest *n, struct cursor *c)
 }
 
 /* A request with fuzzed arguments but sane framing. */
+/* CREATE_ARENA (sometimes at a bad id or size), DESTROY_ARENA, or the
+ * arena's get_blob, mapped and kept for the zero checks. */
+static void op_arena(struct guest *g, struct cursor *c)
+{
+	static const uint64_t sizes[] = {PAGE, 16 * PAGE, 1ull << 20,
+					 0,    PAGE + 1,  (uint64_t)VKFD_MAX_ARENA_SIZE + PAGE};
+	uint8_t what = u8(c), id = u8(c);
+	uint32_t aid = id % (MAX_ARENAS + 2); /* 0 and MAX_ARENAS + 1: never live */
+	struct arena_rec *a = aid >= 1 && aid <= MAX_ARENAS ? &g->arenas[aid] : NULL;
+
+	if ((what & 3) == 0) {
+		struct vkfd_req_create_arena r;
+		uint64_t size = sizes[(id >> 4) % (sizeof(sizes) / sizeof(sizes[0]))];
+
+		memset(&r, 0, sizeof(r));
+		r.arena_id = (what & 4) ? 0xffffffffu : aid;
+		r.size = size;
+		r.blob_id = g->next_arena_blob++;
+		if (call(g, VKFD_CMD_CREATE_ARENA, &r, sizeof(r), NULL, 0) || !a)
+			return;
+		if (a->live)
+			__builtin_trap(); /* a live id created again */
+		*a = (struct arena_rec){.live = true, .size = size, .blob_id = r.blob_id};
+	} else if ((what & 3) == 1) {
+		struct vkfd_req_destroy_arena r;
+		bool busy = false;
+
+		memset(&r, 0, sizeof(r));
+		r.arena_id = aid;
+		for (uint32_t i = 0; a && i < MAX_BOS; i++)
+			busy |= g->bos[i].live && g->bos[i].arena == aid;
+		if (call(g, VKFD_CMD_DESTROY_ARENA, &r, sizeof(r), NULL, 0))
+			return;
+		if (!a || busy)
+			__builtin_trap(); /* destroyed while a BO lives in it */
+		if (a->map)
+			munmap(a->map, a->size);
+		*a = (struct arena_rec){0};
+	} else if (a && a->live && !a->map) {
+		struct vkfd_blob blob;
+		void *p;
+
+		if (vkfd_host_context_get_blob(g->ctx, 1, a->blob_id, a->size, 1, &blob))
+			return;
+		if (blob.size != a->size)
+			__builtin_trap();
+		p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_SHARED, blob.fd, 0);
+		close(blob.fd);
+		if (p == MAP_FAILED)
+			return;
+		a->map = p;
+		((volatile uint8_t *)a->map)[a->size - 1] = 0; /* covers the whole arena */
+	}
+}
+
+/* ALLOC_MEMORY from an arena at an offset that fits, overlaps, sits at the
+ * end or near 2^64. */
+static void op_arena_alloc(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_alloc_memory r;
+	struct vkfd_rsp_alloc_memory rsp;
+	uint32_t slot = u8(c) % MAX_BOS, aid = u8(c) % (MAX_ARENAS + 2), where = u8(c);
+	uint64_t pages = 1u + u8(c) % 8u;
+	struct arena_rec *a = aid >= 1 && aid <= MAX_ARENAS ? &g->arenas[aid] : NULL;
+	struct bo *b = &g->bos[slot];
+	uint64_t asize = a && a->live ? a->size : 1ull << 20;
+
+	if (b->live)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.gpu_id = g->gpu_id;
+	r.flags = KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE;
+	if (where & 0x40)
+		r.flags |= KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED;
+	if (where & 0x80)
+		r.flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE;
+	r.size = pages * PAGE;
+	r.alloc_flags = VKFD_ALLOC_ARENA;
+	r.arena_id = aid;
+	switch (where & 7) {
+	case 0:
+		r.arena_offset = 0;
+		break;
+	case 1:
+		r.arena_offset = asize > r.size ? asize - r.size : 0; /* the last pages */
+		break;
+	case 2:
+		r.arena_offset = asize; /* just outside */
+		break;
+	case 3:
+		r.arena_offset = ~0ull & ~(PAGE - 1); /* offset + size wraps */
+		break;
+	case 4:
+		r.arena_offset = 3; /* unaligned */
+		break;
+	default:
+		r.arena_offset = ((uint64_t)u8(c) * PAGE) % asize;
+	}
+	r.va = g->next_va;
+	g->next_va += (r.size + 0x1fffff) & ~0x1fffffull;
+	if (call(g, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)))
+		return;
+	if (!a || !a->live || r.arena_offset + r.size > a->size ||
+	    !(rsp.map_flags & VKFD_ALLOC_MAP_ARENA) || rsp.blob_size != r.size)
+		__builtin_trap(); /* accepted outside a live arena, or answered wrong */
+	for (uint32_t i = 0; i < MAX_BOS; i++) {
+		const struct bo *o = &g->bos[i];
+
+		if (o->live && o->arena == aid && r.arena_offset < o->arena_off + o->size &&
+		    o->arena_off < r.arena_offset + r.size)
+			__builtin_trap(); /* two live BOs over one range */
+	}
+	*b = (struct bo){.handle = rsp.handle,
+			 .va = r.va,
+			 .size = r.size,
+			 .blob_size = rsp.blob_size,
+			 .flags = r.flags,
+			 .map_flags = rsp.map_flags,
+			 .live = true,
+			 .arena = aid,
+			 .arena_off = r.arena_offset};
+	if (a->map) {
+		/* zeroed before this BO existed; then written, so that the next
+		 * BO over this range sees it if the host forgets to zero */
+		for (uint64_t o = 0; o < r.size; o += PAGE / 2)
+			if (a->map[r.arena_offset + o] || a->map[r.arena_offset + o + PAGE / 2 - 1])
+				__builtin_trap();
+		memset(a->map + r.arena_offset, 0xa5, r.size);
+	}
+}
+
 static void op_raw(struct guest *g, struct cursor *c)
 {
 	uint8_t req[64];
 	uint32_t cmd = u8(c) % VKFD_CMD_COUNT_;
 
-	/* the model must know which BOs and blob ids exist */
-	if (cmd == VKFD_CMD_FREE_MEMORY || cmd == VKFD_CMD_BIND_BLOB)
+	/* the model must know which BOs, blob ids and arenas exist */
+	if (cmd == VKFD_CMD_FREE_MEMORY || cmd == VKFD_CMD_BIND_BLOB ||
+	    cmd == VKFD_CMD_CREATE_ARENA || cmd == VKFD_CMD_DESTROY_ARENA)
 		cmd = VKFD_CMD_GET_VERSION;
 	memset(req, 0, sizeof(req));
 	for (size_t i = sizeof(struct vkfd_req_hdr); i < sizeof(req); i++)
@@ -649,7 +806,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!guest_open(&g, 1, first))
 		goto out;
 	while (c.n) {
-		switch (u8(&c) % 16) {
+		/* opcodes 0..15 as before arenas (the committed seeds), 16, 17 */
+		switch (u8(&c) % 18) {
 		case 0:
 		case 1:
 			op_alloc(&g, &c);
@@ -697,6 +855,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 14:
 			op_raw(&g, &c);
+			break;
+		case 16:
+			op_arena(&g, &c);
+			break;
+		case 17:
+			op_arena_alloc(&g, &c);
 			break;
 		default:
 			/* destroy with whatever is queued or in flight */

@@ -29,6 +29,8 @@ enum {
 	OP_TIME = 13,
 	OP_RAW = 14,
 	OP_DESTROY = 15,
+	OP_ARENA = 16,       /* what: 0 create, 1 destroy, 2 get_blob; id */
+	OP_ARENA_ALLOC = 17, /* slot, arena id, where, pages - 1 [, page] */
 };
 
 /* alloc_flags[] indices */
@@ -66,6 +68,17 @@ static void bo(struct seed *s, uint8_t slot, uint8_t kind, uint8_t pages, uint8_
 {
 	OP(s, OP_ALLOC, slot, kind, (uint8_t)(pages - 1), at);
 	OP(s, OP_MAP, slot);
+}
+
+/* OP_ARENA's id byte: arena id `aid` (byte % 6) with size index `size`
+ * (byte >> 4) of fuzz_host_stateful.c's table (0 page, 1 16 pages, 2 1 MiB,
+ * 3 zero, 4 page + 1, 5 over the limit) */
+static uint8_t arena_byte(uint8_t aid, uint8_t size)
+{
+	for (uint8_t k = 0; k < 16; k++)
+		if ((uint8_t)(size * 16 + k) % 6 == aid)
+			return (uint8_t)(size * 16 + k);
+	return 0;
 }
 
 static int write_seed(const char *dir, const char *name, const struct seed *s)
@@ -191,6 +204,43 @@ int main(int argc, char **argv)
 	OP(&s, OP_FREE, 1);
 	OP(&s, OP_GET_BLOB, 5, 0);
 	ret |= write_seed(argv[1], "many-blobs", &s);
+
+	/* arenas: a 1 MiB arena mapped, BOs in it, an overlap, the edges, a
+	 * busy destroy, a range reused after FREE (zeroed), bad creates */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 1);
+	OP(&s, OP_ARENA, 0, arena_byte(1, 2)); /* create id 1, 1 MiB */
+	OP(&s, OP_ARENA, 2, 1);                /* its blob, mapped */
+	OP(&s, OP_ARENA_ALLOC, 0, 1, 0, 3);    /* slot 0: offset 0, 4 pages */
+	OP(&s, OP_MAP, 0);
+	OP(&s, OP_ARENA_ALLOC, 1, 1, 0, 1);    /* over slot 0: refused */
+	OP(&s, OP_ARENA_ALLOC, 1, 1, 5, 1, 8); /* slot 1: page 8 */
+	OP(&s, OP_ARENA_ALLOC, 2, 1, 1, 0);    /* slot 2: the last page */
+	OP(&s, OP_ARENA_ALLOC, 3, 1, 2, 0);    /* outside */
+	OP(&s, OP_ARENA_ALLOC, 3, 1, 3, 0);    /* wraps */
+	OP(&s, OP_ARENA_ALLOC, 3, 1, 4, 0);    /* unaligned */
+	OP(&s, OP_ARENA_ALLOC, 3, 0, 0, 0);    /* arena 0 */
+	OP(&s, OP_ARENA_ALLOC, 3, 5, 0, 0);    /* arena 5: out of the model's ids */
+	OP(&s, OP_ARENA_ALLOC, 3, 1, 0x80, 0); /* VRAM */
+	OP(&s, OP_ARENA, 1, 1);                /* busy: refused */
+	OP(&s, OP_FREE, 0);
+	OP(&s, OP_ARENA_ALLOC, 4, 1, 0x40, 1); /* offset 0 again, UNCACHED: zeroed */
+	OP(&s, OP_ARENA, 0, arena_byte(2, 3)); /* create id 2, size 0 */
+	OP(&s, OP_ARENA, 0, arena_byte(2, 4)); /* PAGE + 1 */
+	OP(&s, OP_ARENA, 0, arena_byte(2, 5)); /* above the limit */
+	OP(&s, OP_ARENA, 4, 0x02);             /* id 0xffffffff */
+	OP(&s, OP_ARENA, 0, arena_byte(2, 1)); /* id 2, 16 pages */
+	OP(&s, OP_FREE, 1);
+	OP(&s, OP_FREE, 2);
+	OP(&s, OP_FREE, 4);
+	OP(&s, OP_ARENA, 1, 1);                /* empty: destroyed */
+	OP(&s, OP_ARENA, 2, 1);                /* its blob id is gone */
+	OP(&s, OP_ARENA, 0, arena_byte(1, 2)); /* id 1 again */
+	OP(&s, OP_ARENA, 2, 1);
+	OP(&s, OP_ARENA_ALLOC, 5, 1, 0, 7);
+	OP(&s, OP_ARENA_ALLOC, 6, 2, 1, 15); /* all of arena 2 */
+	OP(&s, OP_DESTROY, 0);               /* teardown with both live */
+	ret |= write_seed(argv[1], "arenas", &s);
 
 	if (!ret && argc > 2) {
 		FILE *f = fopen(argv[2], "w");

@@ -91,6 +91,8 @@ static uint32_t expected_rsp_size(uint32_t cmd, const union any_req *r)
 	case VKFD_CMD_WAIT_EVENTS:
 		return 24 + 64 * ((const struct vkfd_req_wait_events *)r)->num_events;
 	case VKFD_CMD_SET_CU_MASK:
+	case VKFD_CMD_CREATE_ARENA:
+	case VKFD_CMD_DESTROY_ARENA:
 	case VKFD_CMD_ACQUIRE_VM:
 	case VKFD_CMD_SET_MEMORY_POLICY:
 	case VKFD_CMD_SET_SCRATCH_BACKING_VA:
@@ -177,8 +179,8 @@ static void test_cmd_table(void **state)
 		assert_int_equal(ci->sync, !is_async(c));
 		assert_int_equal(ci->sync, ci->rsp_size != 0);
 	}
-	/* 37 commands in protocol version 1 */
-	assert_int_equal(known, 37);
+	/* 37 commands in protocol version 1, 2 of VKFD_FEAT_ARENAS */
+	assert_int_equal(known, 39);
 }
 
 /* Build every known command (twice: small and maximal counts) into one or

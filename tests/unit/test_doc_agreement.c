@@ -134,7 +134,14 @@ static const struct struct_desc structs[] = {
 	  F(vkfd_amdgpu_drm_version, pad), F(vkfd_amdgpu_drm_version, name)),
 	S(vkfd_req_alloc_memory, F(vkfd_req_alloc_memory, hdr), F(vkfd_req_alloc_memory, va),
 	  F(vkfd_req_alloc_memory, size), F(vkfd_req_alloc_memory, gpu_id),
-	  F(vkfd_req_alloc_memory, flags)),
+	  F(vkfd_req_alloc_memory, flags), F(vkfd_req_alloc_memory, new_handle),
+	  F(vkfd_req_alloc_memory, arena_offset), F(vkfd_req_alloc_memory, arena_id),
+	  F(vkfd_req_alloc_memory, alloc_flags)),
+	S(vkfd_req_create_arena, F(vkfd_req_create_arena, hdr), F(vkfd_req_create_arena, size),
+	  F(vkfd_req_create_arena, blob_id), F(vkfd_req_create_arena, arena_id),
+	  F(vkfd_req_create_arena, flags)),
+	S(vkfd_req_destroy_arena, F(vkfd_req_destroy_arena, hdr),
+	  F(vkfd_req_destroy_arena, arena_id), F(vkfd_req_destroy_arena, pad)),
 	S(vkfd_rsp_alloc_memory, F(vkfd_rsp_alloc_memory, hdr), F(vkfd_rsp_alloc_memory, handle),
 	  F(vkfd_rsp_alloc_memory, blob_size), F(vkfd_rsp_alloc_memory, map_info),
 	  F(vkfd_rsp_alloc_memory, map_flags)),
@@ -223,14 +230,15 @@ static const struct const_desc limits[] = {
 	C(VKFD_SIGNAL_EVENT_SLOTS),    C(VKFD_EVENT_ID_NONSIGNAL_BASE),
 	C(VKFD_EVENT_HINT_MAX_LOCAL),  C(VKFD_SHMEM_SIZE),
 	C(VKFD_SHMEM_EVENT_OFF),       C(VKFD_SHMEM_RSP_OFF),
-	C(VKFD_RSP_AREA_SIZE),
+	C(VKFD_RSP_AREA_SIZE),         C(VKFD_MAX_ARENAS),
+	C(VKFD_MAX_ARENA_SIZE),
 };
 #define N_LIMITS (sizeof(limits) / sizeof(limits[0]))
 
 static const struct const_desc features[] = {
 	C(VKFD_FEAT_EVENT_HINTS),     C(VKFD_FEAT_EVENT_AGES),   C(VKFD_FEAT_VRAM_EXPORT),
 	C(VKFD_FEAT_IMPORT_RESOURCE), C(VKFD_FEAT_AMDGPU_QUERY), C(VKFD_FEAT_DOORBELL_RELAY),
-	C(VKFD_FEAT_MULTI_CONTEXT),   C(VKFD_FEAT_SIM_DEVICE),
+	C(VKFD_FEAT_MULTI_CONTEXT),   C(VKFD_FEAT_SIM_DEVICE),   C(VKFD_FEAT_ARENAS),
 };
 #define N_FEATURES (sizeof(features) / sizeof(features[0]))
 /* clang-format on */

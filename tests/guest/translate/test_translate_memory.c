@@ -381,11 +381,126 @@ static void test_userptr_o_direct(void **state)
 	free(src);
 }
 
+/* Is the host under test one without arenas (translate-*-no-arenas)? */
+static bool host_has_arenas(void)
+{
+	const char *e = getenv("VKFD_DIRECT_NO_ARENAS");
+
+	return !e || strcmp(e, "1") != 0;
+}
+
+static uint64_t stat_of(const uint64_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+/* Small CPU-visible GTT BOs: with arenas they share the arena's blob (no
+ * blob of their own), without (a 1.0 host) each gets one; either way every
+ * BO's mapping at its VA shows its own bytes only, and a BO made where a
+ * freed one was starts zeroed. */
+static void test_small_gtt_bos_share_arena(void **state)
+{
+	enum { N = 40 };
+	struct kfd_ioctl_alloc_memory_of_gpu_args a[N];
+	uint64_t va[N], size[N];
+	uint64_t blobs0 = stat_of(&bk_stats.blobs), arena0 = stat_of(&bk_stats.arena_bos);
+	uint32_t ids[1] = {gpu_id};
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		uint32_t ns = 0;
+		uint8_t *p;
+
+		size[i] = (uint64_t)(1 + i % 16) * PAGE;
+		va[i] = va_reserve(size[i]);
+		assert_int_equal(alloc_bo(va[i], size[i], GTT_FLAGS, &a[i]), 0);
+		p = B.mmap((void *)(uintptr_t)va[i], size[i], PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_FIXED, rfd, (off_t)a[i].mmap_offset);
+		assert_ptr_equal(p, (void *)(uintptr_t)va[i]);
+		assert_int_equal(p[0], 0);
+		assert_int_equal(p[size[i] - 1], 0);
+		memset(p, 0x10 + i, size[i]);
+		assert_int_equal(
+		    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a[i].handle, ids, 1, &ns), 0);
+	}
+	for (int i = 0; i < N; i++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)va[i];
+
+		assert_int_equal(p[0], 0x10 + i);
+		assert_int_equal(p[size[i] - 1], 0x10 + i);
+	}
+	if (host_has_arenas()) {
+		/* at most the one arena made for them */
+		assert_true(stat_of(&bk_stats.blobs) - blobs0 <= 1);
+		assert_int_equal(stat_of(&bk_stats.arena_bos) - arena0, N);
+	} else {
+		assert_int_equal(stat_of(&bk_stats.blobs) - blobs0, N);
+		assert_int_equal(stat_of(&bk_stats.arena_bos) - arena0, 0);
+	}
+	/* free one in the middle; a BO of its size takes its place (first
+	 * fit) and reads as zero, whatever the old mapping still shows */
+	assert_int_equal(free_bo(a[7].handle), 0);
+	{
+		struct kfd_ioctl_alloc_memory_of_gpu_args b;
+		uint64_t nva = va_reserve(size[7]);
+		uint8_t *p;
+
+		assert_int_equal(alloc_bo(nva, size[7], GTT_FLAGS, &b), 0);
+		p = B.mmap((void *)(uintptr_t)nva, size[7], PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_FIXED, rfd, (off_t)b.mmap_offset);
+		assert_ptr_equal(p, (void *)(uintptr_t)nva);
+		for (uint64_t k = 0; k < size[7]; k += 512)
+			assert_int_equal(p[k], 0);
+		assert_int_equal(free_bo(b.handle), 0);
+		munmap(p, size[7]);
+	}
+	for (int i = 0; i < N; i++) {
+		if (i != 7)
+			assert_int_equal(free_bo(a[i].handle), 0);
+		munmap((void *)(uintptr_t)va[i], size[i]);
+	}
+}
+
+/* What stays out of arenas: large, EXECUTABLE (libhsakmt's own buffers,
+ * the event page), UNCACHED and AQL GTT BOs, and VRAM. */
+static void test_arena_exclusions(void **state)
+{
+	static const struct {
+		uint64_t size;
+		uint32_t flags;
+	} cases[] = {
+	    {4ull << 20, GTT_FLAGS},
+	    {8 * PAGE, GTT_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE},
+	    {8 * PAGE, GTT_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED},
+	    {8 * PAGE, VRAM_FLAGS},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kfd_ioctl_alloc_memory_of_gpu_args a;
+		uint64_t va = va_reserve(cases[i].size);
+		uint64_t arena0 = stat_of(&bk_stats.arena_bos), blobs0 = stat_of(&bk_stats.blobs);
+		uint8_t *p;
+
+		assert_int_equal(alloc_bo(va, cases[i].size, cases[i].flags, &a), 0);
+		p = B.mmap((void *)(uintptr_t)va, cases[i].size, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset);
+		assert_ptr_equal(p, (void *)(uintptr_t)va);
+		p[0] = 1;
+		assert_int_equal(stat_of(&bk_stats.arena_bos), arena0);
+		assert_int_equal(stat_of(&bk_stats.blobs) - blobs0, 1);
+		assert_int_equal(free_bo(a.handle), 0);
+		munmap(p, cases[i].size);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_vram_alloc_mmap_map_free),
 	    cmocka_unit_test(test_gtt_aql_mirrored),
+	    cmocka_unit_test(test_small_gtt_bos_share_arena),
+	    cmocka_unit_test(test_arena_exclusions),
 	    cmocka_unit_test(test_userptr_conversion),
 	    cmocka_unit_test(test_userptr_unequal_va),
 	    cmocka_unit_test(test_userptr_of_bo_mapping),

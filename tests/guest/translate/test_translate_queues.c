@@ -44,7 +44,9 @@ static void test_events(void **state)
 	uint32_t sig;
 
 	(void)state;
-	assert_int_equal(alloc_bo(va, psz, GTT_FLAGS, &a), 0);
+	/* as libhsakmt allocates it (hsakmt_allocate_exec_aligned_memory_gpu:
+	 * ExecuteAccess), which keeps it out of the shim's arenas */
+	assert_int_equal(alloc_bo(va, psz, GTT_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE, &a), 0);
 	event_page_handle = a.handle;
 	assert_ptr_equal(B.mmap((void *)(uintptr_t)va, psz, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_FIXED, rfd, (off_t)a.mmap_offset),
