@@ -25,7 +25,10 @@
 
 #include "translate_harness.h"
 
-#define SIZE (16 * PAGE)
+/* above the 2 MiB a host with arenas takes into an arena (whose freed
+ * ranges are always copied back): a blob of its own */
+#define SIZE       (512 * PAGE + 16 * PAGE)
+#define ARENA_SIZE (16 * PAGE)
 
 /* The mapping at p: 's' (shared: still the blob) or 'p' (private). */
 static char map_kind(const void *p)
@@ -82,17 +85,17 @@ static void check(const unsigned char *p, size_t n, unsigned int seed)
 
 /* libhsakmt's host memory: anonymous pages over its reservation, written,
  * registered at GPU VA == CPU VA, GPU-mapped, unmapped and freed. */
-static unsigned char *host_alloc_and_free(unsigned int seed)
+static unsigned char *host_alloc_and_free_n(unsigned int seed, size_t size)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	uint32_t ids[1] = {gpu_id}, ns = 0;
 	unsigned char *p =
-	    mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	assert_true(p != MAP_FAILED);
-	fill(p, SIZE, seed);
+	fill(p, size, seed);
 	assert_int_equal(
-	    alloc_bo((uintptr_t)p, SIZE, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
+	    alloc_bo((uintptr_t)p, size, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
 	assert_int_equal(map_kind(p), 's');
 	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
 	ns = 0;
@@ -100,6 +103,11 @@ static unsigned char *host_alloc_and_free(unsigned int seed)
 			 0);
 	assert_int_equal(free_bo(a.handle), 0);
 	return p;
+}
+
+static unsigned char *host_alloc_and_free(unsigned int seed)
+{
+	return host_alloc_and_free_n(seed, SIZE);
 }
 
 /* FREE copies nothing: the range still holds the blob with the same bytes;
@@ -249,6 +257,21 @@ static void test_free_deferred_unmapped_unseen(void **state)
 
 /* Registered user memory (GPU VA != CPU VA: it may be malloc's heap) is
  * copied back at FREE: private again at once. */
+/* A range small enough for an arena: FREE copies it back at once (its
+ * slice goes to the next BO), with the same bytes. Without arenas it is
+ * deferred like any other. */
+static void test_free_arena_range_copied_back(void **state)
+{
+	unsigned char *p;
+
+	(void)state;
+	p = host_alloc_and_free_n(5, ARENA_SIZE);
+	assert_int_equal(map_kind(p), getenv("VKFD_DIRECT_NO_ARENAS") ? 's' : 'p');
+	check(p, ARENA_SIZE, 5);
+	B.munmap_notify(p, ARENA_SIZE);
+	assert_int_equal(munmap(p, ARENA_SIZE), 0);
+}
+
 static void test_unequal_va_restored_at_free(void **state)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
@@ -281,6 +304,7 @@ int main(void)
 	    cmocka_unit_test(test_free_deferred_then_register_again),
 	    cmocka_unit_test(test_free_deferred_unmapped_unseen),
 	    cmocka_unit_test(test_unequal_va_restored_at_free),
+	    cmocka_unit_test(test_free_arena_range_copied_back),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
