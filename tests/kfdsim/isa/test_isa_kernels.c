@@ -18,6 +18,7 @@
 #include "aql_packets.h"
 #include "engine_test_util.h"
 #include "isa_test_kernels.h"
+#include "mfma_ref.h"
 
 #define WAIT_MS   10000
 #define CODE_VA   0xa0000000ull /* descriptor at +0, code at +256 */
@@ -256,6 +257,157 @@ static void test_f16_opsel(void **state)
 	}
 }
 
+/* kernels/mfma.s: selector n runs mfma_cases[n] (same order as the .s) */
+#define F32  MFMA_REF_F32
+#define F16  MFMA_REF_F16
+#define BF16 MFMA_REF_BF16
+#define I8   MFMA_REF_I8
+#define F64  MFMA_REF_F64
+static const struct mfma_ref_case mfma_cases[] = {
+    {"v_mfma_f32_32x32x1f32", 32, 1, 2, F32, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x1f32", 16, 1, 4, F32, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_4x4x1f32", 4, 1, 16, F32, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_32x32x2f32", 32, 2, 1, F32, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x4f32", 16, 4, 1, F32, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_32x32x4f16", 32, 4, 2, F16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x4f16", 16, 4, 4, F16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_4x4x4f16", 4, 4, 16, F16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_32x32x8f16", 32, 8, 1, F16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x16f16", 16, 16, 1, F16, 0, 0, 0, 0, 0},
+    {"v_mfma_i32_32x32x4i8", 32, 4, 2, I8, 0, 0, 0, 0, 0},
+    {"v_mfma_i32_16x16x4i8", 16, 4, 4, I8, 0, 0, 0, 0, 0},
+    {"v_mfma_i32_4x4x4i8", 4, 4, 16, I8, 0, 0, 0, 0, 0},
+    {"v_mfma_i32_32x32x8i8", 32, 8, 1, I8, 0, 0, 0, 0, 0},
+    {"v_mfma_i32_16x16x16i8", 16, 16, 1, I8, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_32x32x4bf16_1k", 32, 4, 2, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x4bf16_1k", 16, 4, 4, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_4x4x4bf16_1k", 4, 4, 16, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_32x32x8bf16_1k", 32, 8, 1, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x16bf16_1k", 16, 16, 1, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_32x32x2bf16", 32, 2, 2, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x2bf16", 16, 2, 4, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_4x4x2bf16", 4, 2, 16, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_32x32x4bf16", 32, 4, 1, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f32_16x16x8bf16", 16, 8, 1, BF16, 0, 0, 0, 0, 0},
+    {"v_mfma_f64_16x16x4f64", 16, 4, 1, F64, 0, 0, 0, 0, 0},
+    {"v_mfma_f64_4x4x4f64", 4, 4, 4, F64, 0, 0, 0, 0, 0},
+    {"AGPR v_mfma_f32_32x32x8f16", 32, 8, 1, F16, 0, 0, 0, 0, 0},
+    {"AGPR v_mfma_f64_16x16x4f64", 16, 4, 1, F64, 0, 0, 0, 0, 0},
+    {"AGPR v_mfma_i32_16x16x4i8", 16, 4, 4, I8, 0, 0, 0, 0, 0},
+    {"C=1.0 v_mfma_f32_16x16x4f32", 16, 4, 1, F32, 0, 0, 0, 1, 0x3f800000},
+    {"C=0 v_mfma_i32_4x4x4i8", 4, 4, 16, I8, 0, 0, 0, 1, 0},
+    {"C=-2.0 v_mfma_f64_4x4x4f64", 4, 4, 4, F64, 0, 0, 0, 1, 0xc000000000000000ull},
+    {"v_mfma_f32_4x4x1f32 cbsz:2 abid:1 blgp:3", 4, 1, 16, F32, 2, 1, 3, 0, 0},
+    {"v_mfma_f32_32x32x1f32 cbsz:1 abid:1 blgp:1", 32, 1, 2, F32, 1, 1, 1, 0, 0},
+    {"v_mfma_f32_16x16x4f16 cbsz:2 abid:3 blgp:6", 16, 4, 4, F16, 2, 3, 6, 0, 0},
+    {"v_mfma_i32_4x4x4i8 cbsz:4 abid:9 blgp:7", 4, 4, 16, I8, 4, 9, 7, 0, 0},
+    {"v_mfma_f32_16x16x16bf16_1k blgp:2", 16, 16, 1, BF16, 0, 0, 2, 0, 0},
+    {"v_mfma_f32_32x32x2bf16 cbsz:1 blgp:5", 32, 2, 2, BF16, 1, 0, 5, 0, 0},
+    {"v_mfma_f32_16x16x1f32 cbsz:1 abid:1 blgp:4", 16, 1, 4, F32, 1, 1, 4, 0, 0},
+    {"D overlapping A and B: v_mfma_f32_4x4x1f32", 4, 1, 16, F32, 0, 0, 0, 0, 0},
+};
+#undef F32
+#undef F16
+#undef BF16
+#undef I8
+#undef F64
+
+/* a multiple of 1/2 in [-4, 4] as f32 bits, from a random number */
+static uint32_t half_step_f32(uint32_t r)
+{
+	float v = (float)((int)(r % 17) - 8) / 2.0f;
+	uint32_t u;
+
+	memcpy(&u, &v, 4);
+	return u;
+}
+
+/* the same value as binary16 bits (f16_exact is for positive values) */
+static uint32_t half_step_f16(uint32_t r)
+{
+	int h = (int)(r % 17) - 8;
+
+	if (!h)
+		return 0;
+	return (h < 0 ? 0x8000u : 0) | f16_exact((h < 0 ? -h : h) / 2.0);
+}
+
+/* per lane: A (2 dwords), B (2), C (32) in; D (32) out */
+#define MFMA_IN_DW  36
+#define MFMA_OUT_VA (DATA_VA + 0x10000)
+
+static uint32_t mfma_input_word(enum mfma_ref_type t, unsigned reg, uint32_t r)
+{
+	switch (t) {
+	case MFMA_REF_F32:
+		return half_step_f32(r);
+	case MFMA_REF_F16:
+		return half_step_f16(r) | half_step_f16(r >> 8) << 16;
+	case MFMA_REF_BF16:
+		return half_step_f32(r) >> 16 | (half_step_f32(r >> 8) & 0xffff0000u);
+	case MFMA_REF_I8:
+		return r;
+	default: { /* an f64 register pair: the low dword of a half step is 0 */
+		double v = (double)((int)(r % 17) - 8) / 2.0;
+		uint64_t u;
+
+		memcpy(&u, &v, 8);
+		(void)reg;
+		return (uint32_t)(u >> 32);
+	}
+	}
+}
+
+static void test_mfma_against_host(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *in = host(&f->g, DATA_VA), *out = host(&f->g, MFMA_OUT_VA);
+	static uint32_t a[2][64], b[2][64], c[32][64], d[32][64];
+	uint32_t seed = 12345;
+
+	LOAD(f, kernel_mfma, false);
+	for (unsigned n = 0; n < sizeof(mfma_cases) / sizeof(mfma_cases[0]); n++) {
+		const struct mfma_ref_case *mc = &mfma_cases[n];
+		enum mfma_ref_type ct =
+		    mc->in == MFMA_REF_F16 || mc->in == MFMA_REF_BF16 ? MFMA_REF_F32 : mc->in;
+		unsigned nout = mfma_ref_out_regs(mc);
+
+		for (unsigned l = 0; l < 64; l++) {
+			uint32_t *p = in + MFMA_IN_DW * l;
+
+			for (unsigned r = 0; r < 36; r++) {
+				seed = seed * 1103515245u + 12345u;
+				if (r < 4)
+					p[r] = mfma_input_word(mc->in, r, seed >> 8);
+				else if (ct == MFMA_REF_F64)
+					p[r] = r % 2 ? mfma_input_word(ct, r, seed >> 8) : 0;
+				else
+					p[r] = mfma_input_word(ct, r, seed >> 8);
+			}
+			/* f64 operands are register pairs: low dwords 0 */
+			if (mc->in == MFMA_REF_F64)
+				p[0] = p[2] = 0;
+			for (unsigned r = 0; r < 2; r++) {
+				a[r][l] = p[r];
+				b[r][l] = p[2 + r];
+			}
+			for (unsigned r = 0; r < 32; r++)
+				c[r][l] = p[4 + r];
+		}
+		memset(out, 0, 64 * 128);
+		put_u64(&f->g, KARG_VA, DATA_VA);
+		put_u64(&f->g, KARG_VA + 8, MFMA_OUT_VA);
+		put_u32(&f->g, KARG_VA + 16, n);
+		run_ok(f, 64, 64, 0, 0);
+		mfma_ref_run(mc, a, b, c, d);
+		for (unsigned l = 0; l < 64; l++)
+			for (unsigned r = 0; r < nout; r++)
+				if (out[32 * l + r] != d[r][l])
+					fail_msg("%s: lane %u register %u: %#x, expected %#x",
+						 mc->name, l, r, out[32 * l + r], d[r][l]);
+	}
+}
+
 static void test_pack_cvt(void **state)
 {
 	struct fixture *f = *state;
@@ -443,6 +595,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_packed_f32, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_f16_opsel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pack_cvt, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mfma_against_host, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dpp_sdwa, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_grid3d_initial_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
