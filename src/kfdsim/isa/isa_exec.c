@@ -169,8 +169,10 @@ enum isa_result isa_execute(struct isa_wave *w, const struct isa_inst *in)
 		r = isa_exec_flat(w, in);
 		break;
 	case ISA_FMT_MUBUF:
-	case ISA_FMT_MTBUF:
 		r = isa_exec_mubuf(w, in);
+		break;
+	case ISA_FMT_MTBUF:
+		r = isa_exec_mtbuf(w, in);
 		break;
 	default:
 		r = isa_unimplemented(w, in);

@@ -408,6 +408,135 @@ static void test_mfma_against_host(void **state)
 	}
 }
 
+/* the test's independent format conversions */
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static float f16_value(uint32_t h)
+{
+	int e = (int)(h >> 10 & 31);
+	float m = (float)(h & 1023) / 1024.0f;
+	float v = e == 31 ? (m != 0.0f ? NAN : INFINITY)
+		  : e     ? ldexpf(1.0f + m, e - 15)
+			  : ldexpf(m, -14);
+
+	return h & 0x8000 ? -v : v;
+}
+
+static int32_t sign_extend(uint32_t v, unsigned bits)
+{
+	return (int32_t)(v << (32 - bits)) >> (32 - bits);
+}
+
+static float snorm(uint32_t v, unsigned bits)
+{
+	float f = (float)sign_extend(v, bits) / (float)((1u << (bits - 1)) - 1);
+
+	return f < -1.0f ? -1.0f : f;
+}
+
+static void test_mtbuf_formats(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *in = host(&f->g, DATA_VA), *out = host(&f->g, MFMA_OUT_VA);
+	uint32_t seed = 99;
+
+	LOAD(f, kernel_mtbuf, false);
+	for (unsigned i = 0; i < 256; i++) {
+		seed = seed * 1103515245u + 12345u;
+		in[i] = seed ^ seed >> 16;
+	}
+	/* lane 5's f16 halves: 1.5, -2, a denormal, infinity */
+	in[5 * 4 + 0] = 0xc0003e00u;
+	in[5 * 4 + 1] = 0x7c000001u;
+	memset(out, 0xee, 8192 + 2048);
+	put_u64(&f->g, KARG_VA, DATA_VA);
+	put_u64(&f->g, KARG_VA + 8, MFMA_OUT_VA);
+	run_ok(f, 64, 64, 0, 0);
+	for (uint32_t t = 0; t < 64; t++) {
+		const uint32_t *d = in + 4 * t, *o = out + 32 * t;
+		const uint8_t *b = (const uint8_t *)d;
+		const uint32_t *st = out + 2048 + 4 * t, *st2 = out + 2048 + 256 + 4 * t;
+		float lane_f = (float)t / 64.0f;
+
+		/* 8_8_8_8 UNORM */
+		for (unsigned c = 0; c < 4; c++)
+			assert_int_equal(o[c], f32_bits((float)(b[c] / 255.0)));
+		/* 16_16 SNORM at +4, z = 0, w = 1.0 */
+		assert_int_equal(o[4], f32_bits(snorm(d[1] & 0xffff, 16)));
+		assert_int_equal(o[5], f32_bits(snorm(d[1] >> 16, 16)));
+		assert_int_equal(o[6], 0);
+		assert_int_equal(o[7], 0x3f800000u);
+		/* 2_10_10_10 UINT at +8: X in the low bits */
+		assert_int_equal(o[8], d[2] & 1023);
+		assert_int_equal(o[9], d[2] >> 10 & 1023);
+		assert_int_equal(o[10], d[2] >> 20 & 1023);
+		assert_int_equal(o[11], d[2] >> 30);
+		/* 10_11_11 FLOAT at +12: 11, 11, 10-bit unsigned floats */
+		for (unsigned c = 0, sh = 0; c < 3; c++) {
+			unsigned bits = c < 2 ? 11 : 10, mb = bits - 5;
+			uint32_t v = d[3] >> sh & ((1u << bits) - 1), e = v >> mb,
+				 m = v & ((1u << mb) - 1);
+			float x = e == 31 ? (m ? NAN : INFINITY)
+				  : e     ? ldexpf(1.0f + (float)m / (float)(1u << mb), (int)e - 15)
+					  : ldexpf((float)m, -14 - (int)mb);
+
+			if (isnan(x))
+				assert_true((o[12 + c] & 0x7fffffffu) > 0x7f800000u);
+			else
+				assert_int_equal(o[12 + c], f32_bits(x));
+			sh += bits;
+		}
+		/* 16_16_16_16 FLOAT at +0 */
+		for (unsigned c = 0; c < 4; c++) {
+			float x = f16_value(d[c / 2] >> 16 * (c % 2) & 0xffff);
+
+			if (isnan(x))
+				assert_true((o[16 + c] & 0x7fffffffu) > 0x7f800000u);
+			else
+				assert_int_equal(o[16 + c], f32_bits(x));
+		}
+		if (t == 5) {
+			assert_int_equal(o[16], 0x3fc00000u);
+			assert_int_equal(o[17], 0xc0000000u);
+			assert_int_equal(o[18], f32_bits(ldexpf(1.0f, -24)));
+			assert_int_equal(o[19], 0x7f800000u);
+		}
+		/* 8_8 SSCALED at +6 */
+		assert_int_equal(o[20], f32_bits((float)(int8_t)b[6]));
+		assert_int_equal(o[21], f32_bits((float)(int8_t)b[7]));
+		/* 16 SINT at +2 */
+		assert_int_equal(o[22], (uint32_t)sign_extend(d[0] >> 16, 16));
+		/* 32_32_32 UINT, structured: record t at t * 16 + 4; records
+		 * 60..63 are beyond num_records and read 0 */
+		for (unsigned c = 0; c < 3; c++)
+			assert_int_equal(o[24 + c], t < 60 ? d[1 + c] : 0);
+		/* 16_16 USCALED at +8 */
+		assert_int_equal(o[28], f32_bits((float)(d[2] & 0xffff)));
+		assert_int_equal(o[29], f32_bits((float)(d[2] >> 16)));
+
+		/* stores: 8_8_8_8 UNORM of {t / 64, 0.5, 1.5, -1}: ties to even,
+		 * clamped */
+		assert_int_equal(st[0],
+				 (uint32_t)nearbyintf(lane_f * 255.0f) | 128u << 8 | 255u << 16);
+		/* 16_16 SINT of {-t, 100 t} */
+		assert_int_equal(st[1], ((uint32_t)-t & 0xffff) | (100 * t) << 16);
+		/* 2_10_10_10 SNORM of {-0.5, t / 64, -2, 1}: -255.5 -> -256 */
+		assert_int_equal(st[2], (((uint32_t)-256 & 1023) |
+					 ((uint32_t)nearbyintf(lane_f * 511.0f) << 10) |
+					 ((uint32_t)-511 & 1023) << 20 | 1u << 30));
+		assert_int_equal(st[3], 0xeeeeeeeeu);
+		/* 16_16_16_16 FLOAT of {t / 64, 131008 (inf), -0, 1/3} */
+		assert_int_equal(st2[0], (t ? f16_exact(lane_f) : 0) | 0x7c00u << 16);
+		assert_int_equal(st2[1], 0x8000u | 0x3555u << 16);
+	}
+}
+
 static void test_pack_cvt(void **state)
 {
 	struct fixture *f = *state;
@@ -596,6 +725,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_f16_opsel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pack_cvt, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_mfma_against_host, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mtbuf_formats, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dpp_sdwa, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_grid3d_initial_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
