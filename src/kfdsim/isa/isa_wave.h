@@ -194,6 +194,8 @@ enum isa_result isa_exec_ds(struct isa_wave *w, const struct isa_inst *in);
 enum isa_result isa_exec_flat(struct isa_wave *w, const struct isa_inst *in);
 enum isa_result isa_exec_mubuf(struct isa_wave *w, const struct isa_inst *in);
 enum isa_result isa_exec_mtbuf(struct isa_wave *w, const struct isa_inst *in);
+/* MUBUF buffer_{load,store}_format_* (opcodes 0-15): the resource's format */
+enum isa_result isa_exec_mubuf_format(struct isa_wave *w, const struct isa_inst *in);
 
 /* Mark the instruction unimplemented: returns ISA_ILLEGAL. */
 enum isa_result isa_unimplemented(struct isa_wave *w, const struct isa_inst *in);

@@ -454,7 +454,7 @@ static void test_mtbuf_formats(void **state)
 	/* lane 5's f16 halves: 1.5, -2, a denormal, infinity */
 	in[5 * 4 + 0] = 0xc0003e00u;
 	in[5 * 4 + 1] = 0x7c000001u;
-	memset(out, 0xee, 8192 + 2048);
+	memset(out, 0xee, 8192 + 4096 + 2048);
 	put_u64(&f->g, KARG_VA, DATA_VA);
 	put_u64(&f->g, KARG_VA + 8, MFMA_OUT_VA);
 	run_ok(f, 64, 64, 0, 0);
@@ -534,6 +534,11 @@ static void test_mtbuf_formats(void **state)
 		/* 16_16_16_16 FLOAT of {t / 64, 131008 (inf), -0, 1/3} */
 		assert_int_equal(st2[0], (t ? f16_exact(lane_f) : 0) | 0x7c00u << 16);
 		assert_int_equal(st2[1], 0x8000u | 0x3555u << 16);
+		/* MUBUF format ops: 8_8_8_8 UINT loaded, stored as 32_32_32_32
+		 * UINT; {t, 0xffff} as 16_16 UINT */
+		for (unsigned c = 0; c < 4; c++)
+			assert_int_equal(out[3072 + 4 * t + c], b[c]);
+		assert_int_equal(out[3072 + 256 + 4 * t], t | 0xffffu << 16);
 	}
 }
 

@@ -64,5 +64,23 @@
 	v_bfrev_b32 v52, 1
 	v_mov_b32 v53, 0x3eaaaaab
 	tbuffer_store_format_xyzw v[50:53], v2, s[16:19], 0 format:[BUF_DATA_FORMAT_16_16_16_16, BUF_NUM_FORMAT_FLOAT] offen offset:1024
+	// MUBUF format ops: the resource's format (identity DST_SEL 0xfac):
+	// 8_8_8_8 UINT over in; 32_32_32_32 UINT and 16_16 UINT over out + 12288
+	s_mov_b32 s20, s8
+	s_mov_b32 s21, s9
+	s_movk_i32 s22, 0x400
+	s_mov_b32 s23, 0x54fac
+	buffer_load_format_xyzw v[56:59], v2, s[20:23], 0 offen
+	s_add_u32 s24, s6, 0x3000
+	s_addc_u32 s25, s7, 0
+	s_and_b32 s25, s25, 0xffff
+	s_movk_i32 s26, 0x800
+	s_mov_b32 s27, 0x74fac
+	s_waitcnt vmcnt(0)
+	buffer_store_format_xyzw v[56:59], v2, s[24:27], 0 offen
+	s_mov_b32 s27, 0x2cfac
+	v_mov_b32 v60, v1
+	v_mov_b32 v61, 0xffff
+	buffer_store_format_xy v[60:61], v2, s[24:27], 0 offen offset:1024
 	s_waitcnt vmcnt(0)
 	s_endpgm

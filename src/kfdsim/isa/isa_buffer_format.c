@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MTBUF: typed buffer loads and stores (tbuffer_{load,store}_format_*),
- * whose element format is in the instruction: DFMT the layout of the
+ * Typed buffer loads and stores: MTBUF (tbuffer_{load,store}_format_*),
+ * whose element format is in the instruction, and MUBUF's
+ * buffer_{load,store}_format_*, whose format is in the resource (word 3,
+ * with an identity DST_SEL; other swizzles are refused). DFMT is the layout of the
  * components (named from the most significant, so 2_10_10_10 has X in
  * bits 0-9 and W in bits 30-31), NFMT how each is read or written (UNORM,
  * SNORM, USCALED, SSCALED, UINT, SINT, FLOAT). Addressing is MUBUF's with
@@ -175,9 +177,12 @@ static bool store_conv(unsigned nfmt, uint32_t v, unsigned bits, uint32_t *out)
 	}
 }
 
-enum isa_result isa_exec_mtbuf(struct isa_wave *w, const struct isa_inst *in)
+/* A typed access with format (dfmt, nfmt): MTBUF's opcodes 0-15 and
+ * MUBUF's format opcodes 0-15 have the same meaning. */
+static enum isa_result typed(struct isa_wave *w, const struct isa_inst *in, unsigned dfmt,
+			     unsigned nfmt)
 {
-	unsigned dfmt = in->seg & 15, nfmt = in->ext & 7, nc = n_components(dfmt);
+	unsigned nc = n_components(dfmt);
 	unsigned ni = (in->hwop & 3) + 1, elem_bytes = 0;
 	bool store = in->hwop >= 4 && in->hwop < 8;
 	uint64_t exec = isa_exec(w);
@@ -253,4 +258,22 @@ enum isa_result isa_exec_mtbuf(struct isa_wave *w, const struct isa_inst *in)
 			memcpy(p, words, elem_bytes);
 	}
 	return ISA_NEXT;
+}
+
+enum isa_result isa_exec_mtbuf(struct isa_wave *w, const struct isa_inst *in)
+{
+	return typed(w, in, in->seg & 15, in->ext & 7);
+}
+
+/* The identity DST_SEL (X, Y, Z, W in order) of a resource. */
+#define RSRC_DST_SEL_XYZW 0xfacu
+
+enum isa_result isa_exec_mubuf_format(struct isa_wave *w, const struct isa_inst *in)
+{
+	uint32_t word3 = w->s[in->sdst + 3];
+
+	/* the format is the resource's; a DST_SEL swizzle is not modelled */
+	if ((word3 & 0xfff) != RSRC_DST_SEL_XYZW)
+		return isa_unimplemented(w, in);
+	return typed(w, in, word3 >> 15 & 15, word3 >> 12 & 7);
 }
