@@ -180,7 +180,7 @@ static bool store_conv(unsigned nfmt, uint32_t v, unsigned bits, uint32_t *out)
 /* A typed access with format (dfmt, nfmt): MTBUF's opcodes 0-15 and
  * MUBUF's format opcodes 0-15 have the same meaning. */
 static enum isa_result typed(struct isa_wave *w, const struct isa_inst *in, unsigned dfmt,
-			     unsigned nfmt)
+			     unsigned nfmt, bool swizzled)
 {
 	unsigned nc = n_components(dfmt);
 	unsigned ni = (in->hwop & 3) + 1, elem_bytes = 0;
@@ -195,9 +195,13 @@ static enum isa_result typed(struct isa_wave *w, const struct isa_inst *in, unsi
 	for (unsigned i = 0; i < nc; i++)
 		elem_bytes += dfmt_bits[dfmt][i];
 	elem_bytes /= 8;
-	if (in->hwop >= 8 || !nc || nfmt == 6 || (store && ni != nc) ||
-	    (rs[3] & RSRC_ADD_TID_ENABLE) || (in->flags & (ISA_F_LDS | ISA_F_TFE)) ||
-	    data + ni > ISA_VREGS)
+	/* what the instruction alone says, then (with lanes to run) what its
+	 * format and resource say: without active lanes nothing happens */
+	if (in->hwop >= 8 || (in->flags & (ISA_F_LDS | ISA_F_TFE)) || data + ni > ISA_VREGS)
+		return isa_unimplemented(w, in);
+	if (!exec)
+		return ISA_NEXT;
+	if (!nc || nfmt == 6 || (store && ni != nc) || swizzled || (rs[3] & RSRC_ADD_TID_ENABLE))
 		return isa_unimplemented(w, in);
 	FOR_EACH_ACTIVE(exec, l)
 	{
@@ -262,7 +266,7 @@ static enum isa_result typed(struct isa_wave *w, const struct isa_inst *in, unsi
 
 enum isa_result isa_exec_mtbuf(struct isa_wave *w, const struct isa_inst *in)
 {
-	return typed(w, in, in->seg & 15, in->ext & 7);
+	return typed(w, in, in->seg & 15, in->ext & 7, false);
 }
 
 /* The identity DST_SEL (X, Y, Z, W in order) of a resource. */
@@ -273,7 +277,6 @@ enum isa_result isa_exec_mubuf_format(struct isa_wave *w, const struct isa_inst 
 	uint32_t word3 = w->s[in->sdst + 3];
 
 	/* the format is the resource's; a DST_SEL swizzle is not modelled */
-	if ((word3 & 0xfff) != RSRC_DST_SEL_XYZW)
-		return isa_unimplemented(w, in);
-	return typed(w, in, word3 >> 15 & 15, word3 >> 12 & 7);
+	return typed(w, in, word3 >> 15 & 15, word3 >> 12 & 7,
+		     (word3 & 0xfff) != RSRC_DST_SEL_XYZW);
 }
