@@ -18,7 +18,12 @@
  *
  * CBSZ/ABID: block b takes its A from block (b >> CBSZ << CBSZ) + ABID.
  * BLGP: B is read from another lane (broadcasts of a half or a quarter of
- * the wave, or a rotation by 16). All lanes are computed whatever EXEC is.
+ * the wave, or a rotation by 16).
+ *
+ * The matrix core works on the whole wave: with EXEC full the instruction
+ * runs, with EXEC 0 it does nothing (like any VALU op; compiled code
+ * branches around it), and a partial EXEC, whose effect on the matrix
+ * operands is not documented, is refused as unimplemented.
  */
 #include <math.h>
 
@@ -191,7 +196,6 @@ enum isa_result isa_valu_mfma(struct isa_wave *w, const struct isa_inst *in, uin
 	uint32_t(*ra)[ISA_LANES], (*rb)[ISA_LANES], (*rc)[ISA_LANES] = NULL, (*rd)[ISA_LANES];
 	static _Thread_local struct mai_work wk;
 
-	(void)exec;
 	if (!s)
 		return ISA_UNHANDLED;
 	m = s->m;
@@ -215,8 +219,10 @@ enum isa_result isa_valu_mfma(struct isa_wave *w, const struct isa_inst *in, uin
 	    (in->src[2] < ISA_SRC_VGPR && !(in->src[2] >= 128 && in->src[2] <= 208) &&
 	     !(in->src[2] >= 240 && in->src[2] <= 248)) ||
 	    (1u << cbsz) > nb || abid >= (1u << cbsz) ||
-	    (s->in == MAI_F64 && (cbsz || abid || blgp)))
+	    (s->in == MAI_F64 && (cbsz || abid || blgp)) || (exec && exec != ~0ull))
 		return isa_unimplemented(w, in);
+	if (!exec)
+		return ISA_NEXT;
 
 	/* gather A (with the block broadcast) and B (with the lane pattern) */
 	for (unsigned b = 0; b < nb; b++) {

@@ -682,6 +682,18 @@ static void test_unimplemented_is_illegal(void **state)
 	assert_int_equal(fake_gpu_faults(&f->g), 0);
 }
 
+static void test_mfma_partial_exec_is_illegal(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+
+	LOAD(f, kernel_mfma_partial_exec, false);
+	dispatch(f, 64, 64, 0, 0);
+	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
+	assert_int_equal(f->g.error_reason, SIM_QERR_ILLEGAL_INSTRUCTION);
+	assert_int_equal(*sig, 1);
+}
+
 static void test_trap_reports(void **state)
 {
 	struct fixture *f = *state;
@@ -736,6 +748,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_reports_address, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unimplemented_is_illegal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mfma_partial_exec_is_illegal, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trap_reports, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_endless_kernel_stops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_garbage_code_is_illegal, setup, teardown),
