@@ -228,6 +228,7 @@ enum isa_result isa_wave_run(struct isa_wave *w, unsigned budget)
 		case ISA_JUMP:
 			break;
 		case ISA_BARRIER:
+		case ISA_YIELD:
 			w->pc += in->size;
 			return r;
 		default:

@@ -5,6 +5,7 @@
  * with a fake GPU environment: dispatch state, SALU/VALU, global memory,
  * LDS and barriers, atomics, scratch, faults, traps, stop.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,6 +48,25 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The same with a dispatch's workgroups on three threads (the engine
+ * thread and two helpers; isa_dispatch.c reads VKFDSIM_ISA_THREADS at
+ * each dispatch). */
+static int setup_threads(void **state)
+{
+	setenv("VKFDSIM_ISA_THREADS", "3", 1);
+	return setup(state);
+}
+
+static int teardown(void **state);
+
+static int teardown_threads(void **state)
+{
+	int r = teardown(state);
+
+	unsetenv("VKFDSIM_ISA_THREADS");
+	return r;
+}
+
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
@@ -76,7 +96,8 @@ static void load_kernel(struct fixture *f, const uint32_t *code, size_t bytes, b
 	memcpy(kd + 256, code, bytes);
 }
 
-static void dispatch(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv)
+static void dispatch_sig(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv,
+			 uint64_t sig_va)
 {
 	struct aql_dispatch_packet p;
 
@@ -91,8 +112,13 @@ static void dispatch(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds
 	p.private_segment_size = priv;
 	p.kernel_object = CODE_VA;
 	p.kernarg_address = KARG_VA;
-	p.completion_signal = SIG_VA;
+	p.completion_signal = sig_va;
 	aql_submit(&f->t, &p, true);
+}
+
+static void dispatch(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv)
+{
+	dispatch_sig(f, grid, wg, lds, priv, SIG_VA);
 }
 
 static void put_u64(struct fake_gpu *g, uint64_t va, uint64_t v)
@@ -107,14 +133,23 @@ static void put_u32(struct fake_gpu *g, uint64_t va, uint32_t v)
 
 #define LOAD(f, k, priv) load_kernel(f, k, sizeof(k), priv)
 
-static void run_ok(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv)
+/* A dispatch that must complete; its completion signal is signal slot
+ * `slot` (a test with several dispatches uses a fresh one for each, as
+ * the engine may still read a signal it completed). */
+static void run_ok_slot(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv,
+			unsigned slot)
 {
-	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+	int64_t *sig = signal_init(&f->g, SIG_VA + 64 * slot, 1, 0, 0);
 
-	dispatch(f, grid, wg, lds, priv);
+	dispatch_sig(f, grid, wg, lds, priv, SIG_VA + 64 * slot);
 	assert_true(wait_i64(sig, 0, WAIT_MS));
 	assert_int_equal(fake_gpu_faults(&f->g), 0);
 	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+}
+
+static void run_ok(struct fixture *f, uint32_t grid, uint16_t wg, uint32_t lds, uint32_t priv)
+{
+	run_ok_slot(f, grid, wg, lds, priv, 0);
 }
 
 static void test_vadd_partial_workgroup(void **state)
@@ -398,7 +433,7 @@ static void test_mfma_against_host(void **state)
 		put_u64(&f->g, KARG_VA, DATA_VA);
 		put_u64(&f->g, KARG_VA + 8, MFMA_OUT_VA);
 		put_u32(&f->g, KARG_VA + 16, n);
-		run_ok(f, 64, 64, 0, 0);
+		run_ok_slot(f, 64, 64, 0, 0, n);
 		mfma_ref_run(mc, a, b, c, d);
 		for (unsigned l = 0; l < 64; l++)
 			for (unsigned r = 0; r < nout; r++)
@@ -718,6 +753,70 @@ static void test_endless_kernel_stops(void **state)
 	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
 }
 
+/* Four workgroups interrupt the host: each interrupt arrives once, with
+ * its workgroup's context, and the dispatch completes. */
+static void test_interrupts_from_workgroups(void **state)
+{
+	struct fixture *f = *state;
+	bool seen[5] = {false};
+
+	LOAD(f, kernel_interrupt, false);
+	run_ok(f, 256, 64, 0, 0);
+	pthread_mutex_lock(&f->g.lock);
+	assert_int_equal(f->g.n_interrupts, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_true(f->g.interrupts[i] >= 1 && f->g.interrupts[i] <= 4);
+		assert_false(seen[f->g.interrupts[i]]);
+		seen[f->g.interrupts[i]] = true;
+	}
+	pthread_mutex_unlock(&f->g.lock);
+}
+
+/* Every workgroup of eight faults at the same address: one report. */
+static void test_fault_in_many_workgroups(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+
+	LOAD(f, kernel_fault, false);
+	put_u64(&f->g, KARG_VA, HOLE_VA);
+	dispatch(f, 512, 64, 0, 0);
+	assert_true(wait_until(has_fault, &f->g, WAIT_MS));
+	tq_stop(&f->t); /* the engine has ended: no report can follow */
+	assert_int_equal(fake_gpu_faults(&f->g), 1);
+	assert_int_equal(f->g.fault_va, HOLE_VA + 16);
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+	assert_int_equal(*sig, 1);
+}
+
+/* s_trap in every workgroup: one queue error. */
+static void test_trap_in_many_workgroups(void **state)
+{
+	struct fixture *f = *state;
+
+	LOAD(f, kernel_trap, false);
+	signal_init(&f->g, SIG_VA, 1, 0, 0);
+	dispatch(f, 512, 64, 0, 0);
+	assert_true(wait_until(has_queue_error, &f->g, WAIT_MS));
+	tq_stop(&f->t); /* the engine has ended: no report can follow */
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 1);
+	assert_int_equal(f->g.error_reason, SIM_QERR_TRAP);
+}
+
+/* Endless workgroups on every thread: stop() still returns. */
+static void test_endless_workgroups_stop(void **state)
+{
+	struct fixture *f = *state;
+	int64_t *sig = signal_init(&f->g, SIG_VA, 1, 0, 0);
+
+	LOAD(f, kernel_spin, false);
+	dispatch(f, 512, 64, 0, 0);
+	sleep_ms(50);
+	tq_stop(&f->t);
+	assert_int_equal(*sig, 1);
+	assert_int_equal(fake_gpu_queue_errors(&f->g), 0);
+}
+
 static void test_garbage_code_is_illegal(void **state)
 {
 	struct fixture *f = *state;
@@ -752,6 +851,27 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trap_reports, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_endless_kernel_stops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_garbage_code_is_illegal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_interrupts_from_workgroups, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fault_in_many_workgroups, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trap_in_many_workgroups, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_endless_workgroups_stop, setup, teardown),
+	    /* workgroups on three threads */
+	    cmocka_unit_test_setup_teardown(test_vadd_partial_workgroup, setup_threads,
+					    teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_lds_barrier, setup_threads, teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_global_atomics, setup_threads, teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_grid3d_initial_state, setup_threads,
+					    teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_scratch_is_lane_private, setup_threads,
+					    teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_interrupts_from_workgroups, setup_threads,
+					    teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_fault_in_many_workgroups, setup_threads,
+					    teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_trap_in_many_workgroups, setup_threads,
+					    teardown_threads),
+	    cmocka_unit_test_setup_teardown(test_endless_workgroups_stop, setup_threads,
+					    teardown_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
