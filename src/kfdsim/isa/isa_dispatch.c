@@ -3,7 +3,8 @@
  * Kernel dispatch: the code-object-v3+ kernel descriptor, the initial
  * register state the AMDGPU ABI defines for each wave, and the workgroup
  * scheduler (waves of a workgroup take turns; s_barrier releases when
- * every live wave reached it). Workgroups run one after another.
+ * every live wave reached it). Workgroups run one after another, or on
+ * several threads (VKFDSIM_ISA_THREADS, below).
  */
 #include <inttypes.h>
 #include <pthread.h>
