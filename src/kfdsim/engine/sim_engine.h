@@ -118,7 +118,12 @@ void sim_engine_queue_stop(struct sim_engine_queue *q);
  * out of the process's table and no eviction holds it).
  *
  * Threading rules (engine side, see docs/kfdsim-engines.md):
- * - All env callbacks run on the queue's engine thread. While interrupt,
+ * - All env callbacks run on the queue's engine thread, except translate
+ *   and gpu_clock, which the ISA interpreter also calls from the helper
+ *   threads of a dispatch whose workgroups run on several threads
+ *   (VKFDSIM_ISA_THREADS, docs/kfdsim-isa.md): those two must be
+ *   thread-safe. The helpers hold no pointer from translate() whenever
+ *   the engine thread is at a preemption point. While interrupt,
  *   vm_fault or queue_error runs, the engine holds no pointer into GPU
  *   memory, so those callbacks may call set_active() on any queue.
  * - set_active(q, false) from another thread returns only once the engine

@@ -249,6 +249,35 @@ static void fix_valu(struct isa_inst *in, bool e64, uint32_t vdst_field)
 		in->dst = (uint16_t)(in->dst + 256);
 }
 
+bool isa_is_mfma(unsigned op)
+{
+	/* by name: the MFMA rows of the table are not contiguous */
+	return op < ISA_OP_COUNT && !strncmp(isa_op_name(op), "v_mfma_", 7);
+}
+
+/* VOP3P-MAI (MFMA): vdst and src2 are AGPRs when acc_cd (bit 15) is set,
+ * and always on gfx908, which has no such bit; src0/src1 are AGPRs when
+ * their acc bits (59, 60) are set. cbsz, abid and blgp go to `ext`. A
+ * scalar src2 is an inline constant; src0/src1 name registers only. */
+static void decode_mai(enum isa_target target, uint32_t w, uint32_t w1, struct isa_inst *in)
+{
+	bool acc_cd = target == ISA_GFX908 || bits(w, 15, 15);
+	uint16_t cd = acc_cd ? ISA_SRC_AGPR : ISA_SRC_VGPR;
+
+	in->dst = (uint16_t)(cd + bits(w, 7, 0));
+	in->src[0] = (uint16_t)bits(w1, 8, 0);
+	in->src[1] = (uint16_t)bits(w1, 17, 9);
+	in->src[2] = (uint16_t)bits(w1, 26, 18);
+	if (in->src[0] >= ISA_SRC_VGPR && bits(w1, 27, 27))
+		in->src[0] = (uint16_t)(in->src[0] + 256);
+	if (in->src[1] >= ISA_SRC_VGPR && bits(w1, 28, 28))
+		in->src[1] = (uint16_t)(in->src[1] + 256);
+	if (in->src[2] >= ISA_SRC_VGPR && acc_cd)
+		in->src[2] = (uint16_t)(in->src[2] + 256);
+	in->ext = bits(w, 10, 8) << ISA_MAI_CBSZ_SHIFT | bits(w, 14, 11) << ISA_MAI_ABID_SHIFT |
+		  bits(w1, 31, 29) << ISA_MAI_BLGP_SHIFT;
+}
+
 static bool has_literal_src(const struct isa_inst *in, unsigned nsrc)
 {
 	for (unsigned i = 0; i < nsrc; i++)
@@ -372,6 +401,10 @@ bool isa_decode(enum isa_target target, const uint32_t *words, unsigned n, struc
 		fix_valu(in, true, bits(w, 7, 0));
 		break;
 	case ISA_FMT_VOP3P:
+		if (isa_is_mfma(in->op)) {
+			decode_mai(target, w, w1, in);
+			break;
+		}
 		in->dst = (uint16_t)(ISA_SRC_VGPR + bits(w, 7, 0));
 		in->src[0] = (uint16_t)bits(w1, 8, 0);
 		in->src[1] = (uint16_t)bits(w1, 17, 9);

@@ -104,9 +104,17 @@ struct isa_inst {
 	uint8_t opsel; /* VOP3 op_sel / VOP3P op_sel */
 	uint8_t opsel_hi;
 	uint8_t omod;
-	uint8_t seg;  /* FLAT segment; MTBUF dfmt */
-	uint32_t ext; /* DPP / SDWA control dword */
+	uint8_t seg;  /* FLAT segment; MTBUF dfmt (nfmt in ext) */
+	uint32_t ext; /* DPP / SDWA control dword; MFMA cbsz/abid/blgp; MTBUF nfmt */
 };
+
+/* MFMA modifiers in isa_inst.ext: CBSZ (3 bits), ABID (4), BLGP (3). */
+#define ISA_MAI_CBSZ_SHIFT 0
+#define ISA_MAI_ABID_SHIFT 4
+#define ISA_MAI_BLGP_SHIFT 8
+#define ISA_MAI_CBSZ(in)   ((in)->ext & 7u)
+#define ISA_MAI_ABID(in)   ((in)->ext >> ISA_MAI_ABID_SHIFT & 15u)
+#define ISA_MAI_BLGP(in)   ((in)->ext >> ISA_MAI_BLGP_SHIFT & 7u)
 
 /* Build the opcode tables (once, thread-safe). */
 void isa_decode_init(void);
@@ -117,6 +125,8 @@ void isa_decode_init(void);
  * than n (in->size says how many). */
 bool isa_decode(enum isa_target target, const uint32_t *words, unsigned n, struct isa_inst *in);
 const char *isa_op_name(unsigned op);
+/* A matrix fused multiply-add (v_mfma_*, the VOP3P-MAI encoding). */
+bool isa_is_mfma(unsigned op);
 const char *isa_fmt_name(unsigned fmt);
 /* Opcode number of `op` in `fmt` for `target`, or -1. */
 int isa_encoding_of(enum isa_target target, unsigned fmt, unsigned op);

@@ -169,8 +169,10 @@ enum isa_result isa_execute(struct isa_wave *w, const struct isa_inst *in)
 		r = isa_exec_flat(w, in);
 		break;
 	case ISA_FMT_MUBUF:
-	case ISA_FMT_MTBUF:
 		r = isa_exec_mubuf(w, in);
+		break;
+	case ISA_FMT_MTBUF:
+		r = isa_exec_mtbuf(w, in);
 		break;
 	default:
 		r = isa_unimplemented(w, in);
@@ -226,6 +228,7 @@ enum isa_result isa_wave_run(struct isa_wave *w, unsigned budget)
 		case ISA_JUMP:
 			break;
 		case ISA_BARRIER:
+		case ISA_YIELD:
 			w->pc += in->size;
 			return r;
 		default:

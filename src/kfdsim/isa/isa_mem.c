@@ -42,7 +42,8 @@ enum isa_result isa_mem_fault(struct isa_ctx *c, uint64_t va, bool write)
 {
 	c->fault_va = va;
 	c->fault_write = write;
-	engine_vm_fault(c->q, va, write);
+	if (!c->defer_reports)
+		engine_vm_fault(c->q, va, write);
 	return ISA_FAULT;
 }
 

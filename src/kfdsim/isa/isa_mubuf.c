@@ -28,6 +28,8 @@ enum isa_result isa_exec_mubuf(struct isa_wave *w, const struct isa_inst *in)
 	if (in->op == ISA_OP_buffer_wbinvl1 || in->op == ISA_OP_buffer_wbinvl1_vol ||
 	    in->op == ISA_OP_buffer_invl2 || in->op == ISA_OP_buffer_wbl2)
 		return ISA_NEXT;
+	if (in->fmt == ISA_FMT_MUBUF && in->hwop < 16)
+		return isa_exec_mubuf_format(w, in);
 	if (in->fmt != ISA_FMT_MUBUF || m->kind == MK_NONE || (in->flags & (ISA_F_LDS | ISA_F_TFE)))
 		return isa_unimplemented(w, in);
 	for (unsigned l = 0; l < ISA_LANES; l++) {

@@ -60,6 +60,12 @@ enum isa_result isa_exec_sopp(struct isa_wave *w, const struct isa_inst *in)
 		 * writing the event mailbox), as kfd_int_process_v9 forwards */
 		if ((in->imm & 0xf) != 1)
 			return isa_unimplemented(w, in);
+		if (w->ctx->defer_reports) {
+			/* raised by the engine thread at the end of the turn */
+			w->ctx->irq = w->s[ISA_SRC_M0] & 0xffffff;
+			w->ctx->has_irq = true;
+			return ISA_YIELD;
+		}
 		if (!engine_raise_interrupt(w->ctx->q, w->s[ISA_SRC_M0] & 0xffffff))
 			return ISA_STOPPED;
 		/* the engine was parked during the callback */

@@ -16,6 +16,8 @@ enum isa_result isa_exec_valu(struct isa_wave *w, const struct isa_inst *in)
 	/* op_sel on a VOP3 op that has none on gfx9: not modelled */
 	if (in->fmt == ISA_FMT_VOP3 && in->opsel && !isa_valu16_has_opsel(in->op))
 		return isa_unimplemented(w, in);
+	if (in->fmt == ISA_FMT_VOP3P && isa_is_mfma(in->op))
+		return isa_valu_mfma(w, in, exec);
 	r = isa_valu_cmp(w, in, exec);
 	if (r == ISA_UNHANDLED)
 		r = isa_valu_int(w, in, exec);

@@ -163,6 +163,8 @@ enum isa_result isa_valu_float(struct isa_wave *w, const struct isa_inst *in, ui
 enum isa_result isa_valu_16(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 /* gfx9 VOP3 ops whose op_sel bits select 16-bit halves */
 bool isa_valu16_has_opsel(unsigned op);
+/* matrix fused multiply-add (v_mfma_*; whole wave: EXEC full, or 0) */
+enum isa_result isa_valu_mfma(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 enum isa_result isa_valu_cmp(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);
 /* DPP / SDWA forms: rewrite the operands, then run the family executors. */
 enum isa_result isa_valu_dpp(struct isa_wave *w, const struct isa_inst *in, uint64_t exec);

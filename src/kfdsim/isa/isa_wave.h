@@ -48,6 +48,8 @@ enum isa_result {
 	ISA_TRAP,      /* s_trap */
 	ISA_STOPPED,   /* the engine was stopped */
 	ISA_UNHANDLED, /* between VALU executors: not this family's op */
+	ISA_YIELD,     /* continue at pc + size, but end the worker's turn (an
+			* interrupt waits for the engine thread) */
 };
 
 enum isa_wave_state {
@@ -107,6 +109,13 @@ struct isa_ctx {
 	uint8_t bad_fmt;
 	uint64_t bad_pc;
 	uint64_t instructions; /* wave instructions executed */
+	/* Several threads run the dispatch (isa_dispatch.c): faults and
+	 * interrupts are recorded here and reported by the engine thread at
+	 * the end of the turn, as every env callback but translate and
+	 * gpu_clock must run there. */
+	bool defer_reports;
+	bool has_irq;
+	uint32_t irq;
 };
 
 /* ---- scalar registers ---- */
@@ -193,6 +202,9 @@ enum isa_result isa_exec_valu(struct isa_wave *w, const struct isa_inst *in);
 enum isa_result isa_exec_ds(struct isa_wave *w, const struct isa_inst *in);
 enum isa_result isa_exec_flat(struct isa_wave *w, const struct isa_inst *in);
 enum isa_result isa_exec_mubuf(struct isa_wave *w, const struct isa_inst *in);
+enum isa_result isa_exec_mtbuf(struct isa_wave *w, const struct isa_inst *in);
+/* MUBUF buffer_{load,store}_format_* (opcodes 0-15): the resource's format */
+enum isa_result isa_exec_mubuf_format(struct isa_wave *w, const struct isa_inst *in);
 
 /* Mark the instruction unimplemented: returns ISA_ILLEGAL. */
 enum isa_result isa_unimplemented(struct isa_wave *w, const struct isa_inst *in);

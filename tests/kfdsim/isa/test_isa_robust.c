@@ -35,7 +35,7 @@ static uint32_t rnd(void)
 }
 
 /* Encoding prefixes: VOP2, VOP1, VOPC, SOP2, SOP1, SOPC, SOPP, SOPK, SMEM,
- * VOP3, VOP3P, DS, FLAT, MUBUF. */
+ * VOP3, VOP3P, DS, FLAT, MUBUF, MTBUF. */
 static const struct {
 	uint32_t bits, mask;
 } prefixes[] = {
@@ -43,7 +43,7 @@ static const struct {
     {0x80000000, 0xc0000000}, {0xbe800000, 0xff800000}, {0xbf000000, 0xff800000},
     {0xbf800000, 0xff800000}, {0xb0000000, 0xf0000000}, {0xc0000000, 0xfc000000},
     {0xd0000000, 0xfc000000}, {0xd3800000, 0xff800000}, {0xd8000000, 0xfc000000},
-    {0xdc000000, 0xfc000000}, {0xe0000000, 0xfc000000},
+    {0xdc000000, 0xfc000000}, {0xe0000000, 0xfc000000}, {0xe8000000, 0xfc000000},
 };
 
 /* A real gfx90a instruction (random operands): prefix and opcode field. */
@@ -67,6 +67,8 @@ static bool valid_word(uint32_t *out)
 	    {ISA_FMT_GLOBAL, 0xdc008000, 0xfdfcc000, 18},
 	    {ISA_FMT_FLAT, 0xdc000000, 0xfdfcc000, 18},
 	    {ISA_FMT_MUBUF, 0xe0000000, 0xfdfc0000, 18},
+	    {ISA_FMT_MTBUF, 0xe8000000, 0xfc078000, 15},
+	    {ISA_FMT_VOP3P, 0xd3800000, 0xffff0000, 16}, /* packed math and MFMA */
 	};
 	unsigned k = rnd() % (sizeof(f) / sizeof(f[0]));
 	int hw = isa_encoding_of(ISA_GFX90A, f[k].fmt, 1 + rnd() % (ISA_OP_COUNT - 1));

@@ -1,3 +1,4 @@
-// An instruction the interpreter does not model (MFMA).
-	v_mfma_f32_4x4x1f32 a[0:3], v0, v0, a[0:3]
+// An instruction the interpreter does not model (an image load: images
+// are refused as illegal instructions).
+	image_load v[0:3], v0, s[0:7] dmask:0xf
 	s_endpgm
