@@ -16,11 +16,16 @@
  *             kernel's copy-on-write keeps the parent's bytes; through
  *             vkfd the registered pages are shared, the parent sees it
  * hsa_e2e unlock-busy: unlock while a copy that reads the locked buffer
- * waits behind a dependency signal, then release it: with the kernel the
- * copy reads a range no longer mapped on the GPU, and ROCr reports a
- * memory fault and aborts. Through vkfd the copy may complete instead
- * (UNMAP and FREE are asynchronous; documented): then it must have read
- * the buffer's bytes. Included by hsa_e2e.c.
+ * waits behind a dependency signal, then release it. Where libhsakmt made
+ * the buffer a USERPTR BO (5.2; 6.x with HSA_USE_SVM=0 or without the SVM
+ * API) the kernel unmaps it at the unlock, the copy reads a range no
+ * longer mapped on the GPU, and ROCr reports a memory fault and aborts.
+ * Where libhsakmt 6.x registered it as SVM pages (the GPU advertises the
+ * SVM API), its unlock issues no ioctl, the kernel keeps the GPU mapping
+ * and the copy completes: then it must have read the buffer's bytes.
+ * Through vkfd the copy may complete too (UNMAP and FREE are
+ * asynchronous; documented). The version matrix says which to expect.
+ * Included by hsa_e2e.c.
  */
 #ifndef VKFD_HSA_REGISTER_H
 #define VKFD_HSA_REGISTER_H
@@ -212,10 +217,10 @@ static int run_unlock_busy(void)
 	       hsa_amd_memory_unlock(buf) == HSA_STATUS_SUCCESS);
 	printf("hsa_e2e: agent pointer %p no longer registered\n", a);
 	hsa_signal_store_screlease(dep, 0);
-	/* With the kernel, ROCr aborts the process on the GPU's fault before
-	 * this returns. Through vkfd the copy may still read the buffer
-	 * (docs/guest-vkfd-backend.md, "USERPTR limits"): then it must have
-	 * read the buffer's bytes. */
+	/* With a USERPTR BO, ROCr aborts the process on the GPU's fault
+	 * before this returns. With SVM pages (libhsakmt 6.x), or through
+	 * vkfd (docs/guest-vkfd-backend.md, "USERPTR limits"), the copy may
+	 * complete: then it must have read the buffer's bytes. */
 	report("unlock-busy: copy completed", wait_signal(done));
 	staging = alloc_in(&c, c.sys_pool, size);
 	report("unlock-busy: it read the buffer's bytes",

@@ -2,12 +2,18 @@
 /*
  * kfdsim SVM (AMDKFD_IOC_SVM) against kfd_svm.c of 6.x kernels with XNACK
  * off: argument checks, default attributes, SET_ATTR splitting ranges,
- * GET_ATTR intersecting them, the BO overlap and CPU-mapping checks, and
- * ranges dropped once the CPU unmaps them.
+ * GET_ATTR intersecting them, the BO overlap and CPU-mapping checks,
+ * ranges dropped once the CPU unmaps them, and libhsakmt 6.x's
+ * hsa_amd_memory_lock sequence, whose GPU mapping its unlock leaves.
  */
 #include "sim_fixture.h"
 
 #define PG 4096ULL
+
+/* kfd_ioctl.h of 6.x kernels; older UAPI headers lack it */
+#ifndef KFD_IOCTL_SVM_FLAG_EXT_COHERENT
+#define KFD_IOCTL_SVM_FLAG_EXT_COHERENT 0x80
+#endif
 
 /* An SVM ioctl with n attributes, sized the way libhsakmt sizes it: the
  * layout of struct kfd_ioctl_svm_args (whose flexible array cannot be
@@ -319,6 +325,106 @@ static void test_queue_ring_not_svm(void **state)
 	fx_free(f);
 }
 
+/* A GTT BO mapped on the GPU and on the CPU (the SDMA ring, its pointers
+ * and a copy's destination). */
+static uint8_t *gtt_bo(struct fx *f, uint64_t size, uint64_t *va_out)
+{
+	uint64_t h, off = 0, va = fx_va(f, size);
+	uint32_t n = 0;
+	void *p;
+
+	assert_int_equal(fx_alloc(f, 0, KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE, va,
+				  size, &h, &off),
+			 0);
+	assert_int_equal(fx_map(f, AMDKFD_IOC_MAP_MEMORY_TO_GPU, h, f->gpu_id, 1, &n), 0);
+	p = f->ops->mmap(f->sim, NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f->rfd[0],
+			 (off_t)off);
+	assert_true(p != MAP_FAILED);
+	*va_out = va;
+	return p;
+}
+
+/* hsa_amd_memory_lock with libhsakmt 6.x on a GPU with the SVM API
+ * (fmm_register_mem_svm_api, fmm_map_mem_svm_api): SET_ATTR of the
+ * coherence flags, which gives no GPU access (XNACK off), then SET_ATTR
+ * ACCESS_IN_PLACE, which maps the CPU pages on the GPU. Its unlock
+ * (hsaKmtUnmapMemoryToGPU, hsaKmtDeregisterMemory) finds no BO there and
+ * returns without an ioctl, so the kernel keeps the range and its GPU
+ * mapping: an SDMA copy from it afterwards reads the pages' current
+ * bytes, no fault (e2e unlock-busy natively with ROCr 6.x). */
+static void test_lock_sequence_outlives_unlock(void **state)
+{
+	const uint64_t size = 8 * PG;
+	struct fx *f = fx_new(NULL, true);
+	uint8_t *buf = anon(size, PROT_READ | PROT_WRITE), *ring, *dst;
+	struct vkfd_kfd_create_queue_args q = {0};
+	struct kfd_ioctl_destroy_queue_args d = {0};
+	uint64_t ring_va, ptr_va, dst_va, t0;
+	struct svm_call c = {0};
+	uint64_t *ptrs, *db;
+
+	(void)state;
+	/* the registration: flags only, no access yet */
+	c.at[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_SET_FLAGS,
+						   KFD_IOCTL_SVM_FLAG_COHERENT};
+	c.at[1] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_CLR_FLAGS,
+						   KFD_IOCTL_SVM_FLAG_EXT_COHERENT};
+	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_SET_ATTR, buf, size, &c, 2), 0);
+	c.at[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_ACCESS, f->gpu_id[0]};
+	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_GET_ATTR, buf, size, &c, 1), 0);
+	assert_int_equal(c.at[0].type, KFD_IOCTL_SVM_ATTR_NO_ACCESS);
+	/* the mapping to the locking agent */
+	c.at[0] =
+	    (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE, f->gpu_id[0]};
+	assert_int_equal(svm(f, KFD_IOCTL_SVM_OP_SET_ATTR, buf, size, &c, 1), 0);
+	/* (the unlock: no ioctl) then the CPU writes, the copy runs */
+	for (unsigned i = 0; i < size; i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	ring = gtt_bo(f, PG, &ring_va);
+	ptrs = (uint64_t *)(void *)gtt_bo(f, PG, &ptr_va);
+	dst = gtt_bo(f, size, &dst_va);
+	q.base.ring_base_address = ring_va;
+	q.base.ring_size = PG;
+	q.base.read_pointer_address = ptr_va;
+	q.base.write_pointer_address = ptr_va + 8;
+	q.base.gpu_id = f->gpu_id[0];
+	q.base.queue_type = KFD_IOC_QUEUE_TYPE_SDMA;
+	q.base.queue_percentage = 100;
+	q.base.queue_priority = 15;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_CREATE_QUEUE, &q.base), 0);
+	db = f->ops->mmap(f->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, f->kfd,
+			  (off_t)(q.base.doorbell_offset & ~0x1fffULL));
+	assert_true(db != MAP_FAILED);
+	{
+		/* COPY_LINEAR (count - 1) from the SVM range, then a NOP */
+		uint64_t src_va = (uintptr_t)buf;
+		uint32_t pk[8] = {1,
+				  (uint32_t)size - 1,
+				  0,
+				  (uint32_t)src_va,
+				  (uint32_t)(src_va >> 32),
+				  (uint32_t)dst_va,
+				  (uint32_t)(dst_va >> 32),
+				  0};
+
+		memcpy(ring, pk, sizeof(pk));
+		__atomic_store_n(&ptrs[1], (uint64_t)sizeof(pk), __ATOMIC_RELEASE);
+		__atomic_store_n(&db[(q.base.doorbell_offset & 0x1fff) / 8], (uint64_t)sizeof(pk),
+				 __ATOMIC_RELEASE);
+	}
+	/* the bound only keeps a broken engine from hanging the test */
+	t0 = fx_now_ns();
+	while (__atomic_load_n(&ptrs[0], __ATOMIC_ACQUIRE) < 32 && fx_now_ns() - t0 < 5000000000ULL)
+		usleep(1000);
+	assert_int_equal(ptrs[0], 32);
+	assert_memory_equal(dst, buf, size);
+	d.queue_id = q.base.queue_id;
+	assert_int_equal(fx_ioctl(f, AMDKFD_IOC_DESTROY_QUEUE, &d), 0);
+	f->ops->munmap(f->sim, db, 8192);
+	munmap(buf, size);
+	fx_free(f);
+}
+
 /* Version gates: no SVM before 1.5, no CLR_FLAGS query before 1.6. */
 static void test_versions(void **state)
 {
@@ -355,6 +461,7 @@ int main(void)
 	    cmocka_unit_test(test_xnack_on_defaults),
 	    cmocka_unit_test(test_queue_ring_not_svm),
 	    cmocka_unit_test(test_unbound_gpu),
+	    cmocka_unit_test(test_lock_sequence_outlives_unlock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -25,6 +26,7 @@
 /* AMDKFD_IOC_ACQUIRE_VM: struct kfd_ioctl_acquire_vm_args. */
 #define KFD_NR_ACQUIRE_VM   0x15
 #define KFD_NR_CREATE_QUEUE 0x02
+#define KFD_NR_SVM          0x20
 struct acquire_vm_args {
 	uint32_t drm_fd;
 	uint32_t gpu_id;
@@ -69,6 +71,49 @@ static void log_create_queue(const void *arg, size_t size)
 		   engine, queue_id);
 }
 
+/* What an SVM call asked (the version matrix checks how libhsakmt
+ * registered locked memory): kfd_ioctl_svm_args is start_addr, size, op,
+ * nattr (24 bytes), then nattr {type, value} pairs; at most the pairs the
+ * ioctl size holds, and 8 of them, are shown. */
+static void log_svm(const void *arg, size_t size)
+{
+	static const char *const names[] = {"preferred_loc",   "prefetch_loc", "access",
+					    "access_in_place", "no_access",    "set_flags",
+					    "clr_flags",       "granularity"};
+	uint64_t start, len;
+	uint32_t op, nattr, shown;
+	char line[512];
+	int n;
+
+	memcpy(&start, arg, 8);
+	memcpy(&len, (const char *)arg + 8, 8);
+	memcpy(&op, (const char *)arg + 16, 4);
+	memcpy(&nattr, (const char *)arg + 20, 4);
+	shown = (uint32_t)((size - 24) / 8);
+	if (nattr < shown)
+		shown = nattr;
+	if (shown > 8)
+		shown = 8;
+	n = snprintf(line, sizeof(line), "svm %s 0x%llx size 0x%llx nattr %u:",
+		     op == 0   ? "set_attr"
+		     : op == 1 ? "get_attr"
+			       : "op?",
+		     (unsigned long long)start, (unsigned long long)len, nattr);
+	for (uint32_t i = 0; i < shown && n > 0 && (size_t)n < sizeof(line); i++) {
+		uint32_t type, value;
+
+		memcpy(&type, (const char *)arg + 24 + 8 * i, 4);
+		memcpy(&value, (const char *)arg + 28 + 8 * i, 4);
+		if (type < sizeof(names) / sizeof(names[0]))
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s 0x%x", names[type],
+				      value);
+		else
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " type%u 0x%x", type,
+				      value);
+	}
+	shim_debug("%s", line);
+}
+
 static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg)
 {
 	const struct shim_backend *b;
@@ -92,6 +137,9 @@ static int device_ioctl(struct shim_devfile *f, unsigned long request, void *arg
 	if (shim_debug_on && ret == 0 && f->kind == SHIM_FD_KFD && _IOC_TYPE(request) == 'K' &&
 	    _IOC_NR(request) == KFD_NR_CREATE_QUEUE && _IOC_SIZE(request) >= 88)
 		log_create_queue(arg, _IOC_SIZE(request));
+	if (shim_debug_on && ret == 0 && f->kind == SHIM_FD_KFD && _IOC_TYPE(request) == 'K' &&
+	    _IOC_NR(request) == KFD_NR_SVM && _IOC_SIZE(request) >= 24)
+		log_svm(arg, _IOC_SIZE(request));
 	return ret;
 }
 
