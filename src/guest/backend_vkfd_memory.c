@@ -301,11 +301,14 @@ int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
  * which the host executes after it in stream order. So the guest answers
  * at once, as the kernel would, and a host-side failure (a BO freed by
  * another thread in between) is only logged by the host, as for FREE.
+ * Not for registered application memory (below), nor where the kernel's
+ * errno must be exact (an unknown GPU).
  */
 int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	struct kfd_ioctl_unmap_memory_from_gpu_args *a = arg;
 	struct vkfd_req_map_memory req;
+	const struct bk_bo *b;
 	bool known;
 	int r;
 
@@ -317,7 +320,18 @@ int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	if (r)
 		return r;
 	bk_table_lock();
-	known = bk_bo_find_locked(c, a->handle) != NULL;
+	b = bk_bo_find_locked(c, a->handle);
+	known = b != NULL;
+	if (b && b->userptr && b->va != b->cpu_va) {
+		/* application memory being unregistered (hsa_amd_memory_unlock):
+		 * it stays in use after this call, so as with the kernel no GPU
+		 * work started afterwards may still reach it. A queued unmap
+		 * would let work the guest starts through a doorbell run before
+		 * it (the relay does not wait for the stream), read the range and
+		 * race its FREE. */
+		bk_table_unlock();
+		return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
+	}
 	for (uint32_t i = a->n_success; known && i < a->n_devices; i++) {
 		if (bk_gpu_index_locked(req.device_ids[i]) < 0) {
 			/* the kernel stops at the first unknown GPU */
