@@ -11,6 +11,7 @@
  *   backend_vkfd_ioctl.c     the KFD ioctl table, its one copy-in/out, process ioctls
  *   backend_vkfd_memory.c    BOs: alloc/free/map ioctls, blobs, mmap
  *   backend_vkfd_userptr.c   USERPTR ranges: conversion to blobs and back
+ *   backend_vkfd_ipc.c       dmabuf export/import between processes of one guest
  *   backend_vkfd_queue.c     queue ioctls
  *   backend_vkfd_events.c    event ioctls, waits, SMI events
  *   backend_vkfd_topo.c      the topology export and the guest's tree built from it
@@ -88,6 +89,11 @@ struct bk_bo {
 	uint64_t uptr_len;   /* bytes of it backed by the blob */
 	bool userptr_mapped; /* the range still holds our blob mapping */
 	bool event_page;     /* given to CREATE_EVENT: FREE -> EPERM */
+	/* IPC (backend_vkfd_ipc.c), under bk_mem_lock: the SHAREABLE blob
+	 * an EXPORT_DMABUF made; imported is set at creation */
+	bool has_share;
+	struct vkfd_guest_blob share;
+	bool imported; /* made by IMPORT_DMABUF */
 };
 
 struct bk_queue {
@@ -278,6 +284,13 @@ void bk_userptr_conn_free_locked(struct bk_conn *c);
 void bk_munmap_notify(void *addr, size_t len);
 void bk_remap_notify(void *addr, size_t len);
 void bk_atfork_prepare(void);
+
+/* backend_vkfd_ipc.c */
+int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_get_dmabuf_info(struct bk_conn *c, void *arg, uint32_t usize);
+/* the BO is being freed: drop its shareable blob (bk_mem_lock held) */
+void bk_ipc_bo_release_locked(struct bk_conn *c, struct bk_bo *b);
 
 /* backend_vkfd_queue.c */
 int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize);
