@@ -190,8 +190,7 @@ void bk_conn_free(struct bk_conn *c)
 		n = b->next;
 		if (b->has_blob && !c->dead)
 			vkfd_guest_blob_destroy(c->g, &b->blob);
-		if (b->has_share && !c->dead)
-			vkfd_guest_blob_destroy(c->g, &b->share);
+		bk_ipc_bo_release(c, b);
 		free(b);
 	}
 	/* A connection inherited over fork belongs to the parent: never send

@@ -94,6 +94,7 @@ struct bk_bo {
 	bool has_share;
 	struct vkfd_guest_blob share;
 	bool imported; /* made by IMPORT_DMABUF */
+	int import_fd; /* imported: a dup of the fd it came from */
 };
 
 struct bk_queue {
@@ -289,8 +290,9 @@ void bk_atfork_prepare(void);
 int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);
 int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);
 int bk_ioctl_get_dmabuf_info(struct bk_conn *c, void *arg, uint32_t usize);
-/* the BO is being freed: drop its shareable blob (bk_mem_lock held) */
-void bk_ipc_bo_release_locked(struct bk_conn *c, struct bk_bo *b);
+/* the BO is being freed (or its connection): drop its shareable blob or
+ * the fd of its import; bk_mem_lock held, or the connection unreachable */
+void bk_ipc_bo_release(struct bk_conn *c, struct bk_bo *b);
 
 /* backend_vkfd_queue.c */
 int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize);

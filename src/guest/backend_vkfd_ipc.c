@@ -21,10 +21,11 @@ static bool bk_ipc_offered(const struct bk_conn *c)
 }
 
 /* A BO the host can bind to a shareable blob: memory with CPU access of
- * this process's own, not a doorbell/MMIO page, USERPTR range or import. */
+ * this process's own, not a doorbell/MMIO page or USERPTR range (an import
+ * is exported as the fd it came from). */
 static bool bk_exportable(const struct bk_bo *b)
 {
-	return !b->userptr && !b->imported && !(b->map_flags & VKFD_ALLOC_MAP_NONE) &&
+	return !b->userptr && !(b->map_flags & VKFD_ALLOC_MAP_NONE) &&
 	       !(b->kfd_flags &
 		 (KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP));
 }
@@ -71,6 +72,17 @@ int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	bk_table_lock();
 	b = bk_bo_find_locked(c, a->handle);
 	bk_table_unlock();
+	if (b && b->imported) {
+		/* the kernel gives an imported BO's own dmabuf back */
+		fd = fcntl(b->import_fd, (a->flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+		if (fd < 0)
+			fd = -errno;
+		bk_mem_lock_release();
+		if (fd < 0)
+			return fd;
+		a->dmabuf_fd = (uint32_t)fd;
+		return 0;
+	}
 	if (!b || !bk_exportable(b)) {
 		bk_mem_lock_release();
 		return -EINVAL;
@@ -148,6 +160,14 @@ int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 		free(b);
 		return r;
 	}
+	/* kept for a re-export of the import (the kernel's answer) */
+	b->import_fd = fcntl((int)a->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
+	if (b->import_fd < 0) {
+		r = -errno;
+		bk_resource_release(c, &res);
+		free(b);
+		return r;
+	}
 	memset(&req, 0, sizeof(req));
 	req.va = a->va_addr;
 	req.res_id = res.res_id;
@@ -158,6 +178,7 @@ int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	bk_resource_release(c, &res);
 	if (r) {
 		bk_log("import fd %u at %#" PRIx64 ": %d", a->dmabuf_fd, (uint64_t)a->va_addr, r);
+		close(b->import_fd);
 		free(b);
 		return r == -ENOENT ? -EINVAL : r;
 	}
@@ -234,10 +255,12 @@ int bk_ioctl_get_dmabuf_info(struct bk_conn *c, void *arg, uint32_t usize)
 	return 0;
 }
 
-void bk_ipc_bo_release_locked(struct bk_conn *c, struct bk_bo *b)
+void bk_ipc_bo_release(struct bk_conn *c, struct bk_bo *b)
 {
-	BK_ASSERT_MEM_LOCKED();
 	if (b->has_share && !c->dead)
 		vkfd_guest_blob_destroy(c->g, &b->share);
 	b->has_share = false;
+	if (b->imported && b->import_fd >= 0)
+		close(b->import_fd);
+	b->import_fd = -1;
 }
