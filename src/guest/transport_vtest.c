@@ -37,6 +37,7 @@ struct gt_vtest {
 	int reply_timeout_ms;
 	pthread_mutex_t lock;
 	bool dead;
+	bool import_fd;                 /* the server serves RESOURCE_IMPORT_FD */
 	uint32_t sync_id[GT_NUM_RINGS]; /* 0: not created yet */
 	uint64_t seq[GT_NUM_RINGS];
 	uint32_t *tx;
@@ -133,6 +134,12 @@ static int handshake(struct gt_vtest *v)
 			  out[0] ? out[1] : 0, GT_NUM_RINGS);
 		return -EPROTO;
 	}
+	/* vkfd-server's sharing; other vtest servers answer "invalid" */
+	param = VTW_PARAM_VKFD_IMPORT_FD;
+	if ((r = send_cmd(v, VTW_CMD_GET_PARAM, &param, 1)) ||
+	    (r = recv_exact(v, VTW_CMD_GET_PARAM, out, 2)))
+		return r;
+	v->import_fd = out[0] && out[1];
 	return 0;
 }
 
@@ -300,6 +307,8 @@ static int vt_resource_import(struct guest_transport *t, int fd, struct vkfd_gue
 	uint32_t rep[VTW_IMPORT_FD_REPLY_DWORDS];
 	int r;
 
+	if (!v->import_fd)
+		return -EOPNOTSUPP;
 	pthread_mutex_lock(&v->lock);
 	r = send_cmd(v, VTW_CMD_RESOURCE_IMPORT_FD, NULL, 0);
 	if (!r) {

@@ -203,6 +203,9 @@ static int cmd_get_param(struct worker *w)
 	if (w->buf[0] == VTW_PARAM_MAX_TIMELINE_COUNT) {
 		out[0] = 1;
 		out[1] = VTW_MAX_TIMELINE_COUNT;
+	} else if (w->buf[0] == VTW_PARAM_VKFD_IMPORT_FD) {
+		out[0] = 1;
+		out[1] = w->opts->share != NULL;
 	}
 	return reply(w, VTW_CMD_GET_PARAM, out, 2);
 }

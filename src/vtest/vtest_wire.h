@@ -52,6 +52,10 @@ enum vtw_cmd {
 /* GET_PARAM {param} -> {valid, value} */
 enum vtw_param {
 	VTW_PARAM_MAX_TIMELINE_COUNT = 1,
+	/* vkfd-server's own: {1, 1} when RESOURCE_IMPORT_FD is served, so
+	 * that a client never sends it to a server that would end the
+	 * connection over an unknown command */
+	VTW_PARAM_VKFD_IMPORT_FD = 4096,
 };
 #define VTW_MAX_TIMELINE_COUNT 64
 

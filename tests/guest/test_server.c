@@ -460,6 +460,15 @@ static void test_import_fd_messages(void **state)
 
 	(void)state;
 	fd = vt_handshake();
+	/* the server says it serves the command */
+	{
+		uint32_t param = VTW_PARAM_VKFD_IMPORT_FD, out[2];
+
+		vt_send(fd, VTW_CMD_GET_PARAM, &param, 1);
+		vt_recv(fd, VTW_CMD_GET_PARAM, out, 2);
+		assert_int_equal(out[0], 1);
+		assert_int_equal(out[1], 1);
+	}
 	context_init(fd);
 	/* the context's own shared memory, even asked SHAREABLE, is never
 	 * shared; a memfd and /dev/null are not blobs at all */
