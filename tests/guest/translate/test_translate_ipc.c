@@ -155,6 +155,23 @@ static void test_share_within_guest(void **state)
 	assert_int_equal(info.size, SIZE);
 	assert_int_equal(info.gpu_id, gpu_id);
 	assert_true(info.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT);
+	/* with a metadata buffer of any declared size: the actual size back,
+	 * never more than the buffer written */
+	{
+		uint8_t md[64];
+
+		memset(md, 0xa5, sizeof(md));
+		memset(&info, 0, sizeof(info));
+		info.dmabuf_fd = (uint32_t)fd;
+		info.metadata_ptr = (uintptr_t)md;
+		info.metadata_size = UINT32_MAX;
+		assert_int_equal(
+		    kio(kfd, RW, _IOC_NR(AMDKFD_IOC_GET_DMABUF_INFO), sizeof(info), &info), 0);
+		assert_int_equal(info.size, SIZE);
+		assert_true(info.metadata_size <= sizeof(md));
+		for (size_t i = info.metadata_size; i < sizeof(md); i++)
+			assert_int_equal(md[i], 0xa5);
+	}
 	assert_int_equal(import_fd(fd, va2, gpu_id, &hb), 0);
 	assert_true(hb != 0);
 	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), hb, ids, 1, &ns), 0);
