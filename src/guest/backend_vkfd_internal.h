@@ -193,8 +193,9 @@ extern struct bk_state bk;
  * queues, acquired VMs and reference counts. Held only for short, local
  * work (and over init, which builds the topology). */
 extern pthread_mutex_t bk_lock;
-/* Memory lock: serialises blob creation, USERPTR conversion and FREE so
- * that a BO cannot disappear while it is being mapped, and guards the
+/* Memory lock: serialises blob creation, USERPTR conversion, FREE and IPC
+ * imports (backend_vkfd_ipc.c) so that a BO cannot disappear while it is
+ * being mapped or exported, and guards the
  * freed USERPTR ranges whose copy-back is deferred (taken by the munmap,
  * madvise/mremap and fork notifications only while there are such ranges).
  * Taken before bk_lock, never while holding it. */

@@ -52,8 +52,9 @@ static int bk_share_blob_locked(struct bk_conn *c, struct bk_bo *b)
 	if (r) {
 		bk_log("shareable blob for bo %#" PRIx64 ": %d", b->handle, r);
 		/* the host refused the bind or the blob: the BO cannot be
-		 * exported, as the kernel answers for such a BO */
-		return r == -EOPNOTSUPP ? r : -EINVAL;
+		 * exported, as the kernel answers for such a BO; a lost
+		 * transport is an I/O error */
+		return r == -EPIPE || r == -ETIMEDOUT || r == -EPROTO ? -EIO : -EINVAL;
 	}
 	b->has_share = true;
 	return 0;
@@ -64,6 +65,8 @@ int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	struct vkfd_kfd_export_dmabuf_args *a = arg;
 	struct bk_bo *b;
 	int r, fd;
+	/* b may be freed by another thread once bk_mem_lock is released */
+	const uint64_t handle = a->handle;
 
 	(void)usize;
 	if (!bk_ipc_offered(c))
@@ -92,29 +95,37 @@ int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	bk_mem_lock_release();
 	if (fd < 0)
 		return fd == -EOPNOTSUPP ? -EINVAL : fd;
-	bk_log("export bo %#" PRIx64 " -> fd %d", b->handle, fd);
+	bk_log("export bo %#" PRIx64 " -> fd %d", handle, fd);
 	a->dmabuf_fd = (uint32_t)fd;
 	return 0;
 }
 
-/* The resource behind a dmabuf fd of the calling process. */
-static int bk_resource_of_fd(struct bk_conn *c, uint32_t ufd, struct vkfd_guest_resource *res)
+/* The resource behind a dmabuf fd of the calling process. bk_mem_lock is
+ * held from here to its release: on virtio-gpu two imports of one object
+ * in one file share a GEM handle, so one must not close it under the
+ * other. */
+static int bk_resource_of_fd_locked(struct bk_conn *c, uint32_t ufd,
+				    struct vkfd_guest_resource *res)
 {
 	int fd = (int)ufd, r;
 
+	BK_ASSERT_MEM_LOCKED();
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
 		return -EBADF; /* dma_buf_get's answer */
 	r = vkfd_guest_resource_import(c->g, fd, res);
 	if (r == -EOPNOTSUPP || r == -EINVAL)
 		return -EINVAL; /* not a dmabuf this guest shares */
-	return r;
+	if (r == -EBADF || r == -ENOMEM)
+		return r;
+	return r ? bk_transport_err(r) : 0;
 }
 
 /* A virtio-gpu file has one GEM handle per object: importing a blob of our
  * own gives back that blob's handle, which must not be closed with the
- * resource. bk_lock held. */
+ * resource. bk_mem_lock (the blobs) and bk_lock (the list) held. */
 static void bk_keep_own_handle_locked(struct bk_conn *c, struct vkfd_guest_resource *res)
 {
+	BK_ASSERT_MEM_LOCKED();
 	BK_ASSERT_TABLE_LOCKED();
 	if (!res->handle)
 		return;
@@ -127,8 +138,9 @@ static void bk_keep_own_handle_locked(struct bk_conn *c, struct vkfd_guest_resou
 	}
 }
 
-static void bk_resource_release(struct bk_conn *c, struct vkfd_guest_resource *res)
+static void bk_resource_release_locked(struct bk_conn *c, struct vkfd_guest_resource *res)
 {
+	BK_ASSERT_MEM_LOCKED();
 	bk_table_lock();
 	bk_keep_own_handle_locked(c, res);
 	bk_table_unlock();
@@ -155,8 +167,10 @@ int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	r = bk_resource_of_fd(c, a->dmabuf_fd, &res);
+	bk_mem_lock_take();
+	r = bk_resource_of_fd_locked(c, a->dmabuf_fd, &res);
 	if (r) {
+		bk_mem_lock_release();
 		free(b);
 		return r;
 	}
@@ -164,7 +178,8 @@ int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	b->import_fd = fcntl((int)a->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
 	if (b->import_fd < 0) {
 		r = -errno;
-		bk_resource_release(c, &res);
+		bk_resource_release_locked(c, &res);
+		bk_mem_lock_release();
 		free(b);
 		return r;
 	}
@@ -175,7 +190,8 @@ int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	r = bk_call(c, VKFD_CMD_IMPORT_RESOURCE, &req, sizeof(req), &rsp, sizeof(rsp));
 	/* the host's KFD process holds the memory now (or failed): the
 	 * transport resource is not needed either way */
-	bk_resource_release(c, &res);
+	bk_resource_release_locked(c, &res);
+	bk_mem_lock_release();
 	if (r) {
 		bk_log("import fd %u at %#" PRIx64 ": %d", a->dmabuf_fd, (uint64_t)a->va_addr, r);
 		close(b->import_fd);
@@ -217,8 +233,10 @@ int bk_ioctl_get_dmabuf_info(struct bk_conn *c, void *arg, uint32_t usize)
 	rsp = calloc(1, sizeof(*rsp));
 	if (!rsp)
 		return -ENOMEM;
-	r = bk_resource_of_fd(c, a->dmabuf_fd, &res);
+	bk_mem_lock_take();
+	r = bk_resource_of_fd_locked(c, a->dmabuf_fd, &res);
 	if (r) {
+		bk_mem_lock_release();
 		free(rsp);
 		return r;
 	}
@@ -226,7 +244,8 @@ int bk_ioctl_get_dmabuf_info(struct bk_conn *c, void *arg, uint32_t usize)
 	req.res_id = res.res_id;
 	req.metadata_size = cap;
 	r = bk_call(c, VKFD_CMD_GET_RESOURCE_INFO, &req, sizeof(req), rsp, sizeof(*rsp));
-	bk_resource_release(c, &res);
+	bk_resource_release_locked(c, &res);
+	bk_mem_lock_release();
 	if (r) {
 		free(rsp);
 		return r == -ENOENT ? -EINVAL : r;
