@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -345,6 +346,52 @@ static void test_free_while_imported(void **state)
 	close(fd);
 }
 
+/* Threads of one process importing the same fd at once, each at its own
+ * VA: every import is its own BO. */
+struct importer {
+	int fd;
+	uint64_t va, handle;
+	int r;
+};
+
+static void *importer_main(void *arg)
+{
+	struct importer *im = arg;
+
+	im->r = import_fd(im->fd, im->va, gpu_id, &im->handle);
+	return NULL;
+}
+
+static void test_concurrent_imports(void **state)
+{
+	enum { T = 4 };
+	struct importer im[T];
+	pthread_t th[T];
+	uint64_t va = va_reserve(SIZE), h;
+	int fd;
+
+	(void)state;
+	as(&pa);
+	h = filled_bo(va, 6);
+	assert_int_equal(export_bo(h, O_CLOEXEC, &fd), 0);
+	as(&pb);
+	for (int i = 0; i < T; i++) {
+		im[i] = (struct importer){.fd = fd, .va = va_reserve(SIZE)};
+		assert_int_equal(pthread_create(&th[i], NULL, importer_main, &im[i]), 0);
+	}
+	for (int i = 0; i < T; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(im[i].r, 0);
+		for (int j = 0; j < i; j++)
+			assert_true(im[i].handle != im[j].handle);
+	}
+	for (int i = 0; i < T; i++)
+		assert_int_equal(free_bo(im[i].handle), 0);
+	as(&pa);
+	assert_int_equal(free_bo(h), 0);
+	close(fd);
+}
+
 static int setup(void **state)
 {
 	char buf[64];
@@ -395,6 +442,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_hostile_export_and_gpu),
 	    cmocka_unit_test(test_double_import),
 	    cmocka_unit_test(test_free_while_imported),
+	    cmocka_unit_test(test_concurrent_imports),
 	};
 
 	if (argc < 2) {
