@@ -118,6 +118,27 @@ VKFD_GUEST_PUBLIC void *vkfd_guest_blob_map(struct vkfd_guest *g, const struct v
 /* Release the resource (closes the fd; existing mappings stay valid). */
 VKFD_GUEST_PUBLIC void vkfd_guest_blob_destroy(struct vkfd_guest *g, struct vkfd_guest_blob *b);
 
+/* Sharing a blob with another process of the same guest (IPC,
+ * docs/guest-vkfd-backend.md "IPC"). export_fd gives a new fd for a blob
+ * created SHAREABLE (virtio-gpu: its PRIME fd; vtest: a duplicate of the
+ * server's fd); fd_flags may hold O_CLOEXEC. fd or -errno (-EOPNOTSUPP:
+ * the transport cannot share). */
+VKFD_GUEST_PUBLIC int vkfd_guest_blob_export_fd(struct vkfd_guest *g,
+						const struct vkfd_guest_blob *b, int fd_flags);
+/* A resource of this connection's host context made from such an fd. */
+struct vkfd_guest_resource {
+	uint32_t res_id; /* for IMPORT_RESOURCE / GET_RESOURCE_INFO */
+	uint32_t handle; /* transport private (virtgpu GEM handle), 0 if none */
+};
+/* Attach the resource behind an fd another process exported to this
+ * connection's context. 0 or -errno (-EINVAL: not a resource this guest
+ * shares; -EOPNOTSUPP: the transport cannot share). */
+VKFD_GUEST_PUBLIC int vkfd_guest_resource_import(struct vkfd_guest *g, int fd,
+						 struct vkfd_guest_resource *out);
+/* Detach it (a BO imported from it stays valid). */
+VKFD_GUEST_PUBLIC void vkfd_guest_resource_release(struct vkfd_guest *g,
+						   struct vkfd_guest_resource *r);
+
 /* The shared memory page(s) the host writes (read-only for the guest).
  * Layout: struct vkfd_shmem in vkfd_protocol.h. */
 VKFD_GUEST_PUBLIC const volatile void *vkfd_guest_shmem(struct vkfd_guest *g, size_t *size);

@@ -191,6 +191,7 @@ void bk_conn_free(struct bk_conn *c)
 		n = b->next;
 		if (b->has_blob && !c->dead)
 			vkfd_guest_blob_destroy(c->g, &b->blob);
+		bk_ipc_bo_release(c, b);
 		free(b);
 	}
 	bk_arenas_free(c, !c->dead);

@@ -11,6 +11,7 @@
  *   backend_vkfd_ioctl.c     the KFD ioctl table, its one copy-in/out, process ioctls
  *   backend_vkfd_memory.c    BOs: alloc/free/map ioctls, blobs, mmap
  *   backend_vkfd_userptr.c   USERPTR ranges: conversion to blobs and back
+ *   backend_vkfd_ipc.c       dmabuf export/import between processes of one guest
  *   backend_vkfd_queue.c     queue ioctls
  *   backend_vkfd_events.c    event ioctls, waits, SMI events
  *   backend_vkfd_topo.c      the topology export and the guest's tree built from it
@@ -107,6 +108,12 @@ struct bk_bo {
 	bool event_page;        /* given to CREATE_EVENT: FREE -> EPERM */
 	struct bk_arena *arena; /* memory is a slice of this arena's blob */
 	uint64_t arena_offset;
+	/* IPC (backend_vkfd_ipc.c), under bk_mem_lock: the SHAREABLE blob
+	 * an EXPORT_DMABUF made; imported is set at creation */
+	bool has_share;
+	struct vkfd_guest_blob share;
+	bool imported; /* made by IMPORT_DMABUF */
+	int import_fd; /* imported: a dup of the fd it came from */
 };
 
 struct bk_queue {
@@ -207,8 +214,9 @@ extern struct bk_state bk;
  * queues, acquired VMs and reference counts. Held only for short, local
  * work (and over init, which builds the topology). */
 extern pthread_mutex_t bk_lock;
-/* Memory lock: serialises blob creation, USERPTR conversion and FREE so
- * that a BO cannot disappear while it is being mapped, and guards the
+/* Memory lock: serialises blob creation, USERPTR conversion, FREE and IPC
+ * imports (backend_vkfd_ipc.c) so that a BO cannot disappear while it is
+ * being mapped or exported, and guards the
  * freed USERPTR ranges whose copy-back is deferred (taken by the munmap,
  * madvise/mremap and fork notifications only while there are such ranges).
  * Taken before bk_lock, never while holding it. */
@@ -326,6 +334,14 @@ void bk_userptr_conn_free_locked(struct bk_conn *c);
 void bk_munmap_notify(void *addr, size_t len);
 void bk_remap_notify(void *addr, size_t len);
 void bk_atfork_prepare(void);
+
+/* backend_vkfd_ipc.c */
+int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_ioctl_get_dmabuf_info(struct bk_conn *c, void *arg, uint32_t usize);
+/* the BO is being freed (or its connection): drop its shareable blob or
+ * the fd of its import; bk_mem_lock held, or the connection unreachable */
+void bk_ipc_bo_release(struct bk_conn *c, struct bk_bo *b);
 
 /* backend_vkfd_queue.c */
 int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize);

@@ -349,32 +349,6 @@ static int bk_ioctl_dbg_trap(struct bk_conn *c, void *arg, uint32_t usize)
 	return -EINVAL;
 }
 
-/* The dma-buf ioctls: only virtio-gpu resources could be imported or
- * exported, and a guest fd is not one; answered as for a foreign fd. */
-static int bk_ioctl_get_dmabuf_info(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EINVAL;
-}
-
-static int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EINVAL;
-}
-
-static int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EINVAL;
-}
-
 /* SVM in a kernel built without CONFIG_HSA_AMD_SVM */
 static int bk_ioctl_svm(struct bk_conn *c, void *arg, uint32_t usize)
 {

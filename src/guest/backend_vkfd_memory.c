@@ -234,6 +234,7 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	kept = b->userptr && bk_userptr_release_locked(c, b);
 	if (b->has_blob && !kept)
 		vkfd_guest_blob_destroy(c->g, &b->blob);
+	bk_ipc_bo_release(c, b);
 	r = bk_send_free(c, b->handle);
 	/* the host frees it before any later ALLOC in the stream: the range
 	 * may be handed out again at once */

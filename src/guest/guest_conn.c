@@ -8,6 +8,7 @@
 #include "guest_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -220,6 +221,33 @@ void vkfd_guest_blob_destroy(struct vkfd_guest *g, struct vkfd_guest_blob *b)
 {
 	if (g && b)
 		g->t->ops->blob_destroy(g->t, b);
+}
+
+int vkfd_guest_blob_export_fd(struct vkfd_guest *g, const struct vkfd_guest_blob *b, int fd_flags)
+{
+	if (!g || !b || (fd_flags & ~O_CLOEXEC))
+		return -EINVAL;
+	if (!g->t->ops->blob_export_fd)
+		return -EOPNOTSUPP;
+	return g->t->ops->blob_export_fd(g->t, b, fd_flags);
+}
+
+int vkfd_guest_resource_import(struct vkfd_guest *g, int fd, struct vkfd_guest_resource *out)
+{
+	if (!g || !out || fd < 0)
+		return -EINVAL;
+	if (!g->t->ops->resource_import)
+		return -EOPNOTSUPP;
+	memset(out, 0, sizeof(*out));
+	return g->t->ops->resource_import(g->t, fd, out);
+}
+
+void vkfd_guest_resource_release(struct vkfd_guest *g, struct vkfd_guest_resource *r)
+{
+	if (g && r && r->res_id && g->t->ops->resource_release)
+		g->t->ops->resource_release(g->t, r);
+	if (r)
+		memset(r, 0, sizeof(*r));
 }
 
 const volatile void *vkfd_guest_shmem(struct vkfd_guest *g, size_t *size)

@@ -33,6 +33,13 @@ struct guest_transport_ops {
 	void *(*blob_map)(struct guest_transport *t, const struct vkfd_guest_blob *b, void *addr,
 			  size_t len, uint64_t offset, int prot);
 	void (*blob_destroy)(struct guest_transport *t, struct vkfd_guest_blob *b);
+	/* IPC (NULL: not supported): a new fd for a SHAREABLE blob; the
+	 * resource behind such an fd of another process, attached to our
+	 * context; its release. */
+	int (*blob_export_fd)(struct guest_transport *t, const struct vkfd_guest_blob *b,
+			      int fd_flags);
+	int (*resource_import)(struct guest_transport *t, int fd, struct vkfd_guest_resource *out);
+	void (*resource_release)(struct guest_transport *t, struct vkfd_guest_resource *r);
 	/* Submit a command batch. With fence != NULL a fence is queued on
 	 * `ring` after it and its value (increasing per ring) stored. */
 	int (*submit)(struct guest_transport *t, const void *cmd, size_t size, uint32_t ring,

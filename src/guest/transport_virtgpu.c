@@ -261,6 +261,58 @@ static void vg_blob_destroy(struct guest_transport *t, struct vkfd_guest_blob *b
 	b->res_id = 0;
 }
 
+/* The blob's PRIME fd: what another process of this guest imports. */
+static int vg_blob_export_fd(struct guest_transport *t, const struct vkfd_guest_blob *b,
+			     int fd_flags)
+{
+	struct gt_virtgpu *g = to_vg(t);
+	struct vgu_prime_handle ph = {.handle = b->handle, .flags = (uint32_t)fd_flags, .fd = -1};
+	int r;
+
+	if (!b->handle)
+		return -EINVAL;
+	r = xioctl(g->fd, VGU_IOCTL_PRIME_HANDLE_TO_FD, &ph);
+	return r ? r : ph.fd;
+}
+
+/* A PRIME fd of this VM's virtio-gpu becomes a GEM handle of our file; the
+ * guest kernel attaches its resource to our context. An fd of anything
+ * else is refused by the kernel (a dmabuf of another device would be
+ * imported as a guest-memory object: refused here by its blob type). */
+static int vg_resource_import(struct guest_transport *t, int fd, struct vkfd_guest_resource *out)
+{
+	struct gt_virtgpu *g = to_vg(t);
+	struct vgu_prime_handle ph = {.fd = fd};
+	struct vgu_resource_info ri;
+	struct vgu_gem_close c;
+	int r;
+
+	r = xioctl(g->fd, VGU_IOCTL_PRIME_FD_TO_HANDLE, &ph);
+	if (r)
+		return r == -EBADF ? -EBADF : -EINVAL;
+	memset(&ri, 0, sizeof(ri));
+	ri.bo_handle = ph.handle;
+	r = xioctl(g->fd, VGU_IOCTL_RESOURCE_INFO, &ri);
+	if (r || ri.blob_mem != VGU_BLOB_MEM_HOST3D || !ri.res_handle) {
+		c.handle = ph.handle;
+		c.pad = 0;
+		xioctl(g->fd, VGU_IOCTL_GEM_CLOSE, &c);
+		return -EINVAL;
+	}
+	out->res_id = ri.res_handle;
+	out->handle = ph.handle;
+	return 0;
+}
+
+static void vg_resource_release(struct guest_transport *t, struct vkfd_guest_resource *res)
+{
+	struct gt_virtgpu *g = to_vg(t);
+	struct vgu_gem_close c = {.handle = res->handle};
+
+	if (res->handle)
+		xioctl(g->fd, VGU_IOCTL_GEM_CLOSE, &c);
+}
+
 static int vg_submit(struct guest_transport *t, const void *cmd, size_t size, uint32_t ring,
 		     uint64_t *fence)
 {
@@ -339,6 +391,9 @@ static const struct guest_transport_ops vg_ops = {
     .blob_create = vg_blob_create,
     .blob_map = vg_blob_map,
     .blob_destroy = vg_blob_destroy,
+    .blob_export_fd = vg_blob_export_fd,
+    .resource_import = vg_resource_import,
+    .resource_release = vg_resource_release,
     .submit = vg_submit,
     .wait = vg_wait,
     .destroy = vg_destroy,

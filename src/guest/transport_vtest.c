@@ -11,6 +11,7 @@
 #include "vtest_wire.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -36,6 +37,7 @@ struct gt_vtest {
 	int reply_timeout_ms;
 	pthread_mutex_t lock;
 	bool dead;
+	bool import_fd;                 /* the server serves RESOURCE_IMPORT_FD */
 	uint32_t sync_id[GT_NUM_RINGS]; /* 0: not created yet */
 	uint64_t seq[GT_NUM_RINGS];
 	uint32_t *tx;
@@ -132,6 +134,12 @@ static int handshake(struct gt_vtest *v)
 			  out[0] ? out[1] : 0, GT_NUM_RINGS);
 		return -EPROTO;
 	}
+	/* vkfd-server's sharing; other vtest servers answer "invalid" */
+	param = VTW_PARAM_VKFD_IMPORT_FD;
+	if ((r = send_cmd(v, VTW_CMD_GET_PARAM, &param, 1)) ||
+	    (r = recv_exact(v, VTW_CMD_GET_PARAM, out, 2)))
+		return r;
+	v->import_fd = out[0] && out[1];
 	return 0;
 }
 
@@ -280,6 +288,55 @@ static void vt_blob_destroy(struct guest_transport *t, struct vkfd_guest_blob *b
 	b->res_id = 0;
 }
 
+static int vt_blob_export_fd(struct guest_transport *t, const struct vkfd_guest_blob *b,
+			     int fd_flags)
+{
+	int fd;
+
+	(void)t;
+	if (b->fd < 0)
+		return -EINVAL;
+	fd = fcntl(b->fd, (fd_flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* vkfd-server's RESOURCE_IMPORT_FD: the fd follows the header. */
+static int vt_resource_import(struct guest_transport *t, int fd, struct vkfd_guest_resource *out)
+{
+	struct gt_vtest *v = to_vt(t);
+	uint32_t rep[VTW_IMPORT_FD_REPLY_DWORDS];
+	int r;
+
+	if (!v->import_fd)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&v->lock);
+	r = send_cmd(v, VTW_CMD_RESOURCE_IMPORT_FD, NULL, 0);
+	if (!r) {
+		r = vtio_send_fd(v->sock, fd);
+		if (r)
+			r = fail(v, r);
+	}
+	if (!r)
+		r = recv_exact(v, VTW_CMD_RESOURCE_IMPORT_FD, rep, VTW_IMPORT_FD_REPLY_DWORDS);
+	pthread_mutex_unlock(&v->lock);
+	if (r)
+		return r;
+	if (!rep[0])
+		return -EINVAL; /* not a blob this server shares; its log says why */
+	out->res_id = rep[0];
+	out->handle = 0;
+	return 0;
+}
+
+static void vt_resource_release(struct guest_transport *t, struct vkfd_guest_resource *res)
+{
+	struct gt_vtest *v = to_vt(t);
+
+	pthread_mutex_lock(&v->lock);
+	send_cmd(v, VTW_CMD_RESOURCE_UNREF, &res->res_id, 1);
+	pthread_mutex_unlock(&v->lock);
+}
+
 static int vt_submit(struct guest_transport *t, const void *cmd, size_t size, uint32_t ring,
 		     uint64_t *fence)
 {
@@ -416,6 +473,9 @@ static const struct guest_transport_ops vt_ops = {
     .blob_create = vt_blob_create,
     .blob_map = vt_blob_map,
     .blob_destroy = vt_blob_destroy,
+    .blob_export_fd = vt_blob_export_fd,
+    .resource_import = vt_resource_import,
+    .resource_release = vt_resource_release,
     .submit = vt_submit,
     .wait = vt_wait,
     .destroy = vt_destroy,

@@ -33,6 +33,20 @@ struct vgu_gem_close {
 	uint32_t pad;
 };
 
+/* DRM core's PRIME ioctls (flags: O_CLOEXEC, O_RDWR) */
+struct vgu_prime_handle {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+};
+
+struct vgu_resource_info {
+	uint32_t bo_handle;
+	uint32_t res_handle; /* out */
+	uint32_t size;       /* out */
+	uint32_t blob_mem;   /* out */
+};
+
 struct vgu_map {
 	uint64_t offset; /* for mmap on the DRM fd */
 	uint32_t handle;
@@ -101,6 +115,8 @@ struct vgu_context_init {
 };
 
 _Static_assert(sizeof(struct vgu_map) == 16, "vgu_map");
+_Static_assert(sizeof(struct vgu_prime_handle) == 12, "vgu_prime_handle");
+_Static_assert(sizeof(struct vgu_resource_info) == 16, "vgu_resource_info");
 _Static_assert(sizeof(struct vgu_execbuffer) == 40, "vgu_execbuffer");
 _Static_assert(sizeof(struct vgu_get_caps) == 24, "vgu_get_caps");
 _Static_assert(sizeof(struct vgu_resource_create_blob) == 48, "vgu_resource_create_blob");
@@ -108,10 +124,13 @@ _Static_assert(sizeof(struct vgu_context_init) == 16, "vgu_context_init");
 
 #define VGU_IOCTL_VERSION              _IOWR(VGU_DRM_BASE, 0x00, struct vgu_drm_version)
 #define VGU_IOCTL_GEM_CLOSE            _IOW(VGU_DRM_BASE, 0x09, struct vgu_gem_close)
+#define VGU_IOCTL_PRIME_HANDLE_TO_FD   _IOWR(VGU_DRM_BASE, 0x2d, struct vgu_prime_handle)
+#define VGU_IOCTL_PRIME_FD_TO_HANDLE   _IOWR(VGU_DRM_BASE, 0x2e, struct vgu_prime_handle)
 #define VGU_IOC(nr, type)              _IOWR(VGU_DRM_BASE, VGU_DRM_COMMAND_BASE + (nr), type)
 #define VGU_IOCTL_MAP                  VGU_IOC(0x01, struct vgu_map)
 #define VGU_IOCTL_EXECBUFFER           VGU_IOC(0x02, struct vgu_execbuffer)
 #define VGU_IOCTL_GETPARAM             VGU_IOC(0x03, struct vgu_getparam)
+#define VGU_IOCTL_RESOURCE_INFO        VGU_IOC(0x05, struct vgu_resource_info)
 #define VGU_IOCTL_GET_CAPS             VGU_IOC(0x09, struct vgu_get_caps)
 #define VGU_IOCTL_RESOURCE_CREATE_BLOB VGU_IOC(0x0a, struct vgu_resource_create_blob)
 #define VGU_IOCTL_CONTEXT_INIT         VGU_IOC(0x0b, struct vgu_context_init)

@@ -222,6 +222,8 @@ static void reap(struct server *s)
 			s->workers[i] = s->workers[--s->nworkers];
 			break;
 		}
+		/* a worker killed before it could clean up */
+		vtest_share_forget(s->wopts.share, pid);
 		if (WIFSIGNALED(status) && !s->stopping)
 			srv_warn("worker %d killed by signal %d", (int)pid, WTERMSIG(status));
 		else if (WIFSIGNALED(status))
@@ -316,6 +318,12 @@ int main(int argc, char **argv)
 	s.workers = calloc(s.max_clients, sizeof(pid_t));
 	if (!s.workers)
 		return 1;
+	/* before any fork: common to this server's workers only */
+	s.wopts.share = vtest_share_create();
+	if (!s.wopts.share) {
+		srv_err("share table: %s", strerror(errno));
+		return 1;
+	}
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -372,5 +380,6 @@ int main(int argc, char **argv)
 	unlink(s.socket_path);
 	close(s.sig_fd);
 	free(s.workers);
+	vtest_share_destroy(s.wopts.share);
 	return rc;
 }

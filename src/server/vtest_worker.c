@@ -203,6 +203,9 @@ static int cmd_get_param(struct worker *w)
 	if (w->buf[0] == VTW_PARAM_MAX_TIMELINE_COUNT) {
 		out[0] = 1;
 		out[1] = VTW_MAX_TIMELINE_COUNT;
+	} else if (w->buf[0] == VTW_PARAM_VKFD_IMPORT_FD) {
+		out[0] = 1;
+		out[1] = w->opts->share != NULL;
 	}
 	return reply(w, VTW_CMD_GET_PARAM, out, 2);
 }
@@ -315,6 +318,20 @@ static int cmd_create_blob(struct worker *w)
 	r = vkfd_host_context_attach_resource(w->ctx, res_id, blob.fd, size);
 	if (r)
 		srv_dbg("attach of res %u: %s", res_id, strerror(-r));
+	/* a BO blob the client may pass to another client of this server
+	 * (blob 0 is the context's own shared memory, never shared) */
+	if ((flags & VTW_BLOB_FLAG_SHAREABLE) && blob_id != 0 && w->opts->share) {
+		r = vtest_share_add(w->opts->share, blob.fd, res_id, size);
+		if (r) {
+			srv_warn("blob %llu: cannot share: %s", (unsigned long long)blob_id,
+				 strerror(-r));
+			vkfd_host_context_detach_resource(w->ctx, res_id);
+			res_set(w, res_id, false);
+			close(blob.fd);
+			res_id = 0;
+			goto fail;
+		}
+	}
 	r = reply(w, VTW_CMD_RESOURCE_CREATE_BLOB, &res_id, 1);
 	if (!r)
 		r = vtio_send_fd(w->sock, blob.fd);
@@ -335,8 +352,49 @@ static int cmd_resource_unref(struct worker *w)
 		return 0;
 	}
 	vkfd_host_context_detach_resource(w->ctx, res_id);
+	if (w->opts->share)
+		vtest_share_remove(w->opts->share, res_id);
 	res_set(w, res_id, false);
 	return 0;
+}
+
+/* RESOURCE_IMPORT_FD: the fd follows the header. Only a file a worker of
+ * this server exported as a shareable blob is attached; anything else is
+ * answered res_id 0 (docs/server.md, "Shared resources"). */
+static int cmd_resource_import_fd(struct worker *w)
+{
+	uint32_t out[VTW_IMPORT_FD_REPLY_DWORDS] = {0, 0, 0};
+	uint64_t size = 0;
+	uint32_t res_id;
+	int fd, r;
+
+	fd = vtio_recv_fd(w->sock, -1);
+	if (fd < 0) {
+		srv_warn("RESOURCE_IMPORT_FD without an fd: %s", strerror(-fd));
+		return fd == -EBADMSG ? -EPROTO : fd;
+	}
+	if (!w->opts->share || !vtest_share_lookup(w->opts->share, fd, &size)) {
+		srv_warn("RESOURCE_IMPORT_FD: not a blob this server shares");
+		goto out;
+	}
+	res_id = res_alloc(w);
+	if (!res_id) {
+		srv_warn("resource table full");
+		goto out;
+	}
+	r = vkfd_host_context_attach_resource(w->ctx, res_id, fd, size);
+	if (r) {
+		srv_warn("RESOURCE_IMPORT_FD: attach: %s", strerror(-r));
+		res_set(w, res_id, false);
+		goto out;
+	}
+	out[0] = res_id;
+	out[1] = (uint32_t)size;
+	out[2] = (uint32_t)(size >> 32);
+	srv_dbg("imported fd -> res %u (%llu bytes)", res_id, (unsigned long long)size);
+out:
+	close(fd);
+	return reply(w, VTW_CMD_RESOURCE_IMPORT_FD, out, VTW_IMPORT_FD_REPLY_DWORDS);
 }
 
 static int cmd_sync_create(struct worker *w)
@@ -532,6 +590,8 @@ static int fixed_len(uint32_t cmd)
 		return 1;
 	case VTW_CMD_SYNC_WRITE:
 		return 3;
+	case VTW_CMD_RESOURCE_IMPORT_FD:
+		return 0;
 	default:
 		return -1;
 	}
@@ -563,6 +623,7 @@ static int dispatch(struct worker *w, uint32_t len, uint32_t cmd)
 	case VTW_CMD_SYNC_WRITE:
 	case VTW_CMD_SYNC_WAIT:
 	case VTW_CMD_SUBMIT_CMD2:
+	case VTW_CMD_RESOURCE_IMPORT_FD:
 		if (w->version < 3) {
 			srv_warn("command %u needs protocol version 3", cmd);
 			return -EPROTO;
@@ -624,6 +685,8 @@ static int dispatch(struct worker *w, uint32_t len, uint32_t cmd)
 		return cmd_resource_unref(w);
 	case VTW_CMD_SUBMIT_CMD2:
 		return cmd_submit_cmd2(w, len);
+	case VTW_CMD_RESOURCE_IMPORT_FD:
+		return cmd_resource_import_fd(w);
 	}
 	return -ENOTSUP;
 }
@@ -672,6 +735,8 @@ int vtest_worker_run(int sock, const struct vtest_worker_opts *opts)
 	else
 		srv_info("client '%s' disconnected", w.name);
 out:
+	if (opts->share)
+		vtest_share_forget(opts->share, getpid());
 	if (w.ctx)
 		vkfd_host_context_destroy(w.ctx); /* releases every object */
 	if (w.host_up)

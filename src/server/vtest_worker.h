@@ -11,6 +11,8 @@
 
 #include <vkfd/host.h>
 
+#include "vtest_share.h"
+
 /* Largest vtest message payload accepted from a client. */
 #define VTEST_MAX_MSG_BYTES (8u << 20)
 /* Largest blob a client may create. */
@@ -22,6 +24,9 @@
 
 struct vtest_worker_opts {
 	enum vkfd_host_device device;
+	/* the server's share table; NULL: no sharing (shareable blobs are
+	 * exported but never importable, RESOURCE_IMPORT_FD refuses) */
+	struct vtest_share *share;
 };
 
 /* Serve the client on `sock` until it disconnects or breaks the protocol.

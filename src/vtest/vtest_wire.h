@@ -43,11 +43,19 @@ enum vtw_cmd {
 	VTW_CMD_SYNC_WRITE = 22,
 	VTW_CMD_SYNC_WAIT = 23,
 	VTW_CMD_SUBMIT_CMD2 = 24,
+	/* vkfd-server's own, outside virglrenderer's range: an fd another
+	 * client of the same server exported as a shareable blob becomes a
+	 * resource of this client (docs/server.md, "Shared resources") */
+	VTW_CMD_RESOURCE_IMPORT_FD = 4096,
 };
 
 /* GET_PARAM {param} -> {valid, value} */
 enum vtw_param {
 	VTW_PARAM_MAX_TIMELINE_COUNT = 1,
+	/* vkfd-server's own: {1, 1} when RESOURCE_IMPORT_FD is served, so
+	 * that a client never sends it to a server that would end the
+	 * connection over an unknown command */
+	VTW_PARAM_VKFD_IMPORT_FD = 4096,
 };
 #define VTW_MAX_TIMELINE_COUNT 64
 
@@ -65,6 +73,8 @@ enum vtw_blob_type {
 #define VTW_BLOB_FLAG_SHAREABLE    (1u << 1)
 #define VTW_BLOB_FLAG_CROSS_DEVICE (1u << 2)
 #define VTW_CREATE_BLOB_DWORDS     6
+/* RESOURCE_IMPORT_FD reply: res_id (0: refused), size lo, size hi */
+#define VTW_IMPORT_FD_REPLY_DWORDS 3
 
 /* RESOURCE_UNREF {res_id} -> no reply */
 /* SYNC_CREATE {value_lo, value_hi} -> {sync_id} */

@@ -94,6 +94,8 @@ static void *client_read(void *arg)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int log_ready;
+	/* as vkfd-server: one share table for every worker (input) */
+	static struct vtest_share *share;
 	struct vtest_worker_opts opts = {.device = VKFD_DEVICE_SIM};
 	struct client_feed feed;
 	pthread_t writer, reader;
@@ -102,8 +104,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!log_ready) {
 		setenv("VKFD_DEBUG", "none", 0);
 		srv_log_init();
+		share = vtest_share_create();
 		log_ready = 1;
 	}
+	opts.share = share;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return 0;
 	feed.sock = sv[0];

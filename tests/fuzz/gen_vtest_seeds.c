@@ -173,6 +173,29 @@ int main(int argc, char **argv)
 	submit(&s, 0, 1);
 	failed += !!write_seed(argv[1], "no-context", &s);
 
+	/* A SHAREABLE blob (id 1 is unbound: refused), then an import whose
+	 * fd never comes (a byte stream carries none). */
+	s.n = 0;
+	handshake(&s, VTW_PROTOCOL_VERSION);
+	context(&s);
+	{
+		uint32_t blob[VTW_CREATE_BLOB_DWORDS] = {
+		    VTW_BLOB_TYPE_HOST3D,
+		    VTW_BLOB_FLAG_MAPPABLE | VTW_BLOB_FLAG_SHAREABLE,
+		    4096,
+		    0,
+		    1,
+		    0,
+		};
+
+		msg(&s, VTW_CMD_RESOURCE_CREATE_BLOB, blob, VTW_CREATE_BLOB_DWORDS);
+	}
+	v = VTW_PARAM_VKFD_IMPORT_FD;
+	msg(&s, VTW_CMD_GET_PARAM, &v, 1);
+	msg(&s, VTW_CMD_RESOURCE_IMPORT_FD, NULL, 0);
+	put(&s, 0x78);
+	failed += !!write_seed(argv[1], "import-fd", &s);
+
 	/* A header announcing more payload than the stream holds. */
 	s.n = 0;
 	handshake(&s, VTW_PROTOCOL_VERSION);

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -464,6 +465,176 @@ static void test_bo_blob_at_fixed_va(void **state)
 	assert_int_equal(vkfd_guest_async_error(g), 0);
 }
 
+/* IPC (docs/server.md, "Shared resources"): a BO of one connection
+ * shared with another connection of the same server through the blob's
+ * fd; never with a connection of another server, nor through an fd that
+ * is not a live shareable blob. */
+static uint64_t t_call_alloc(struct vkfd_guest *c, uint32_t gpu, uint64_t va, uint64_t size)
+{
+	struct vkfd_req_gpu aq;
+	struct vkfd_rsp_empty ae;
+	struct vkfd_req_alloc_memory al;
+	struct vkfd_rsp_alloc_memory ar;
+
+	memset(&aq, 0, sizeof(aq));
+	aq.hdr.cmd = VKFD_CMD_ACQUIRE_VM;
+	aq.gpu_id = gpu;
+	assert_int_equal(vkfd_guest_call(c, &aq, sizeof(aq), &ae, sizeof(ae)), 0);
+	assert_true(ae.hdr.ret == 0 || ae.hdr.ret == -EBUSY);
+	memset(&al, 0, sizeof(al));
+	al.hdr.cmd = VKFD_CMD_ALLOC_MEMORY;
+	al.va = va;
+	al.size = size;
+	al.gpu_id = gpu;
+	al.flags = T_ALLOC_GTT | T_ALLOC_WRITABLE;
+	assert_int_equal(vkfd_guest_call(c, &al, sizeof(al), &ar, sizeof(ar)), 0);
+	assert_int_equal(ar.hdr.ret, 0);
+	return ar.handle;
+}
+
+static void t_bind_blob(struct vkfd_guest *c, uint64_t handle, uint64_t size, uint32_t flags,
+			struct vkfd_guest_blob *blob)
+{
+	struct vkfd_req_bind_blob bb;
+
+	memset(&bb, 0, sizeof(bb));
+	bb.hdr.cmd = VKFD_CMD_BIND_BLOB;
+	bb.handle = handle;
+	bb.blob_id = vkfd_guest_blob_id_alloc(c);
+	assert_int_equal(vkfd_guest_call_async(c, &bb, sizeof(bb)), 0);
+	assert_int_equal(vkfd_guest_blob_create(c, bb.blob_id, size, flags, blob), 0);
+}
+
+static void test_ipc_between_clients(void **state)
+{
+	const uint64_t size = 64 * 1024;
+	struct vkfd_guest_blob blob, priv, blob4;
+	struct vkfd_guest_resource res;
+	struct vkfd_req_get_resource_info gi;
+	struct vkfd_rsp_get_resource_info gr;
+	struct vkfd_req_import_resource im;
+	struct vkfd_rsp_import_resource ir;
+	struct test_server other;
+	struct vkfd_guest *c2, *c3, *c4;
+	uint64_t base, limit, h, hp, h4;
+	uint32_t gpu;
+	int fd, fdp, fd4, mfd;
+	uint8_t *va =
+	    mmap(NULL, 4 * size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	(void)state;
+	assert_true(va != MAP_FAILED);
+	gpu = first_gpu(&base, &limit);
+	h = t_call_alloc(g, gpu, (uintptr_t)va, size);
+	t_bind_blob(g, h, size, VKFD_GUEST_BLOB_MAPPABLE | VKFD_GUEST_BLOB_SHAREABLE, &blob);
+	fd = vkfd_guest_blob_export_fd(g, &blob, O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(vkfd_guest_blob_export_fd(g, &blob, O_APPEND), -EINVAL);
+	/* a blob of another BO that was not made SHAREABLE (a second blob of
+	 * an exported BO is the same file, so it would be the same share) */
+	hp = t_call_alloc(g, gpu, (uintptr_t)va + 3 * size, size);
+	t_bind_blob(g, hp, size, VKFD_GUEST_BLOB_MAPPABLE, &priv);
+	fdp = vkfd_guest_blob_export_fd(g, &priv, O_CLOEXEC);
+	assert_true(fdp >= 0);
+
+	/* a second client of the same server imports it */
+	c2 = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, srv.sock);
+	assert_non_null(c2);
+	(void)t_call_alloc(c2, gpu, (uintptr_t)va + size, size); /* its VM */
+	assert_int_equal(vkfd_guest_resource_import(c2, fd, &res), 0);
+	assert_int_not_equal(res.res_id, 0);
+	memset(&gi, 0, sizeof(gi));
+	gi.hdr.cmd = VKFD_CMD_GET_RESOURCE_INFO;
+	gi.res_id = res.res_id;
+	assert_int_equal(vkfd_guest_call(c2, &gi, sizeof(gi), &gr, sizeof(gr)), 0);
+	assert_int_equal(gr.hdr.ret, 0);
+	assert_int_equal(gr.size, size);
+	assert_int_equal(gr.gpu_id, gpu);
+	memset(&im, 0, sizeof(im));
+	im.hdr.cmd = VKFD_CMD_IMPORT_RESOURCE;
+	im.va = (uintptr_t)va + 2 * size;
+	im.res_id = res.res_id;
+	im.gpu_id = gpu;
+	assert_int_equal(vkfd_guest_call(c2, &im, sizeof(im), &ir, sizeof(ir)), 0);
+	assert_int_equal(ir.hdr.ret, 0);
+	assert_int_equal(ir.size, size);
+	vkfd_guest_resource_release(c2, &res);
+	assert_int_equal(res.res_id, 0);
+	/* the released id is gone from the context */
+	gi.res_id = im.res_id;
+	assert_int_equal(vkfd_guest_call(c2, &gi, sizeof(gi), &gr, sizeof(gr)), 0);
+	assert_int_equal(gr.hdr.ret, -ENOENT);
+
+	/* not importable: the non-shareable blob, a memfd, an fd of nothing */
+	assert_int_equal(vkfd_guest_resource_import(c2, fdp, &res), -EINVAL);
+	mfd = memfd_create("t", MFD_CLOEXEC);
+	assert_true(mfd >= 0);
+	assert_int_equal(vkfd_guest_resource_import(c2, mfd, &res), -EINVAL);
+	assert_int_equal(vkfd_guest_resource_import(c2, -1, &res), -EINVAL);
+	/* the connection survives the refusals */
+	assert_int_equal(vkfd_guest_resource_import(c2, fd, &res), 0);
+	vkfd_guest_resource_release(c2, &res);
+
+	/* another server is another guest: it never attaches our fd */
+	memset(&other, 0, sizeof(other));
+	assert_int_equal(harness_start(&other, NULL), 0);
+	c3 = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, other.sock);
+	assert_non_null(c3);
+	assert_int_equal(vkfd_guest_resource_import(c3, fd, &res), -EINVAL);
+	vkfd_guest_disconnect(c3);
+	assert_int_equal(harness_stop(&other), 0);
+
+	/* an exporter that is gone takes its share with it */
+	c4 = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, srv.sock);
+	assert_non_null(c4);
+	h4 = t_call_alloc(c4, gpu, (uintptr_t)va, size);
+	assert_int_not_equal(h4, 0);
+	t_bind_blob(c4, h4, size, VKFD_GUEST_BLOB_MAPPABLE | VKFD_GUEST_BLOB_SHAREABLE, &blob4);
+	fd4 = vkfd_guest_blob_export_fd(c4, &blob4, O_CLOEXEC);
+	assert_true(fd4 >= 0);
+	assert_int_equal(vkfd_guest_resource_import(c2, fd4, &res), 0);
+	vkfd_guest_resource_release(c2, &res);
+	vkfd_guest_blob_destroy(c4, &blob4);
+	vkfd_guest_disconnect(c4);
+	/* its worker has exited (and cleaned up) once only g's and c2's remain */
+	for (int i = 0; i < 1000 && harness_children(srv.pid, NULL) != 2; i++)
+		usleep(10000);
+	assert_int_equal(harness_children(srv.pid, NULL), 2);
+	assert_int_equal(vkfd_guest_resource_import(c2, fd4, &res), -EINVAL);
+
+	vkfd_guest_disconnect(c2);
+	close(fd4);
+	close(mfd);
+	close(fdp);
+	close(fd);
+	vkfd_guest_blob_destroy(g, &priv);
+	vkfd_guest_blob_destroy(g, &blob);
+	struct vkfd_req_handle fr;
+
+	memset(&fr, 0, sizeof(fr));
+	fr.hdr.cmd = VKFD_CMD_FREE_MEMORY;
+	fr.handle = h;
+	assert_int_equal(vkfd_guest_call_async(g, &fr, sizeof(fr)), 0);
+	fr.handle = hp;
+	assert_int_equal(vkfd_guest_call_async(g, &fr, sizeof(fr)), 0);
+	get_version();
+	assert_int_equal(vkfd_guest_async_error(g), 0);
+	munmap(va, 4 * size);
+}
+
+/* The direct transport has no second process to share with. */
+static void test_ipc_not_on_direct(void **state)
+{
+	struct vkfd_guest_resource res;
+	struct vkfd_guest_blob b;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	b.fd = -1;
+	assert_int_equal(vkfd_guest_resource_import(g, 0, &res), -EOPNOTSUPP);
+	assert_int_equal(vkfd_guest_blob_export_fd(g, &b, 0), -EOPNOTSUPP);
+}
+
 static void *caller_main(void *arg)
 {
 	int *fails = arg;
@@ -712,6 +883,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_fenced_wait),
 	    cmocka_unit_test(test_64_concurrent_waiters),
 	    cmocka_unit_test(test_bo_blob_at_fixed_va),
+	    cmocka_unit_test(test_ipc_between_clients),
 	    cmocka_unit_test(test_library_thread_blocks_signals),
 	    cmocka_unit_test(test_concurrent_threads),
 	    cmocka_unit_test(test_concurrent_clients),
@@ -724,6 +896,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_async_batched_with_next_call),
 	    cmocka_unit_test(test_fenced_wait),
 	    cmocka_unit_test(test_bo_blob_at_fixed_va),
+	    cmocka_unit_test(test_ipc_not_on_direct),
 	};
 	int rc;
 

@@ -450,6 +450,75 @@ static void test_hostile_messages(void **state)
 }
 
 /* A zero-length renderer name is legal (and once tripped UBSan). */
+/* RESOURCE_IMPORT_FD (docs/server.md, "Shared resources"): files that
+ * are not a shareable blob of this server are answered res_id 0 and the
+ * client is served on; a malformed message ends the client. */
+static void test_import_fd_messages(void **state)
+{
+	uint32_t rep[VTW_IMPORT_FD_REPLY_DWORDS], res = 0, one = 1;
+	int fd, shm, mfd, nul;
+
+	(void)state;
+	fd = vt_handshake();
+	/* the server says it serves the command */
+	{
+		uint32_t param = VTW_PARAM_VKFD_IMPORT_FD, out[2];
+
+		vt_send(fd, VTW_CMD_GET_PARAM, &param, 1);
+		vt_recv(fd, VTW_CMD_GET_PARAM, out, 2);
+		assert_int_equal(out[0], 1);
+		assert_int_equal(out[1], 1);
+	}
+	context_init(fd);
+	/* the context's own shared memory, even asked SHAREABLE, is never
+	 * shared; a memfd and /dev/null are not blobs at all */
+	shm = create_blob(fd, 0, VKFD_SHMEM_SIZE, VTW_BLOB_FLAG_MAPPABLE | VTW_BLOB_FLAG_SHAREABLE,
+			  &res);
+	if (shm < 0) /* the host may refuse SHAREABLE on blob 0 */
+		shm = create_blob(fd, 0, VKFD_SHMEM_SIZE, VTW_BLOB_FLAG_MAPPABLE, &res);
+	assert_true(shm >= 0);
+	mfd = memfd_create("not-a-blob", MFD_CLOEXEC);
+	assert_true(mfd >= 0);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(nul >= 0);
+	const int fds[] = {shm, mfd, nul, fd};
+
+	for (unsigned i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		vt_send(fd, VTW_CMD_RESOURCE_IMPORT_FD, NULL, 0);
+		assert_int_equal(vtio_send_fd(fd, fds[i]), 0);
+		vt_recv(fd, VTW_CMD_RESOURCE_IMPORT_FD, rep, VTW_IMPORT_FD_REPLY_DWORDS);
+		assert_int_equal(rep[0], 0);
+		assert_int_equal(rep[1], 0);
+		assert_int_equal(rep[2], 0);
+	}
+	/* still served */
+	vt_send(fd, VTW_CMD_PING_PROTOCOL_VERSION, NULL, 0);
+	vt_recv(fd, VTW_CMD_PING_PROTOCOL_VERSION, NULL, 0);
+	close(fd);
+
+	/* before CONTEXT_INIT */
+	fd = vt_handshake();
+	hostile_send(fd, VTW_CMD_RESOURCE_IMPORT_FD, NULL, 0);
+	(void)vtio_send_fd(fd, mfd);
+	assert_dropped(fd);
+	/* a payload where none belongs */
+	fd = vt_handshake();
+	context_init(fd);
+	hostile_send(fd, VTW_CMD_RESOURCE_IMPORT_FD, &one, 1);
+	assert_dropped(fd);
+	/* the byte arrives without an fd */
+	fd = vt_handshake();
+	context_init(fd);
+	hostile_send(fd, VTW_CMD_RESOURCE_IMPORT_FD, NULL, 0);
+	assert_int_equal(vtio_write_full(fd, "x", 1), 0);
+	assert_dropped(fd);
+
+	close(nul);
+	close(mfd);
+	close(shm);
+	assert_true(harness_settle(srv.pid, baseline_fds, 30000));
+}
+
 static void test_empty_renderer_name(void **state)
 {
 	int fd = vt_connect(srv.sock);
@@ -694,6 +763,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_context_shmem_roundtrip),
 	    cmocka_unit_test(test_sync_write_wakes_wait),
 	    cmocka_unit_test(test_hostile_messages),
+	    cmocka_unit_test(test_import_fd_messages),
 	    cmocka_unit_test(test_empty_renderer_name),
 	    cmocka_unit_test(test_random_garbage),
 	    cmocka_unit_test(test_random_batches),
