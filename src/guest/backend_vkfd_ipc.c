@@ -21,11 +21,12 @@ static bool bk_ipc_offered(const struct bk_conn *c)
 }
 
 /* A BO the host can bind to a shareable blob: memory with CPU access of
- * this process's own, not a doorbell/MMIO page or USERPTR range (an import
- * is exported as the fd it came from). */
+ * this process's own, not a doorbell/MMIO page, USERPTR range or arena
+ * slice (the host binds no blob of its own to an arena BO; an import is
+ * exported as the fd it came from). */
 static bool bk_exportable(const struct bk_bo *b)
 {
-	return !b->userptr && !(b->map_flags & VKFD_ALLOC_MAP_NONE) &&
+	return !b->userptr && !b->arena && !(b->map_flags & VKFD_ALLOC_MAP_NONE) &&
 	       !(b->kfd_flags &
 		 (KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP));
 }

@@ -696,7 +696,7 @@ for gpus in 1 2; do
 			# with HSA_USE_SVM=0 libhsakmt makes it a USERPTR BO again
 			# and the copy must fault natively on every version
 			# (the debug log only where it is checked: it slows the
-			# vkfd run, whose outcome is a race by design)
+			# vkfd run)
 			expect=fault debug=0
 			[ $backend = native ] && [ $lock_svm = yes ] && expect=svm debug=debug
 			run unlock-busy-$tag $backend $gpus $bin/$(basename "$hsa_e2e") unlock-busy
