@@ -104,14 +104,15 @@ static void sync_proc(void)
 	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_AVAILABLE_MEMORY), sizeof(m), &m), 0);
 }
 
-/* A GTT BO of the current process filled with `seed`, mapped to its GPU. */
+/* A CPU-visible VRAM BO of the current process (what ROCr's IPC exports:
+ * device memory) filled with `seed`, mapped to its GPU. */
 static uint64_t filled_bo(uint64_t va, uint32_t seed)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	uint32_t ids[1] = {gpu_id}, ns = 0;
 	uint32_t *p;
 
-	assert_int_equal(alloc_bo(va, SIZE, GTT_FLAGS, &a), 0);
+	assert_int_equal(alloc_bo(va, SIZE, VRAM_FLAGS, &a), 0);
 	p = B.mmap((void *)(uintptr_t)va, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rfd,
 		   (off_t)a.mmap_offset);
 	assert_ptr_equal(p, (void *)(uintptr_t)va);
@@ -155,7 +156,7 @@ static void test_share_within_guest(void **state)
 	assert_int_equal(dmabuf_info(fd, &info), 0);
 	assert_int_equal(info.size, SIZE);
 	assert_int_equal(info.gpu_id, gpu_id);
-	assert_true(info.flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT);
+	assert_true(info.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM);
 	/* with a metadata buffer of any declared size: the actual size back,
 	 * never more than the buffer written */
 	{
@@ -268,6 +269,11 @@ static void test_hostile_export_and_gpu(void **state)
 	assert_int_equal(alloc_bo(va_reserve(2 * PAGE), 2 * PAGE,
 				  KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | (1u << 31) | (1u << 26), &a),
 			 0);
+	assert_int_equal(export_bo(a.handle, O_CLOEXEC, &fdx), -EINVAL);
+	assert_int_equal(free_bo(a.handle), 0);
+	/* nor is a small GTT BO, a slice of an arena the host shares with
+	 * the process's other BOs (vkfd-server offers arenas) */
+	assert_int_equal(alloc_bo(va_reserve(SIZE), SIZE, GTT_FLAGS, &a), 0);
 	assert_int_equal(export_bo(a.handle, O_CLOEXEC, &fdx), -EINVAL);
 	assert_int_equal(free_bo(a.handle), 0);
 	h = filled_bo(va, 3);
