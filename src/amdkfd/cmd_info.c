@@ -22,6 +22,8 @@ int cmd_hello(struct cmd_ctx *c)
 	vkfd_shmem_hdr(c->ctx->shmem.map)->version = ver;
 	rsp->version = ver;
 	rsp->features = r->features & host_features();
+	__atomic_store_n(&c->ctx->features, rsp->features, __ATOMIC_RELEASE);
+	host_budget_publish(c->ctx);
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 }

@@ -39,18 +39,22 @@ static int ensure_shadow(struct shmem_region *r, const char *name, size_t size)
 	return shmem_region_create(r, name, size);
 }
 
-int cmd_alloc_memory(struct cmd_ctx *c)
+static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r,
+			struct host_bo **out)
 {
 	struct vkfd_host_context *ctx = c->ctx;
-	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
 	const struct vkfd_host_quota *q = &host_g.cfg.quota;
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	struct kfd_ioctl_free_memory_of_gpu_args fa;
-	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
 	struct host_bo *bo;
 	uint64_t charge, handle;
 	int g, ret;
 
+	/* a guest-chosen handle: its index in 1..max_bos, its slot free in
+	 * stream order, its generation the slot's next (no ABA) */
+	if (r->new_handle && (!host_ctx_has(ctx, VKFD_FEAT_GUEST_HANDLES) ||
+			      !obj_table_can_add_at(&ctx->bos, r->new_handle)))
+		return -EINVAL;
 	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
@@ -150,7 +154,12 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		bo->map_flags |= VKFD_ALLOC_MAP_MIRRORED;
 
 	pthread_mutex_lock(&ctx->lock);
-	ret = obj_table_add(&ctx->bos, bo, &handle);
+	if (r->new_handle) {
+		handle = r->new_handle;
+		ret = obj_table_add_at(&ctx->bos, handle, bo);
+	} else {
+		ret = obj_table_add(&ctx->bos, bo, &handle);
+	}
 	if (!ret && r->va) {
 		ret = va_map_insert(&ctx->va, r->va, r->size, bo);
 		if (ret)
@@ -173,12 +182,85 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		ctx->vram_used += charge;
 	else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 		ctx->gtt_used += charge;
-	rsp->handle = handle;
+	*out = bo;
+	return 0;
+}
+
+/* Every GTT allocation request counts, whatever its outcome: the guest
+ * counts what it sent (docs/protocol.md 14.2). */
+static void budget_count(struct vkfd_host_context *ctx, const struct vkfd_req_alloc_memory *r)
+{
+	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
+		ctx->gtt_allocs++;
+	host_budget_publish(ctx);
+}
+
+int cmd_alloc_memory(struct cmd_ctx *c)
+{
+	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
+	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
+	struct host_bo *bo = NULL;
+	int ret = alloc_memory(c, r, &bo);
+
+	budget_count(c->ctx, r);
+	if (ret)
+		return ret;
+	rsp->handle = bo->handle;
 	rsp->blob_size = bo->blob_size;
 	rsp->map_info = bo->map_info;
 	rsp->map_flags = bo->map_flags;
 	c->rsp_len = sizeof(*rsp);
 	return 0;
+}
+
+/* The plain GTT allocations a budget covers (what the guest sends async). */
+#define ASYNC_ALLOC_FLAGS                                                                          \
+	(KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |                                   \
+	 KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC |                     \
+	 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
+	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
+
+/*
+ * ALLOC_MEMORY without a reply (VKFD_FEAT_ASYNC_ALLOC; without it the command
+ * is unknown to the context, as to a 1.0 host). No slot to report
+ * in: a handle that cannot name a new BO (out of range, live, wrong
+ * generation) loses the context; a request the guest got wrong otherwise
+ * (flags, VA) leaves its errno in the handle's slot, reported at the
+ * handle's next synchronous use and cleared by FREE_MEMORY; running out of
+ * memory inside the budget loses the context (VKFD_ASYNC_ERR_BUDGET).
+ */
+int cmd_alloc_memory_async(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
+	struct host_bo *bo = NULL;
+	int ret;
+
+	/* not granted: an unknown command to this context (logged, ignored) */
+	if (!host_ctx_has(ctx, VKFD_FEAT_ASYNC_ALLOC))
+		return -ENOTTY;
+	if (!obj_table_can_add_at(&ctx->bos, r->new_handle)) {
+		vkfd_err("ctx %u: ALLOC_MEMORY_ASYNC names handle %#llx, which cannot be new",
+			 ctx->ctx_id, (unsigned long long)r->new_handle);
+		budget_count(ctx, r);
+		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_PROTOCOL);
+		return -EINVAL;
+	}
+	if ((r->flags & ~ASYNC_ALLOC_FLAGS) || !(r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT))
+		ret = -EINVAL; /* only plain GTT memory is covered by the budget */
+	else
+		ret = alloc_memory(c, r, &bo);
+	budget_count(ctx, r);
+	if (ret == -ENOMEM) {
+		vkfd_err("ctx %u: ALLOC_MEMORY_ASYNC of %llu bytes failed inside the budget",
+			 ctx->ctx_id, (unsigned long long)r->size);
+		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_BUDGET);
+	} else if (ret) {
+		pthread_mutex_lock(&ctx->lock);
+		obj_table_set_error(&ctx->bos, r->new_handle, ret);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+	return ret;
 }
 
 static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
@@ -224,8 +306,16 @@ int cmd_free_memory(struct cmd_ctx *c)
 	int ret;
 
 	bo = obj_table_get(&ctx->bos, r->handle);
-	if (!bo)
-		return -EINVAL;
+	if (!bo) {
+		bool cleared;
+
+		/* a handle whose asynchronous ALLOC failed: freeing it is how
+		 * the guest gives the slot back */
+		pthread_mutex_lock(&ctx->lock);
+		cleared = obj_table_clear_error(&ctx->bos, r->handle);
+		pthread_mutex_unlock(&ctx->lock);
+		return cleared ? 0 : -EINVAL;
+	}
 	if (bo->event_page)
 		return -EPERM; /* as KFD: the signal page lives as long as the process */
 	/* keep get_blob away while KFD frees it, without holding the lock */
@@ -243,6 +333,7 @@ int cmd_free_memory(struct cmd_ctx *c)
 		return ret;
 	}
 	bo_forget(ctx, bo);
+	host_budget_publish(ctx);
 	return 0;
 }
 
@@ -261,6 +352,9 @@ static int map_common(struct cmd_ctx *c, bool map)
 	c->rsp_len = sizeof(*rsp);
 	rsp->n_success = r->n_success;
 	bo = obj_table_get(&ctx->bos, r->handle);
+	/* a handle whose asynchronous ALLOC failed reports that error here */
+	if (!bo && obj_table_error(&ctx->bos, r->handle))
+		return obj_table_error(&ctx->bos, r->handle);
 	/* a BO without a GPU VA (ALLOC at va 0) passed no VA check and holds
 	 * no range in the VA map: it must never get a GPU mapping */
 	if (!bo || !bo->in_va_map)
@@ -311,11 +405,11 @@ int cmd_unmap_memory(struct cmd_ctx *c)
 	return map_common(c, false);
 }
 
-/* Bound when its batch was submitted (host_blob_bind_at_submit_locked): by the
- * time the executor reaches it there is nothing left to do. */
+/* Bound when its batch was submitted (host_blob_bind_at_submit_locked), unless
+ * it names a BO an asynchronous ALLOC before it creates: bound now. */
 int cmd_bind_blob(struct cmd_ctx *c)
 {
-	(void)c;
+	host_blob_bind_pending(c->ctx, CMD_REQ(c, struct vkfd_req_bind_blob));
 	return 0;
 }
 

@@ -2,8 +2,8 @@
 /*
  * Blobs: the context's shared memory (blob id 0) and lazy exports of BOs the
  * guest bound to a blob id. Ids are bound when the batch carrying BIND_BLOB
- * is submitted, so get_blob answers at once and never waits on the
- * executor.
+ * is submitted, so get_blob answers at once, except for a BO allocated
+ * asynchronously and not yet created (host_blob_bind_at_submit_locked).
  */
 #include "host_export.h"
 #include "host_internal.h"
@@ -90,7 +90,9 @@ static int blob_table_grow(struct vkfd_host_context *ctx)
 	return 0;
 }
 
-static int blob_bind_locked(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
+/* A new entry for blob_id in the hash, linked to no BO yet. */
+static int blob_entry_new_locked(struct vkfd_host_context *ctx, uint64_t blob_id,
+				 struct blob_entry **out)
 {
 	struct blob_entry *e, **head;
 	int ret;
@@ -109,14 +111,41 @@ static int blob_bind_locked(struct vkfd_host_context *ctx, uint64_t blob_id, str
 	if (!e)
 		return -ENOMEM;
 	e->blob_id = blob_id;
-	e->bo = bo;
 	head = &ctx->blob_buckets[blob_hash(ctx, blob_id) & (ctx->n_buckets - 1)];
 	e->hnext = *head;
 	*head = e;
+	ctx->n_blobs++;
+	*out = e;
+	return 0;
+}
+
+static void blob_entry_link(struct blob_entry *e, struct host_bo *bo)
+{
+	e->bo = bo;
+	e->pending_handle = 0;
 	e->bnext = bo->blob_ids;
 	bo->blob_ids = e;
-	ctx->n_blobs++;
-	return 0;
+}
+
+/* Drop an entry linked to no BO (a pending bind that came to nothing). */
+static void blob_entry_drop_locked(struct vkfd_host_context *ctx, struct blob_entry *e)
+{
+	struct blob_entry **p = blob_slot(ctx, e->blob_id);
+
+	host_assert_held(&ctx->lock);
+	*p = e->hnext;
+	ctx->n_blobs--;
+	free(e);
+}
+
+static int blob_bind_locked(struct vkfd_host_context *ctx, uint64_t blob_id, struct host_bo *bo)
+{
+	struct blob_entry *e;
+	int ret = blob_entry_new_locked(ctx, blob_id, &e);
+
+	if (!ret)
+		blob_entry_link(e, bo);
+	return ret;
 }
 
 void host_blob_unbind_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo)
@@ -153,26 +182,56 @@ void host_blob_table_fini(struct vkfd_host_context *ctx)
 
 /*
  * BIND_BLOB takes effect when its batch is submitted, on the VMM thread, so
- * that get_blob never waits for the executor (whose queue the guest fills
- * at will). The BO must exist then: a guest learns a handle only from an
- * answered ALLOC_MEMORY or IMPORT_RESOURCE, which ran before. A bind the
- * host refuses leaves the id unbound (get_blob -EINVAL). ctx->lock held.
+ * that get_blob does not wait for the executor (whose queue the guest fills
+ * at will). The BO exists then when the guest learnt its handle from an
+ * answered ALLOC_MEMORY or IMPORT_RESOURCE. A handle the guest chose for an
+ * ALLOC_MEMORY_ASYNC that has not run yet (VKFD_FEAT_ASYNC_ALLOC) makes a
+ * pending entry instead: the executor binds it when it reaches the
+ * BIND_BLOB (after the ALLOC, stream order), and get_blob waits for that
+ * batch. A bind the host refuses leaves the id unbound (get_blob -EINVAL).
+ * ctx->lock held.
  */
 void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
-				     const struct vkfd_req_bind_blob *r)
+				     const struct vkfd_req_bind_blob *r, uint64_t seq)
 {
 	struct host_bo *bo = obj_table_get(&ctx->bos, r->handle);
+	struct blob_entry *e;
 	int ret;
 
 	host_assert_held(&ctx->lock);
-	if (!bo || bo->freeing || r->blob_id == VKFD_SHMEM_BLOB_ID ||
-	    (bo->map_flags & VKFD_ALLOC_MAP_NONE))
+	if (r->blob_id == VKFD_SHMEM_BLOB_ID) {
 		ret = -EINVAL;
-	else
+	} else if (!bo && r->handle && host_ctx_has(ctx, VKFD_FEAT_ASYNC_ALLOC)) {
+		ret = blob_entry_new_locked(ctx, r->blob_id, &e);
+		if (!ret) {
+			e->pending_handle = r->handle;
+			e->ready_seq = seq;
+		}
+	} else if (!bo || bo->freeing || (bo->map_flags & VKFD_ALLOC_MAP_NONE)) {
+		ret = -EINVAL;
+	} else {
 		ret = blob_bind_locked(ctx, r->blob_id, bo);
+	}
 	if (ret)
 		vkfd_dbg("ctx %u: BIND_BLOB %llu refused: %d", ctx->ctx_id,
 			 (unsigned long long)r->blob_id, ret);
+}
+
+void host_blob_bind_pending(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r)
+{
+	struct blob_entry *e;
+	struct host_bo *bo;
+
+	pthread_mutex_lock(&ctx->lock);
+	e = blob_entry_find(ctx, r->blob_id);
+	if (e && !e->bo && e->pending_handle == r->handle) {
+		bo = obj_table_get(&ctx->bos, r->handle);
+		if (bo && !bo->freeing && !(bo->map_flags & VKFD_ALLOC_MAP_NONE))
+			blob_entry_link(e, bo);
+		else
+			blob_entry_drop_locked(ctx, e);
+	}
+	pthread_mutex_unlock(&ctx->lock);
 }
 
 static int get_shmem(struct vkfd_host_context *ctx, uint64_t size, uint32_t flags,
@@ -298,8 +357,15 @@ VKFD_EXPORT int vkfd_host_context_get_blob(struct vkfd_host_context *ctx, uint32
 		ret = -EIO;
 		goto out;
 	}
-	/* bound at submit time: nothing to wait for */
 	e = blob_entry_find(ctx, blob_id);
+	/* bound at submit time, or pending until the executor has run the
+	 * BIND_BLOB that follows an asynchronous ALLOC (bounded: the batch was
+	 * queued before this call, and loss or teardown wakes the wait) */
+	while (e && !e->bo && ctx->executed < e->ready_seq && !ctx->stopping &&
+	       !__atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE)) {
+		pthread_cond_wait(&ctx->done_cond, &ctx->lock);
+		e = blob_entry_find(ctx, blob_id);
+	}
 	bo = e ? e->bo : NULL;
 	/* unbound, freed, already exported (one export per id), or a size
 	 * that does not match the BO's blob */

@@ -256,7 +256,8 @@ void host_contexts_destroy_all(void)
 
 /* Bind blob ids (get_blob must not wait for the executor) and count the
  * waits later fences depend on. O(1) per request. */
-static void scan_batch_locked(struct vkfd_host_context *ctx, const uint8_t *data, size_t size)
+static void scan_batch_locked(struct vkfd_host_context *ctx, const uint8_t *data, size_t size,
+			      uint64_t seq)
 {
 	struct vkfd_cmd_view v;
 	struct vkfd_iter it;
@@ -268,7 +269,7 @@ static void scan_batch_locked(struct vkfd_host_context *ctx, const uint8_t *data
 			struct vkfd_req_bind_blob r;
 
 			vkfd_cmd_decode(&v, &r, sizeof(r));
-			host_blob_bind_at_submit_locked(ctx, &r);
+			host_blob_bind_at_submit_locked(ctx, &r, seq);
 		} else if (v.hdr.cmd == VKFD_CMD_WAIT_EVENTS) {
 			struct vkfd_req_wait_events r;
 
@@ -333,7 +334,7 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 		return -ENOMEM;
 	}
 	it->seq = ctx->submitted + 1;
-	scan_batch_locked(ctx, it->data, size);
+	scan_batch_locked(ctx, it->data, size, it->seq);
 	ctx->submitted = it->seq;
 	ctx->queued_bytes += it->cost;
 	if (ctx->q_tail)

@@ -33,7 +33,10 @@
 struct kfdsim;
 struct host_stats;
 
-#define HOST_MAX_GPUS                 TOPO_MAX_GPUS
+#define HOST_MAX_GPUS TOPO_MAX_GPUS
+/* GTT bytes a context may allocate asynchronously ahead of the executor
+ * (docs/protocol.md 14.2); capped further by the GTT quota's headroom. */
+#define HOST_ASYNC_GTT_WINDOW         (64ull << 20)
 #define HOST_DEFAULT_MAX_BOS          65536u
 #define HOST_DEFAULT_MAX_QUEUES       128u
 #define HOST_DEFAULT_MAX_EVENTS       4096u
@@ -148,7 +151,12 @@ static inline size_t host_batch_cost(size_t size)
 
 struct blob_entry {
 	uint64_t blob_id;
-	struct host_bo *bo;
+	struct host_bo *bo; /* NULL while pending */
+	/* Bound to a BO that an ALLOC_MEMORY_ASYNC before it in the stream
+	 * creates: the executor binds it (cmd_bind_blob) and get_blob waits
+	 * until then (ctx->executed >= ready_seq). */
+	uint64_t pending_handle;
+	uint64_t ready_seq;
 	bool exported;            /* one export per blob id */
 	struct blob_entry *hnext; /* hash chain */
 	struct blob_entry *bnext; /* next id of the same BO */
@@ -223,7 +231,13 @@ struct vkfd_host_context {
 	uint8_t relay_used[HOST_QUEUE_SLOTS / 8];
 
 	uint64_t vram_used, gtt_used;
+	/* GTT allocation requests the executor has processed: the budget
+	 * words' count (docs/protocol.md 14.2); the executor's alone */
+	uint32_t gtt_allocs;
 	uint32_t proto_version;
+	/* VKFD_FEAT_* granted by the last HELLO; written by the executor,
+	 * read by submit_cmd's thread too: atomic */
+	uint64_t features;
 	int32_t xnack;
 
 	uint8_t *rsp_buf;         /* private response buffer of the executor */
@@ -247,6 +261,14 @@ static inline uint64_t host_bo_backing_bytes(const struct host_bo *bo)
 }
 /* does [va, va+size) lie inside one BO mapped on GPU g? */
 bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g);
+/* Was this 1.1 feature granted to the context by its last HELLO? */
+static inline bool host_ctx_has(const struct vkfd_host_context *ctx, uint64_t feat)
+{
+	return (__atomic_load_n(&ctx->features, __ATOMIC_ACQUIRE) & feat) == feat;
+}
+/* Publish the asynchronous-allocation budget words (after HELLO, every
+ * allocation request and every free). */
+void host_budget_publish(struct vkfd_host_context *ctx);
 /* First call wins: refuse further work, tell the guest, complete every fence. */
 void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);
 /* Write a response into the request's slot of the shared response area. */
@@ -275,9 +297,12 @@ void host_ring_wait_finished(struct vkfd_host_context *ctx, uint32_t ring, uint6
 /* blob table (host_blob.c), under ctx->lock */
 /* drop every blob id bound to bo */
 void host_blob_unbind_bo_locked(struct vkfd_host_context *ctx, struct host_bo *bo);
-/* submit_cmd's BIND_BLOB; a refused bind is only logged */
+/* submit_cmd's BIND_BLOB, in the batch numbered seq; a refused bind is
+ * only logged */
 void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
-				     const struct vkfd_req_bind_blob *r);
+				     const struct vkfd_req_bind_blob *r, uint64_t seq);
+/* the executor's BIND_BLOB: binds a pending id (see struct blob_entry) */
+void host_blob_bind_pending(struct vkfd_host_context *ctx, const struct vkfd_req_bind_blob *r);
 /* teardown: no other thread is left */
 void host_blob_table_fini(struct vkfd_host_context *ctx);
 /* A new host fd of a MEMORY or IMPORT BO's memory: a dup of its render-node

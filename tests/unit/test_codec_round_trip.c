@@ -140,7 +140,7 @@ static uint32_t expected_rsp_size(uint32_t cmd, const union any_req *r)
 static const uint32_t async_cmds[] = {
     VKFD_CMD_FREE_MEMORY,     VKFD_CMD_UNMAP_MEMORY_ASYNC, VKFD_CMD_BIND_BLOB,
     VKFD_CMD_DOORBELL_NOTIFY, VKFD_CMD_HDP_FLUSH,          VKFD_CMD_DESTROY_EVENT_ASYNC,
-    VKFD_CMD_SET_EVENT_ASYNC, VKFD_CMD_RESET_EVENT_ASYNC,
+    VKFD_CMD_SET_EVENT_ASYNC, VKFD_CMD_RESET_EVENT_ASYNC,  VKFD_CMD_ALLOC_MEMORY_ASYNC,
 };
 
 static bool is_async(uint32_t cmd)
@@ -177,8 +177,8 @@ static void test_cmd_table(void **state)
 		assert_int_equal(ci->sync, !is_async(c));
 		assert_int_equal(ci->sync, ci->rsp_size != 0);
 	}
-	/* 37 commands in protocol version 1 */
-	assert_int_equal(known, 37);
+	/* 37 commands in protocol version 1.0, 38 with 1.1's */
+	assert_int_equal(known, 38);
 }
 
 /* Build every known command (twice: small and maximal counts) into one or
