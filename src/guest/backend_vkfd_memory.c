@@ -46,23 +46,90 @@ int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 static int bk_send_free(struct bk_conn *c, uint64_t handle)
 {
 	struct vkfd_req_handle req;
+	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.handle = handle;
-	return bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
+	r = bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
+	/* queued after the FREE, a reuse of the index is in stream order */
+	if (!r)
+		bk_handle_release(c, handle);
+	return r;
 }
 
+/* The GTT allocations ALLOC_MEMORY_ASYNC may carry (docs/protocol.md
+ * 14.2), less UNCACHED: without it the host's answer is known (a cached
+ * mapping of size bytes, no map flags), so nothing of the reply is needed. */
+#define BK_ASYNC_ALLOC_FLAGS                                                                       \
+	(KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |                                   \
+	 KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC |                     \
+	 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
+	 KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
+
+/* Would the host refuse this allocation? Only what the guest can see:
+ * alignment and overlap with its own BOs (the host checks the rest and a
+ * failure becomes the handle's deferred error). */
+static bool bk_alloc_checkable(struct bk_conn *c, uint64_t va, uint64_t size)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	bool ok;
+
+	if (!va || (va | size) & (uint64_t)(pg - 1) || va + size < va)
+		return false;
+	bk_table_lock();
+	ok = true;
+	for (struct bk_bo *b = c->bos; b && ok; b = b->next)
+		if (b->va && va < b->va + b->size && b->va < va + size)
+			ok = false;
+	bk_table_unlock();
+	return ok;
+}
+
+/*
+ * ALLOC_MEMORY, or ALLOC_MEMORY_ASYNC when the host granted protocol 1.1's
+ * allocation and the request is plain GTT memory that fits the published
+ * budget (docs/protocol.md 14): then the answer is made here, as the host
+ * would make it, and nothing waits. Everything else stays synchronous, so
+ * -ENOMEM is exact when memory is tight (ROCr frees caches and retries).
+ * The handle is chosen here when the host allows it.
+ */
 static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
-			 uint32_t flags, struct vkfd_rsp_alloc_memory *rsp)
+			 uint32_t flags, bool may_async, struct vkfd_rsp_alloc_memory *rsp)
 {
 	struct vkfd_req_alloc_memory req;
+	bool gtt = flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT;
+	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.va = va;
 	req.size = size;
 	req.gpu_id = gpu_id;
 	req.flags = flags;
-	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, sizeof(req), rsp, sizeof(*rsp));
+	bk_alloc_lock(c);
+	req.new_handle = bk_handle_take_locked(c);
+	if (may_async && req.new_handle && gtt && !(flags & ~BK_ASYNC_ALLOC_FLAGS) &&
+	    bk_alloc_checkable(c, va, size) && bk_budget_fits_locked(c, size)) {
+		r = bk_call_async(c, VKFD_CMD_ALLOC_MEMORY_ASYNC, &req, sizeof(req));
+		if (!r) {
+			bk_budget_count_locked(c, size);
+			bk_alloc_unlock(c);
+			memset(rsp, 0, sizeof(*rsp));
+			rsp->handle = req.new_handle;
+			rsp->blob_size = size;
+			rsp->map_info = VKFD_MAP_CACHED;
+			return 0;
+		}
+	} else {
+		if (gtt)
+			bk_budget_count_locked(c, size);
+		r = bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, sizeof(req), rsp, sizeof(*rsp));
+		if (!r && req.new_handle && rsp->handle != req.new_handle)
+			r = -EIO; /* the host must use the handle it was given */
+	}
+	if (r && req.new_handle)
+		bk_handle_untake_locked(c, req.new_handle);
+	bk_alloc_unlock(c);
+	return r;
 }
 
 int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
@@ -94,7 +161,7 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, &rsp);
+	r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, !userptr, &rsp);
 	if (r) {
 		free(b);
 		return r;
@@ -197,7 +264,21 @@ _Static_assert(offsetof(struct kfd_ioctl_unmap_memory_from_gpu_args, n_success) 
 		   offsetof(struct kfd_ioctl_map_memory_to_gpu_args, n_success),
 	       "map/unmap args");
 
-static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
+/*
+ * MAP and UNMAP. async_cmd, when not 0, is the command that carries the
+ * request without a reply; it is used when the guest can check everything
+ * the kernel would refuse (the handle and every GPU id are known), else
+ * the synchronous command gives the kernel's errno and n_success.
+ *
+ * UNMAP without a reply (docs/design-protocol-1.1.md, section 4): the
+ * kernel's unmap fails only for an unknown handle or GPU id, which are
+ * checked here, and nothing the application does afterwards depends on
+ * the unmap having run except later commands on the same BO or range,
+ * which the host executes after it in stream order. So the guest answers
+ * at once, as the kernel would, and a host-side failure (a BO freed by
+ * another thread in between) is only logged by the host, as for FREE.
+ */
+static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd, uint32_t async_cmd)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args *a = arg;
 	struct vkfd_req_map_memory req;
@@ -205,24 +286,33 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 	bool known;
 	int r;
 
-	if (a->n_devices == 0 || a->n_success > a->n_devices)
+	if (a->n_devices == 0 || a->n_success > a->n_devices || a->n_devices > VKFD_MAX_MAP_DEVICES)
 		return -EINVAL;
-	if (a->n_devices > VKFD_MAX_MAP_DEVICES)
-		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
+	if (r)
+		return r;
 	bk_table_lock();
 	known = bk_bo_find_locked(c, a->handle) != NULL;
+	/* the kernel stops at the first unknown GPU: only the synchronous
+	 * command tells how far it got */
+	for (uint32_t i = a->n_success; known && async_cmd && i < a->n_devices; i++)
+		if (bk_gpu_index_locked(req.device_ids[i]) < 0)
+			async_cmd = 0;
 	bk_table_unlock();
 	if (!known)
 		return -EINVAL;
 	if (a->n_success == a->n_devices)
 		return 0; /* nothing left: the kernel's loop does nothing */
-	memset(&req, 0, sizeof(req));
-	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
-	if (r)
-		return r;
 	req.handle = a->handle;
 	req.n_devices = a->n_devices;
 	req.n_success = a->n_success;
+	if (async_cmd) {
+		r = bk_call_async(c, async_cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
+		if (!r)
+			a->n_success = a->n_devices;
+		return r;
+	}
 	r = bk_call(c, cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices), &rsp, sizeof(rsp));
 	/* partial progress is written back even on failure, as the kernel
 	 * does, so that a retry resumes there */
@@ -234,54 +324,13 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)usize;
-	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY);
+	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY, 0);
 }
 
-/*
- * UNMAP without a reply (docs/design-protocol-1.1.md, section 4): the
- * kernel's unmap fails only for an unknown handle or GPU id, which are
- * checked here, and nothing the application does afterwards depends on
- * the unmap having run except later commands on the same BO or range,
- * which the host executes after it in stream order. So the guest answers
- * at once, as the kernel would, and a host-side failure (a BO freed by
- * another thread in between) is only logged by the host, as for FREE.
- */
 int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct kfd_ioctl_unmap_memory_from_gpu_args *a = arg;
-	struct vkfd_req_map_memory req;
-	bool known;
-	int r;
-
 	(void)usize;
-	if (a->n_devices == 0 || a->n_success > a->n_devices || a->n_devices > VKFD_MAX_MAP_DEVICES)
-		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
-	if (r)
-		return r;
-	bk_table_lock();
-	known = bk_bo_find_locked(c, a->handle) != NULL;
-	for (uint32_t i = a->n_success; known && i < a->n_devices; i++) {
-		if (bk_gpu_index_locked(req.device_ids[i]) < 0) {
-			/* the kernel stops at the first unknown GPU */
-			bk_table_unlock();
-			return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
-		}
-	}
-	bk_table_unlock();
-	if (!known)
-		return -EINVAL;
-	if (a->n_success == a->n_devices)
-		return 0;
-	req.handle = a->handle;
-	req.n_devices = a->n_devices;
-	req.n_success = a->n_success;
-	r = bk_call_async(c, VKFD_CMD_UNMAP_MEMORY_ASYNC, &req,
-			  VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
-	if (!r)
-		a->n_success = a->n_devices;
-	return r;
+	return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY, VKFD_CMD_UNMAP_MEMORY_ASYNC);
 }
 
 static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len,

@@ -109,6 +109,106 @@ static void test_vram_alloc_mmap_map_free(void **state)
 	assert_int_equal(alloc_bo(va, 0, VRAM_FLAGS, &a), -EINVAL);
 }
 
+static struct bk_conn *kfd_conn(void)
+{
+	struct bk_conn *c;
+
+	bk_table_lock();
+	c = bk_file_get_locked(kfd)->conn;
+	bk_table_unlock();
+	return c;
+}
+
+static uint64_t sync_calls(struct bk_conn *c)
+{
+	return __atomic_load_n(&c->n_sync, __ATOMIC_RELAXED);
+}
+
+/* Protocol 1.1 (docs/protocol.md 14): a small GTT BO is allocated without
+ * a reply, under a guest-chosen handle, and is usable at once (CPU map,
+ * GPU map); a big one or VRAM waits for the host; a request the host
+ * refuses later reports its errno at the handle's next synchronous use.
+ * With a 1.0 guest or host every allocation waits, as before. */
+static void test_gtt_async_alloc(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, big;
+	struct bk_conn *c = kfd_conn();
+	bool v11 = (c->features & (VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC)) ==
+		   (VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC);
+	uint64_t va = va_reserve(16 * PAGE), bva = va_reserve(80ul << 20), s0;
+	uint32_t ids[1] = {gpu_id}, ns = 0;
+	uint32_t *p;
+	void *m;
+
+	(void)state;
+	print_message("protocol 1.1 allocation %s\n", v11 ? "granted" : "not granted");
+	s0 = sync_calls(c);
+	assert_int_equal(alloc_bo(va, 16 * PAGE, GTT_FLAGS, &a), 0);
+	assert_int_equal(sync_calls(c), s0 + (v11 ? 0 : 1));
+	if (v11)
+		assert_true(VKFD_HANDLE_INDEX(a.handle) >= 1 &&
+			    VKFD_HANDLE_INDEX(a.handle) <= c->hmax);
+	/* the blob of a BO the host has not created yet: its creation waits
+	 * for the executor, the mapping works at once */
+	m = B.mmap((void *)(uintptr_t)va, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	p = m;
+	p[0] = 0xa11c;
+	p[16 * PAGE / 4 - 1] = 0x5eed;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(p[0], 0xa11c);
+	/* over the budget's 64 MiB window: synchronous, -ENOMEM stays exact */
+	s0 = sync_calls(c);
+	memset(&big, 0, sizeof(big));
+	{
+		int r = alloc_bo(bva, 80ul << 20, GTT_FLAGS, &big);
+
+		assert_true(r == 0 || r == -ENOMEM);
+		assert_int_equal(sync_calls(c), s0 + 1);
+		if (!r)
+			assert_int_equal(free_bo(big.handle), 0);
+	}
+	/* VRAM is never asynchronous */
+	s0 = sync_calls(c);
+	assert_int_equal(alloc_bo(bva, 4 * PAGE, VRAM_FLAGS, &big), 0);
+	assert_int_equal(sync_calls(c), s0 + 1);
+	assert_int_equal(free_bo(big.handle), 0);
+	/* overlap is checked by the guest: exact -EADDRINUSE in both modes */
+	assert_int_equal(alloc_bo(va + PAGE, PAGE, GTT_FLAGS, &big), -EADDRINUSE);
+	/* a VA past the GPU's aperture: only the host can tell. Answered at
+	 * once in 1.1, the error comes with the handle's next MAP */
+	{
+		int r = alloc_bo(1ull << 47, PAGE, GTT_FLAGS, &big);
+
+		if (v11) {
+			assert_int_equal(r, 0);
+			ns = 0;
+			assert_int_equal(
+			    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns),
+			    -EINVAL);
+			assert_int_equal(ns, 0);
+			/* freeing gives the handle's slot back */
+			assert_int_equal(free_bo(big.handle), 0);
+		} else {
+			assert_int_equal(r, -EINVAL);
+		}
+	}
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
+	assert_int_equal(free_bo(a.handle), 0);
+	/* the index is reused at its next generation, which the host takes */
+	assert_int_equal(alloc_bo(va + 4 * PAGE, PAGE, GTT_FLAGS, &big), 0);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns), 0);
+	assert_int_equal(free_bo(big.handle), 0);
+	assert_int_equal(vkfd_guest_async_error(c->g), 0);
+	munmap((void *)(uintptr_t)va, 16 * PAGE);
+	munmap((void *)(uintptr_t)bva, 80ul << 20);
+}
+
 static void test_gtt_aql_mirrored(void **state)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
@@ -381,6 +481,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_vram_alloc_mmap_map_free),
+	    cmocka_unit_test(test_gtt_async_alloc),
 	    cmocka_unit_test(test_gtt_aql_mirrored),
 	    cmocka_unit_test(test_userptr_conversion),
 	    cmocka_unit_test(test_userptr_unequal_va),
