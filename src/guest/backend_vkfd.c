@@ -375,6 +375,23 @@ static int bk_close(int fd)
 	return close(fd) ? -errno : 0;
 }
 
+/* The process's KFD process ends, as the kernel's does when the mm goes
+ * away: the connection kept after the last close (and its host context)
+ * is released. For a program that runs several KFD processes one after
+ * another in one process (vkfd-bench's storm through the backend). */
+void bk_release_kept(void)
+{
+	struct bk_conn *c;
+
+	bk_mem_lock_take();
+	bk_table_lock();
+	c = bk.kept;
+	bk.kept = NULL;
+	bk_table_unlock();
+	bk_conn_free(c);
+	bk_mem_lock_release();
+}
+
 static void bk_atfork_child(void)
 {
 	bk_locks_reset_child();

@@ -162,6 +162,7 @@ struct bk_conn {
 	/* requests sent, with and without a reply awaited (atomic; what the
 	 * benchmark reports as round trips) */
 	uint64_t n_sync, n_async;
+	uint64_t n_blobs; /* BO blobs created (atomic) */
 };
 
 enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };
@@ -263,6 +264,8 @@ void bk_conn_free(struct bk_conn *c);
 /* ------------------------------------------------------------------ */
 
 struct bk_file *bk_file_get_locked(int fd);
+/* End the kept KFD process (see struct bk_state's kept). */
+void bk_release_kept(void);
 int bk_gpu_index_locked(uint32_t gpu_id);
 struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle);
 struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **owner);

@@ -40,6 +40,7 @@ int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 		return r < 0 ? r : -EIO;
 	}
 	b->has_blob = true;
+	__atomic_fetch_add(&c->n_blobs, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
