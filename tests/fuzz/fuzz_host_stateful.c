@@ -10,7 +10,9 @@
  * host keeps: exports of bound blobs (get_blob, mapped and touched), event
  * pages, queues and their doorbells, waits on rings, asynchronous batches
  * left queued while time passes, a second context allocating next to the
- * first, and context destroy at any point.
+ * first, and context destroy at any point. An odd first seqno makes the
+ * model a protocol 1.1 guest (docs/protocol.md 14): allocations may then
+ * name guest-chosen handles (often hostile ones) and go without a reply.
  *
  * Besides the sanitizers, the harness checks rules of docs/protocol.md that
  * a crash would not show (each a __builtin_trap(), so libFuzzer reports it):
@@ -21,7 +23,8 @@
  *  - AVAILABLE_MEMORY does not move when another context allocates;
  *  - a blob id bound to a live BO (by a submitted batch) is exported on the
  *    first get_blob of it with the BO's blob size, however much work is
- *    still queued;
+ *    still queued (not checked for BOs allocated without a reply);
+ *  - a synchronous ALLOC with a guest-chosen handle answers that handle;
  *  - get_blob answers without waiting for queued work (bounded by the
  *    libFuzzer -timeout: a stall is reported as a timeout).
  */
@@ -80,6 +83,7 @@ struct bo {
 	uint64_t handle, va, size, blob_size;
 	uint32_t flags, map_flags;
 	bool live;
+	bool maybe;      /* allocated without a reply: the host may have refused it */
 	bool event_page; /* FREE refuses it: it stays alive on the host */
 };
 
@@ -111,6 +115,7 @@ struct guest {
 	uint32_t n_sure; /* sure ids bound to live BOs: the host holds them */
 	uint64_t next_blob_id;
 	uint64_t next_fence;
+	bool v11; /* HELLO asked for protocol 1.1's guest handles and async alloc */
 };
 
 static uint8_t batch_a[VKFD_MAX_BATCH_SIZE], batch_b[VKFD_MAX_BATCH_SIZE];
@@ -244,6 +249,10 @@ static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
 	memset(&hello, 0, sizeof(hello));
 	hello.version_min = 1;
 	hello.version_max = 1;
+	/* an odd first seqno: a protocol 1.1 guest (docs/protocol.md 14) */
+	g->v11 = first_seqno & 1;
+	if (g->v11)
+		hello.features = VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
 	if (call(g, VKFD_CMD_HELLO, &hello, sizeof(hello), NULL, 0))
 		return false;
 	memset(&ga, 0, sizeof(ga));
@@ -325,8 +334,31 @@ static void op_alloc(struct guest *g, struct cursor *c)
 		r.va = g->next_va;
 		g->next_va += (r.size + 0x1fffff) & ~0x1fffffull;
 	}
+	if (g->v11 && (fl & 0x40)) {
+		/* a guest-chosen handle, often hostile: index 0, past the
+		 * quota, live, or a generation that is not the slot's next;
+		 * sent without a reply (the host may lose the context) or
+		 * with one */
+		uint8_t h = u8(c);
+		uint32_t idx = (h & 0x3f) == 0x3f ? MAX_BOS_QUOTA + 1u : h & 0x3fu;
+
+		r.new_handle = VKFD_HANDLE(idx, 1u + ((h >> 6) & 1));
+		if (h & 0x80) {
+			async(g, VKFD_CMD_ALLOC_MEMORY_ASYNC, &r, sizeof(r));
+			*b = (struct bo){.handle = r.new_handle,
+					 .va = r.va,
+					 .size = r.size,
+					 .blob_size = r.size,
+					 .flags = r.flags,
+					 .live = true,
+					 .maybe = true};
+			return;
+		}
+	}
 	if (call(g, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)))
 		return;
+	if (r.new_handle && rsp.handle != r.new_handle)
+		__builtin_trap(); /* the host must use the handle it was given */
 	*b = (struct bo){.handle = rsp.handle,
 			 .va = r.va,
 			 .size = r.size,
@@ -396,7 +428,8 @@ static void op_bind(struct guest *g, struct cursor *c)
 		struct blob_rec *rec = &g->blobs[g->n_blob_ids++];
 
 		*rec = (struct blob_rec){.id = r.blob_id, .handle = r.handle};
-		if (b && !(b->map_flags & VKFD_ALLOC_MAP_NONE) && g->n_sure < MAX_BOS_QUOTA) {
+		if (b && !b->maybe && !(b->map_flags & VKFD_ALLOC_MAP_NONE) &&
+		    g->n_sure < MAX_BOS_QUOTA) {
 			rec->sure = true;
 			rec->slot = (uint32_t)(b - g->bos);
 			g->n_sure++;

@@ -33,6 +33,10 @@ enum {
 
 /* alloc_flags[] indices */
 enum { GTT = 0, VRAM = 1, GTT_AQL = 2, VRAM_AQL = 3, DOORBELL = 4, MMIO = 5 };
+/* alloc flags byte: bit 0x40 asks a 1.1 guest for a guest-chosen handle
+ * (then one more byte: index in bits 0-5, 0x40 generation 2, 0x80 async);
+ * 0x46 % 7 is GTT */
+enum { GTT_GUEST_HANDLE = 0x46 };
 /* op_alloc's placement byte */
 enum { AT_ZERO = 0, AT_BASE = 1, AT_OVERLAP = 2, AT_NEXT = 3 };
 
@@ -191,6 +195,27 @@ int main(int argc, char **argv)
 	OP(&s, OP_FREE, 1);
 	OP(&s, OP_GET_BLOB, 5, 0);
 	ret |= write_seed(argv[1], "many-blobs", &s);
+
+	/* protocol 1.1 (odd first seqno): an async allocation under a
+	 * guest-chosen handle with its blob bound in the same batch, a
+	 * synchronous one, an async one at VA 0 (a deferred error, reported
+	 * by MAP, cleared by FREE), the freed index at its next generation,
+	 * then a live index named again (the context is lost) */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 0x100); /* read back as seqno 1: odd */
+	OP(&s, OP_ALLOC, 0, GTT_GUEST_HANDLE, 3, AT_NEXT, 0x80 | 1);
+	OP(&s, OP_BIND, 0, 0);
+	OP(&s, OP_GET_BLOB, 4, 0);
+	OP(&s, OP_MAP, 0);
+	OP(&s, OP_ALLOC, 1, GTT_GUEST_HANDLE, 0, AT_NEXT, 2);
+	OP(&s, OP_ALLOC, 2, GTT_GUEST_HANDLE, 0, AT_ZERO, 0x80 | 3);
+	OP(&s, OP_MAP, 2);
+	OP(&s, OP_FREE, 2);
+	OP(&s, OP_ALLOC, 3, GTT_GUEST_HANDLE, 0, AT_NEXT, 0x80 | 0x40 | 3);
+	OP(&s, OP_MAP, 3);
+	OP(&s, OP_ALLOC, 4, GTT_GUEST_HANDLE, 0, AT_NEXT, 0x80 | 1);
+	OP(&s, OP_TIME, 0);
+	ret |= write_seed(argv[1], "async-alloc", &s);
 
 	if (!ret && argc > 2) {
 		FILE *f = fopen(argv[2], "w");
