@@ -59,13 +59,12 @@ static int bk_send_free(struct bk_conn *c, uint64_t handle)
 }
 
 /* The GTT allocations ALLOC_MEMORY_ASYNC may carry (docs/protocol.md
- * 14.2), less UNCACHED: without it the host's answer is known (a cached
- * mapping of size bytes, no map flags), so nothing of the reply is needed. */
+ * 14.2); USERPTR conversions are GTT allocations with these flags too. */
 #define BK_ASYNC_ALLOC_FLAGS                                                                       \
 	(KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |                                   \
 	 KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC |                     \
 	 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
-	 KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
+	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
 
 /* Would the host refuse this allocation? Only what the guest can see:
  * alignment and overlap with its own BOs (the host checks the rest and a
@@ -95,7 +94,7 @@ static bool bk_alloc_checkable(struct bk_conn *c, uint64_t va, uint64_t size)
  * The handle is chosen here when the host allows it.
  */
 static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
-			 uint32_t flags, bool may_async, struct vkfd_rsp_alloc_memory *rsp)
+			 uint32_t flags, struct vkfd_rsp_alloc_memory *rsp)
 {
 	struct vkfd_req_alloc_memory req;
 	bool gtt = flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT;
@@ -108,16 +107,21 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t
 	req.flags = flags;
 	bk_alloc_lock(c);
 	req.new_handle = bk_handle_take_locked(c);
-	if (may_async && req.new_handle && gtt && !(flags & ~BK_ASYNC_ALLOC_FLAGS) &&
+	if (req.new_handle && gtt && !(flags & ~BK_ASYNC_ALLOC_FLAGS) &&
 	    bk_alloc_checkable(c, va, size) && bk_budget_fits_locked(c, size)) {
 		r = bk_call_async(c, VKFD_CMD_ALLOC_MEMORY_ASYNC, &req, sizeof(req));
 		if (!r) {
 			bk_budget_count_locked(c, size);
 			bk_alloc_unlock(c);
+			/* what the host answers for plain GTT memory; its
+			 * map_info the guest never uses (a blob's mapping
+			 * follows the blob) */
 			memset(rsp, 0, sizeof(*rsp));
 			rsp->handle = req.new_handle;
 			rsp->blob_size = size;
-			rsp->map_info = VKFD_MAP_CACHED;
+			rsp->map_info = (flags & KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED)
+					    ? VKFD_MAP_UNCACHED
+					    : VKFD_MAP_CACHED;
 			return 0;
 		}
 	} else {
@@ -162,7 +166,10 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, !userptr, &rsp);
+	/* a USERPTR conversion may go without a reply too: its blob, created
+	 * right below, waits for the host's allocation, and a refused one
+	 * makes the conversion fail here with the blob's error */
+	r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, &rsp);
 	if (r) {
 		free(b);
 		return r;

@@ -204,6 +204,27 @@ static void test_gtt_async_alloc(void **state)
 	ns = 0;
 	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns), 0);
 	assert_int_equal(free_bo(big.handle), 0);
+	/* a USERPTR conversion (ROCr's system memory) needs no reply either:
+	 * its blob creation waits for the host's allocation, and the
+	 * contents are still the application's */
+	{
+		uint32_t *u = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		assert_true(u != MAP_FAILED);
+		u[0] = 0x5157;
+		u[4 * PAGE / 4 - 1] = 0x7e57;
+		s0 = sync_calls(c);
+		assert_int_equal(alloc_userptr((uintptr_t)u, (uintptr_t)u, 4 * PAGE, &big), 0);
+		assert_int_equal(sync_calls(c), s0 + (v11 ? 0 : 1));
+		assert_int_equal(u[0], 0x5157);
+		assert_int_equal(u[4 * PAGE / 4 - 1], 0x7e57);
+		ns = 0;
+		assert_int_equal(
+		    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns), 0);
+		assert_int_equal(free_bo(big.handle), 0);
+		munmap(u, 4 * PAGE);
+	}
 	assert_int_equal(vkfd_guest_async_error(c->g), 0);
 	munmap((void *)(uintptr_t)va, 16 * PAGE);
 	munmap((void *)(uintptr_t)bva, 80ul << 20);
