@@ -486,7 +486,9 @@ static void op_bind(struct guest *g, struct cursor *c)
 
 		*rec = (struct blob_rec){
 		    .id = r.blob_id, .handle = r.handle, .doomed = b && bo_unborn_alone(g, b)};
-		if (b && !b->maybe && !(b->map_flags & VKFD_ALLOC_MAP_NONE) &&
+		/* an arena BO's mapping is its arena's blob: never bound */
+		if (b && !b->maybe &&
+		    !(b->map_flags & (VKFD_ALLOC_MAP_NONE | VKFD_ALLOC_MAP_ARENA)) &&
 		    g->n_sure < MAX_BOS_QUOTA) {
 			rec->sure = true;
 			rec->slot = (uint32_t)(b - g->bos);
@@ -705,6 +707,14 @@ static void op_neighbour(struct guest *g, struct guest *n, struct cursor *c)
 	call(n, VKFD_CMD_FREE_MEMORY, &f, sizeof(f), NULL, 0);
 }
 
+/* The id sent for the model's arena id: 1..MAX_ARENAS as they are; 0 and
+ * MAX_ARENAS + 1 name ids no arena can have (0, past VKFD_MAX_ARENAS), so
+ * that the host never holds an arena the model does not track. */
+static uint32_t wire_arena_id(uint32_t aid)
+{
+	return aid <= MAX_ARENAS ? aid : VKFD_MAX_ARENAS + 1u;
+}
+
 /* A request with fuzzed arguments but sane framing. */
 /* CREATE_ARENA (sometimes at a bad id or size), DESTROY_ARENA, or the
  * arena's get_blob, mapped and kept for the zero checks. */
@@ -721,7 +731,7 @@ static void op_arena(struct guest *g, struct cursor *c)
 		uint64_t size = sizes[(id >> 4) % (sizeof(sizes) / sizeof(sizes[0]))];
 
 		memset(&r, 0, sizeof(r));
-		r.arena_id = (what & 4) ? 0xffffffffu : aid;
+		r.arena_id = (what & 4) ? 0xffffffffu : wire_arena_id(aid);
 		r.size = size;
 		r.blob_id = g->next_arena_blob++;
 		if (call(g, VKFD_CMD_CREATE_ARENA, &r, sizeof(r), NULL, 0) || !a)
@@ -734,7 +744,7 @@ static void op_arena(struct guest *g, struct cursor *c)
 		bool busy = false;
 
 		memset(&r, 0, sizeof(r));
-		r.arena_id = aid;
+		r.arena_id = wire_arena_id(aid);
 		for (uint32_t i = 0; a && i < MAX_BOS; i++)
 			busy |= g->bos[i].live && !g->bos[i].maybe && g->bos[i].arena == aid;
 		if (call(g, VKFD_CMD_DESTROY_ARENA, &r, sizeof(r), NULL, 0))
@@ -784,7 +794,7 @@ static void op_arena_alloc(struct guest *g, struct cursor *c)
 		r.flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE;
 	r.size = pages * PAGE;
 	r.alloc_flags = VKFD_ALLOC_ARENA;
-	r.arena_id = aid;
+	r.arena_id = wire_arena_id(aid);
 	switch (where & 7) {
 	case 0:
 		r.arena_offset = 0;

@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	first_seqno(&s, 0x100); /* read back as seqno 1: odd */
 	OP(&s, OP_ALLOC, 0, GTT_GUEST_HANDLE, 3, AT_NEXT, 0x80 | 1);
-	OP(&s, OP_BIND, 0, 0);
+	OP(&s, OP_BIND, 0, 2); /* submitted with the ALLOC */
 	OP(&s, OP_GET_BLOB, 4, 0);
 	OP(&s, OP_MAP, 0);
 	OP(&s, OP_ALLOC, 1, GTT_GUEST_HANDLE, 0, AT_NEXT, 2);
@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 	OP(&s, OP_ARENA, 0, arena_byte(1, 2));    /* create id 1, 1 MiB */
 	OP(&s, OP_ARENA, 2, 1);                   /* its blob, mapped */
 	OP(&s, OP_ARENA_ALLOC, 0, 1, 0x20, 3, 5); /* async, offset 0, handle 5 */
-	OP(&s, OP_BIND, 0, 0);
+	OP(&s, OP_BIND, 0, 2);                    /* submitted with the ALLOC */
 	OP(&s, OP_GET_BLOB, 4, 0);
 	OP(&s, OP_MAP, 0);
 	OP(&s, OP_ARENA_ALLOC, 1, 1, 0x25, 0, 8, 6); /* async, page 8, handle 6 */
