@@ -169,7 +169,7 @@ int bench_dev_free(struct bench_dev *d, struct bench_bo *bo, bool async)
 }
 
 /* The first signal event needs the event page: a GTT BO of 4096 slots,
- * GPU- and CPU-mapped, as libhsakmt allocates on a dGPU. */
+ * GPU- and CPU-mapped, with libhsakmt's flags on a dGPU. */
 static int event_page(struct bench_dev *d, uint64_t *handle)
 {
 	struct bench_bo *bo = &d->event_page;
@@ -183,7 +183,7 @@ static int event_page(struct bench_dev *d, uint64_t *handle)
 	va = bench_dev_va(d, EVENT_PAGE_SIZE);
 	if (!va)
 		return -ENOMEM;
-	r = bench_dev_alloc(d, BENCH_MEM_GTT, va, EVENT_PAGE_SIZE, bo);
+	r = bench_dev_alloc(d, BENCH_MEM_EVENT_PAGE, va, EVENT_PAGE_SIZE, bo);
 	if (r)
 		return r;
 	r = bench_dev_map(d, bo);

@@ -17,6 +17,10 @@
 enum bench_mem {
 	BENCH_MEM_VRAM,
 	BENCH_MEM_GTT,
+	/* GTT as libhsakmt allocates the event page: EXECUTABLE and UNCACHED
+	 * (KFD maps it into the kernel, so it is never user memory: the vkfd
+	 * shim keeps such a BO out of its arenas) */
+	BENCH_MEM_EVENT_PAGE,
 	BENCH_MEM_DOORBELL,
 };
 
