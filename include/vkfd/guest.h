@@ -83,8 +83,10 @@ VKFD_GUEST_PUBLIC int vkfd_guest_call_async(struct vkfd_guest *g, const void *re
 VKFD_GUEST_PUBLIC int vkfd_guest_flush(struct vkfd_guest *g);
 
 /* Fenced call for requests that block on the host (WAIT_EVENTS): takes a
- * free ring 1..63, submits `req` on it and sleeps until the host retires
- * that ring's fence, then copies the response like vkfd_guest_call. Only one
+ * free ring 1..63, submits `req` naming it, spins briefly (VKFD_SPIN_US,
+ * as vkfd_guest_call) on the reply slot, and only if the reply has not come
+ * submits that ring's fence and sleeps until the host retires it; then
+ * copies the response like vkfd_guest_call. Only one
  * wait is pending per ring; when all 63 rings are busy the caller sleeps
  * until one is released. 0 or -errno. */
 VKFD_GUEST_PUBLIC int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len,

@@ -13,7 +13,7 @@
 
 static int arena_feature(const struct vkfd_host_context *ctx)
 {
-	return (ctx->features & VKFD_FEAT_ARENAS) ? 0 : -EOPNOTSUPP;
+	return host_ctx_has(ctx, VKFD_FEAT_ARENAS) ? 0 : -EOPNOTSUPP;
 }
 
 int cmd_create_arena(struct cmd_ctx *c)

@@ -39,24 +39,29 @@ static int ensure_shadow(struct shmem_region *r, const char *name, size_t size)
 	return shmem_region_create(r, name, size);
 }
 
-int cmd_alloc_memory(struct cmd_ctx *c)
+/* async: an ALLOC_MEMORY_ASYNC, whose arena range the guest zeroed before
+ * it sent the request and may have written since (docs/protocol.md 14.3) */
+static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r, bool async,
+			struct host_bo **out)
 {
 	struct vkfd_host_context *ctx = c->ctx;
-	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
 	const struct vkfd_host_quota *q = &host_g.cfg.quota;
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	struct kfd_ioctl_free_memory_of_gpu_args fa;
-	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
 	struct host_arena *arena = NULL;
 	struct host_bo *bo;
 	uint64_t charge, handle;
 	int g, ret;
 
+	/* a guest-chosen handle: its index in 1..max_bos, its slot free in
+	 * stream order, its generation the slot's next (no ABA) */
+	if (r->new_handle && (!host_ctx_has(ctx, VKFD_FEAT_GUEST_HANDLES) ||
+			      !obj_table_can_add_at(&ctx->bos, r->new_handle)))
+		return -EINVAL;
 	g = host_gpu_index_vm(ctx, r->gpu_id);
 	if (g < 0)
 		return g;
-	/* guest-chosen handles are another part of protocol 1.1 */
-	if (r->new_handle || (r->alloc_flags & ~VKFD_ALLOC_ARENA))
+	if (r->alloc_flags & ~VKFD_ALLOC_ARENA)
 		return -EINVAL;
 	if (!(r->alloc_flags & VKFD_ALLOC_ARENA) && (r->arena_id || r->arena_offset))
 		return -EINVAL;
@@ -78,7 +83,7 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	if (r->alloc_flags & VKFD_ALLOC_ARENA) {
 		/* GTT, not mapped twice (AQL); the attributes (UNCACHED,
 		 * COHERENT, ...) go to KFD with the user memory */
-		if (!(ctx->features & VKFD_FEAT_ARENAS) ||
+		if (!host_ctx_has(ctx, VKFD_FEAT_ARENAS) ||
 		    (r->flags & (DOMAIN_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)) !=
 			KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 			return -EINVAL;
@@ -136,9 +141,10 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	a.gpu_id = r->gpu_id;
 	a.flags = r->flags;
 	if (arena) {
-		/* zeroed and held before KFD sees it; KFD registers the host's
-		 * own mapping of the range as user memory */
-		ret = host_arena_claim(arena, r->arena_offset, r->size);
+		/* zeroed (by the guest if async) and held before KFD sees it;
+		 * KFD registers the host's own mapping of the range as user
+		 * memory */
+		ret = host_arena_claim(arena, r->arena_offset, r->size, !async);
 		if (ret) {
 			free(bo);
 			return ret;
@@ -188,7 +194,12 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		bo->map_flags |= VKFD_ALLOC_MAP_MIRRORED;
 
 	pthread_mutex_lock(&ctx->lock);
-	ret = obj_table_add(&ctx->bos, bo, &handle);
+	if (r->new_handle) {
+		handle = r->new_handle;
+		ret = obj_table_add_at(&ctx->bos, handle, bo);
+	} else {
+		ret = obj_table_add(&ctx->bos, bo, &handle);
+	}
 	if (!ret && r->va) {
 		ret = va_map_insert(&ctx->va, r->va, r->size, bo);
 		if (ret)
@@ -213,12 +224,89 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 		ctx->vram_used += charge;
 	else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 		ctx->gtt_used += charge;
-	rsp->handle = handle;
+	*out = bo;
+	return 0;
+}
+
+/* Every GTT allocation request counts, whatever its outcome: the guest
+ * counts what it sent (docs/protocol.md 14.2). */
+static void budget_count(struct vkfd_host_context *ctx, const struct vkfd_req_alloc_memory *r)
+{
+	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
+		ctx->gtt_allocs++;
+	host_budget_publish(ctx);
+}
+
+int cmd_alloc_memory(struct cmd_ctx *c)
+{
+	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
+	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
+	struct host_bo *bo = NULL;
+	int ret = alloc_memory(c, r, false, &bo);
+
+	budget_count(c->ctx, r);
+	if (ret)
+		return ret;
+	rsp->handle = bo->handle;
 	rsp->blob_size = bo->blob_size;
 	rsp->map_info = bo->map_info;
 	rsp->map_flags = bo->map_flags;
 	c->rsp_len = sizeof(*rsp);
 	return 0;
+}
+
+/* The plain GTT allocations a budget covers (what the guest sends async). */
+#define ASYNC_ALLOC_FLAGS                                                                          \
+	(KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |                                   \
+	 KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC |                     \
+	 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
+	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
+
+/*
+ * ALLOC_MEMORY without a reply (VKFD_FEAT_ASYNC_ALLOC; without it the command
+ * is unknown to the context, as to a 1.0 host). No slot to report
+ * in: a handle that cannot name a new BO (out of range, live, wrong
+ * generation) loses the context; a request the guest got wrong otherwise
+ * (flags, VA) leaves its errno in the handle's slot, reported at the
+ * handle's next synchronous use and cleared by FREE_MEMORY; running out of
+ * memory inside the budget loses the context (VKFD_ASYNC_ERR_BUDGET). It may
+ * carry the arena fields (VKFD_ALLOC_ARENA): such a BO takes no budget
+ * bytes (its arena was charged) and its range is not zeroed here (the guest
+ * did, before it could write it). No BIND_BLOB may name the new BO before
+ * this has run: that bind is refused at submit (host_blob.c).
+ */
+int cmd_alloc_memory_async(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
+	struct host_bo *bo = NULL;
+	int ret;
+
+	/* not granted: an unknown command to this context (logged, ignored) */
+	if (!host_ctx_has(ctx, VKFD_FEAT_ASYNC_ALLOC))
+		return -ENOTTY;
+	if (!obj_table_can_add_at(&ctx->bos, r->new_handle)) {
+		vkfd_err("ctx %u: ALLOC_MEMORY_ASYNC names handle %#llx, which cannot be new",
+			 ctx->ctx_id, (unsigned long long)r->new_handle);
+		budget_count(ctx, r);
+		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_PROTOCOL);
+		return -EINVAL;
+	}
+	if ((r->flags & ~ASYNC_ALLOC_FLAGS) || !(r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT))
+		ret = -EINVAL; /* only plain GTT memory is covered by the budget */
+	else
+		ret = alloc_memory(c, r, true, &bo);
+	budget_count(ctx, r);
+	if (ret == -ENOMEM) {
+		vkfd_err("ctx %u: ALLOC_MEMORY_ASYNC of %llu bytes failed inside the budget",
+			 ctx->ctx_id, (unsigned long long)r->size);
+		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_BUDGET);
+	} else if (ret) {
+		pthread_mutex_lock(&ctx->lock);
+		obj_table_set_error(&ctx->bos, r->new_handle, ret);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+	return ret;
 }
 
 static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
@@ -267,8 +355,16 @@ int cmd_free_memory(struct cmd_ctx *c)
 	int ret;
 
 	bo = obj_table_get(&ctx->bos, r->handle);
-	if (!bo)
-		return -EINVAL;
+	if (!bo) {
+		bool cleared;
+
+		/* a handle whose asynchronous ALLOC failed: freeing it is how
+		 * the guest gives the slot back */
+		pthread_mutex_lock(&ctx->lock);
+		cleared = obj_table_clear_error(&ctx->bos, r->handle);
+		pthread_mutex_unlock(&ctx->lock);
+		return cleared ? 0 : -EINVAL;
+	}
 	if (bo->event_page)
 		return -EPERM; /* as KFD: the signal page lives as long as the process */
 	/* keep get_blob away while KFD frees it, without holding the lock */
@@ -286,6 +382,7 @@ int cmd_free_memory(struct cmd_ctx *c)
 		return ret;
 	}
 	bo_forget(ctx, bo);
+	host_budget_publish(ctx);
 	return 0;
 }
 
@@ -304,6 +401,9 @@ static int map_common(struct cmd_ctx *c, bool map)
 	c->rsp_len = sizeof(*rsp);
 	rsp->n_success = r->n_success;
 	bo = obj_table_get(&ctx->bos, r->handle);
+	/* a handle whose asynchronous ALLOC failed reports that error here */
+	if (!bo && obj_table_error(&ctx->bos, r->handle))
+		return obj_table_error(&ctx->bos, r->handle);
 	/* a BO without a GPU VA (ALLOC at va 0) passed no VA check and holds
 	 * no range in the VA map: it must never get a GPU mapping */
 	if (!bo || !bo->in_va_map)
@@ -355,7 +455,9 @@ int cmd_unmap_memory(struct cmd_ctx *c)
 }
 
 /* Bound when its batch was submitted (host_blob_bind_at_submit_locked): by the
- * time the executor reaches it there is nothing left to do. */
+ * time the executor reaches it there is nothing left to do. A BO an
+ * ALLOC_MEMORY_ASYNC had not created by then was refused there: binding it
+ * here would make get_blob wait on guest work (docs/security.md). */
 int cmd_bind_blob(struct cmd_ctx *c)
 {
 	(void)c;

@@ -79,15 +79,15 @@ bool host_arena_range_free(const struct host_arena *a, uint64_t off, uint64_t si
 	return true;
 }
 
-int host_arena_claim(struct host_arena *a, uint64_t off, uint64_t size)
+int host_arena_claim(struct host_arena *a, uint64_t off, uint64_t size, bool zero)
 {
 	if (!host_arena_range_free(a, off, size))
 		return -EINVAL;
 	/* Zero before the BO exists: punching the range drops its pages (they
 	 * read as zero again and the host's memory is returned); a filesystem
 	 * without hole punching gets the bytes cleared instead. */
-	if (fallocate(a->mem.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)size) != 0)
+	if (zero && fallocate(a->mem.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+			      (off_t)size) != 0)
 		memset((uint8_t *)a->mem.map + off, 0, size);
 	for (uint64_t p = off / ARENA_PAGE; p < (off + size) / ARENA_PAGE; p++)
 		a->used[p / 64] |= 1ull << (p % 64);

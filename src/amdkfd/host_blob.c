@@ -182,9 +182,12 @@ void host_blob_table_fini(struct vkfd_host_context *ctx)
 /*
  * BIND_BLOB takes effect when its batch is submitted, on the VMM thread, so
  * that get_blob never waits for the executor (whose queue the guest fills
- * at will). The BO must exist then: a guest learns a handle only from an
- * answered ALLOC_MEMORY or IMPORT_RESOURCE, which ran before. A bind the
- * host refuses leaves the id unbound (get_blob -EINVAL). ctx->lock held.
+ * at will). The BO must exist then: a handle from an answered ALLOC_MEMORY
+ * or IMPORT_RESOURCE names a BO that exists; one a guest chose for an
+ * ALLOC_MEMORY_ASYNC the executor has not run yet does not, and its bind is
+ * refused like any other (the guest syncs before such a bind, docs/protocol.md
+ * 14.4). A bind the host refuses leaves the id unbound (get_blob -EINVAL at
+ * once). ctx->lock held.
  */
 void host_blob_bind_at_submit_locked(struct vkfd_host_context *ctx,
 				     const struct vkfd_req_bind_blob *r)

@@ -58,6 +58,7 @@ int cmd_runtime_enable(struct cmd_ctx *c);
 int cmd_get_tile_config(struct cmd_ctx *c);
 int cmd_amdgpu_query(struct cmd_ctx *c);
 int cmd_alloc_memory(struct cmd_ctx *c);
+int cmd_alloc_memory_async(struct cmd_ctx *c);
 int cmd_free_memory(struct cmd_ctx *c);
 int cmd_map_memory(struct cmd_ctx *c);
 int cmd_unmap_memory(struct cmd_ctx *c);

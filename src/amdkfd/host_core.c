@@ -10,6 +10,7 @@
 #include "host_log.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg)
@@ -49,6 +50,13 @@ uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_fl
 {
 	/* kfdsim models the render-node queries (render_ioctl.c) */
 	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY | VKFD_FEAT_AMDGPU_QUERY;
+	const char *v10 = getenv("VKFD_HOST_PROTO_1_0");
+
+	bool v11 = !(v10 && !strcmp(v10, "1"));
+
+	/* protocol 1.1 features, unless a test asks for a 1.0 host */
+	if (v11)
+		f |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
 
 	if (caps->flags & VKFD_DEVICE_CAP_EVENT_AGES)
 		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;
@@ -59,7 +67,7 @@ uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_fl
 	if ((caps->flags & VKFD_DEVICE_CAP_PROCESS_PER_OPEN) &&
 	    !(host_flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
 		f |= VKFD_FEAT_MULTI_CONTEXT;
-	if (!(host_flags & VKFD_HOST_FLAG_NO_ARENAS))
+	if (v11 && !(host_flags & VKFD_HOST_FLAG_NO_ARENAS))
 		f |= VKFD_FEAT_ARENAS;
 	return f;
 }
@@ -67,6 +75,32 @@ uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_fl
 uint64_t host_features(void)
 {
 	return host_features_for(&host_g.caps, host_g.cfg.flags);
+}
+
+/*
+ * The asynchronous-allocation budget (docs/protocol.md 14.2): GTT bytes the
+ * guest may allocate without waiting, guaranteed to succeed after the
+ * budget_allocs-th GTT allocation request. The window bounds what a
+ * context takes ahead of its executor; a GTT quota caps it at its
+ * headroom, so that near the quota every allocation is synchronous and
+ * -ENOMEM exact. Bytes first, count last (release): a guest that reads a
+ * count then the bytes sees bytes at least as new, which only makes its
+ * sum more conservative.
+ */
+void host_budget_publish(struct vkfd_host_context *ctx)
+{
+	struct vkfd_shmem_hdr *sh;
+	uint64_t quota = host_g.cfg.quota.gtt_bytes, bytes = HOST_ASYNC_GTT_WINDOW;
+	bool on = host_ctx_has(ctx, VKFD_FEAT_ASYNC_ALLOC);
+
+	if (!ctx->shmem.map)
+		return;
+	sh = vkfd_shmem_hdr(ctx->shmem.map);
+	if (quota && quota - (ctx->gtt_used < quota ? ctx->gtt_used : quota) < bytes)
+		bytes = quota - (ctx->gtt_used < quota ? ctx->gtt_used : quota);
+	__atomic_store_n(&sh->max_bos, on ? ctx->bos.max : 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->budget_bytes, on ? bytes : 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->budget_allocs, on ? ctx->gtt_allocs : 0, __ATOMIC_RELEASE);
 }
 
 void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,

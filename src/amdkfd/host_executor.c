@@ -56,6 +56,7 @@ static const cmd_fn handlers[VKFD_CMD_COUNT_] = {
     [VKFD_CMD_DESTROY_ARENA] = cmd_destroy_arena,
     [VKFD_CMD_IMPORT_RESOURCE] = cmd_import_resource,
     [VKFD_CMD_GET_RESOURCE_INFO] = cmd_get_resource_info,
+    [VKFD_CMD_ALLOC_MEMORY_ASYNC] = cmd_alloc_memory_async,
     [VKFD_CMD_CREATE_QUEUE] = cmd_create_queue,
     [VKFD_CMD_DESTROY_QUEUE] = cmd_destroy_queue,
     [VKFD_CMD_UPDATE_QUEUE] = cmd_update_queue,

@@ -33,7 +33,10 @@
 struct kfdsim;
 struct host_stats;
 
-#define HOST_MAX_GPUS                 TOPO_MAX_GPUS
+#define HOST_MAX_GPUS TOPO_MAX_GPUS
+/* GTT bytes a context may allocate asynchronously ahead of the executor
+ * (docs/protocol.md 14.2); capped further by the GTT quota's headroom. */
+#define HOST_ASYNC_GTT_WINDOW         (64ull << 20)
 #define HOST_DEFAULT_MAX_BOS          65536u
 #define HOST_DEFAULT_MAX_QUEUES       128u
 #define HOST_DEFAULT_MAX_EVENTS       4096u
@@ -244,9 +247,14 @@ struct vkfd_host_context {
 	uint64_t vram_used, gtt_used;
 	/* the executor's alone: arenas[id - 1] (host_arena.c) */
 	struct host_arena *arenas[VKFD_MAX_ARENAS];
-	uint64_t features;  /* VKFD_FEAT_* granted by HELLO (executor) */
 	bool kfd_secondary; /* its KFD process is a secondary one */
+	/* GTT allocation requests the executor has processed: the budget
+	 * words' count (docs/protocol.md 14.2); the executor's alone */
+	uint32_t gtt_allocs;
 	uint32_t proto_version;
+	/* VKFD_FEAT_* granted by the last HELLO; written by the executor,
+	 * read by submit_cmd's thread too: atomic */
+	uint64_t features;
 	int32_t xnack;
 
 	uint8_t *rsp_buf;         /* private response buffer of the executor */
@@ -270,6 +278,14 @@ static inline uint64_t host_bo_backing_bytes(const struct host_bo *bo)
 }
 /* does [va, va+size) lie inside one BO mapped on GPU g? */
 bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size, uint32_t g);
+/* Was this 1.1 feature granted to the context by its last HELLO? */
+static inline bool host_ctx_has(const struct vkfd_host_context *ctx, uint64_t feat)
+{
+	return (__atomic_load_n(&ctx->features, __ATOMIC_ACQUIRE) & feat) == feat;
+}
+/* Publish the asynchronous-allocation budget words (after HELLO, every
+ * allocation request and every free). */
+void host_budget_publish(struct vkfd_host_context *ctx);
 /* First call wins: refuse further work, tell the guest, complete every fence. */
 void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);
 /* Write a response into the request's slot of the shared response area. */
@@ -318,9 +334,11 @@ int host_arena_new(uint32_t id, uint64_t size, struct host_arena **out);
 void host_arena_free(struct host_arena *a);
 /* Is [off, off + size) page aligned, inside a and held by no live BO? */
 bool host_arena_range_free(const struct host_arena *a, uint64_t off, uint64_t size);
-/* Take a free range for a new BO: zero it (no BO sees a previous BO's
- * bytes), mark it held. -EINVAL if not host_arena_range_free. */
-int host_arena_claim(struct host_arena *a, uint64_t off, uint64_t size);
+/* Take a free range for a new BO: zero it if `zero` (no BO sees a previous
+ * BO's bytes; an ALLOC_MEMORY_ASYNC's range the guest zeroed itself, and
+ * may have written since), mark it held. -EINVAL if not
+ * host_arena_range_free. */
+int host_arena_claim(struct host_arena *a, uint64_t off, uint64_t size, bool zero);
 /* Give back what host_arena_claim took. */
 void host_arena_release(struct host_arena *a, uint64_t off, uint64_t size);
 /* executor (host_executor.c): dispatches to the handlers (host_cmd.h) */

@@ -41,6 +41,7 @@ pthread_mutex_t bk_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 _Thread_local unsigned int bk_lock_depth;
 _Thread_local unsigned int bk_mem_lock_depth;
 _Thread_local const struct bk_conn *bk_ev_lock_holder;
+_Thread_local const struct bk_conn *bk_alloc_lock_holder;
 
 void bk_table_lock(void)
 {
@@ -83,6 +84,20 @@ void bk_ev_unlock(struct bk_conn *c)
 	pthread_mutex_unlock(&c->ev_lock);
 }
 
+void bk_alloc_lock(struct bk_conn *c)
+{
+	assert(!bk_alloc_lock_holder); /* one connection's at a time */
+	pthread_mutex_lock(&c->alloc_lock);
+	bk_alloc_lock_holder = c;
+}
+
+void bk_alloc_unlock(struct bk_conn *c)
+{
+	BK_ASSERT_ALLOC_LOCKED(c);
+	bk_alloc_lock_holder = NULL;
+	pthread_mutex_unlock(&c->alloc_lock);
+}
+
 /* After fork, in the child: only this thread survives and the locks may
  * be held by threads that are gone. */
 void bk_locks_reset_child(void)
@@ -92,6 +107,7 @@ void bk_locks_reset_child(void)
 	bk_lock_depth = 0;
 	bk_mem_lock_depth = 0;
 	bk_ev_lock_holder = NULL;
+	bk_alloc_lock_holder = NULL;
 }
 
 /* After fork the table still holds the parent's entries (they answer EBADF
@@ -367,6 +383,23 @@ static int bk_close(int fd)
 	bk_conn_free(drop);
 	bk_mem_lock_release();
 	return close(fd) ? -errno : 0;
+}
+
+/* The process's KFD process ends, as the kernel's does when the mm goes
+ * away: the connection kept after the last close (and its host context)
+ * is released. For a program that runs several KFD processes one after
+ * another in one process (vkfd-bench's storm through the backend). */
+void bk_release_kept(void)
+{
+	struct bk_conn *c;
+
+	bk_mem_lock_take();
+	bk_table_lock();
+	c = bk.kept;
+	bk.kept = NULL;
+	bk_table_unlock();
+	bk_conn_free(c);
+	bk_mem_lock_release();
 }
 
 static void bk_atfork_child(void)

@@ -107,6 +107,7 @@ static int arena_create_locked(struct bk_conn *c, uint32_t id, struct bk_arena *
 	r = bk_call(c, VKFD_CMD_CREATE_ARENA, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r) {
 		bk_stats_count(&bk_stats.blobs);
+		__atomic_fetch_add(&c->n_blobs, 1, __ATOMIC_RELAXED);
 		r = vkfd_guest_blob_create(c->g, req.blob_id, a->size, VKFD_GUEST_BLOB_MAPPABLE,
 					   &a->blob);
 		if (r) {

@@ -107,6 +107,7 @@ int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rs
 	h->len = (uint32_t)req_len;
 	memset(rsp, 0, rsp_len);
 	bk_stats_count(&bk_stats.replies);
+	__atomic_fetch_add(&c->n_sync, 1, __ATOMIC_RELAXED);
 	r = vkfd_guest_call(c->g, req, req_len, rsp, rsp_len);
 	if (r)
 		return bk_transport_err(r);
@@ -120,8 +121,16 @@ int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len)
 
 	h->cmd = cmd;
 	h->len = (uint32_t)req_len;
+	__atomic_fetch_add(&c->n_async, 1, __ATOMIC_RELAXED);
 	r = vkfd_guest_call_async(c->g, req, req_len);
 	return r ? bk_transport_err(r) : 0;
+}
+
+static bool bk_env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, value);
 }
 
 /* VKFD_TRANSPORT if set; else vtest when VKFD_SOCKET names a socket (what
@@ -168,6 +177,9 @@ struct bk_conn *bk_conn_new(int *err)
 	req.version_min = VKFD_PROTO_VERSION_MIN;
 	req.version_max = VKFD_PROTO_VERSION_MAX;
 	req.features = VKFD_FEAT_ALL_V1 | (bk_arenas_enabled() ? VKFD_FEAT_ARENAS : 0);
+	/* protocol 1.1 allocation, unless a test asks for a 1.0 guest */
+	if (!bk_env_is("VKFD_GUEST_PROTO_1_0", "1"))
+		req.features |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
 	r = bk_call(c, VKFD_CMD_HELLO, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r) {
 		bk_log("HELLO failed: %d", r);
@@ -177,6 +189,7 @@ struct bk_conn *bk_conn_new(int *err)
 		return NULL;
 	}
 	c->features = rsp.features;
+	bk_alloc_state_init(c);
 	return c;
 }
 
@@ -207,5 +220,6 @@ void bk_conn_free(struct bk_conn *c)
 		free(s);
 	}
 	pthread_mutex_destroy(&c->ev_lock);
+	bk_alloc_state_fini(c);
 	free(c);
 }

@@ -10,6 +10,7 @@
  *   backend_vkfd_conn.c      connections, protocol calls, guest memory access, log
  *   backend_vkfd_ioctl.c     the KFD ioctl table, its one copy-in/out, process ioctls
  *   backend_vkfd_memory.c    BOs: alloc/free/map ioctls, blobs, mmap
+ *   backend_vkfd_budget.c    protocol 1.1: guest-chosen handles, the async-alloc budget
  *   backend_vkfd_userptr.c   USERPTR ranges: conversion to blobs and back
  *   backend_vkfd_ipc.c       dmabuf export/import between processes of one guest
  *   backend_vkfd_queue.c     queue ioctls
@@ -18,8 +19,9 @@
  *   backend_vkfd_topo_tree.c writing that tree (sysfs layout, CPU node, links)
  *   backend_vkfd_drm.c       render-node ioctls (DRM/AMDGPU queries)
  *
- * Locks, when nested always taken in this order: bk_mem_lock, then
- * bk_lock; a connection's ev_lock is a leaf (nothing is taken under it).
+ * Locks, when nested always taken in this order: bk_mem_lock, then a
+ * connection's alloc_lock, then bk_lock; a connection's ev_lock is a leaf
+ * (nothing is taken under it).
  * What each guards is written next to the data below. A function that
  * expects a lock held ends in _locked and asserts it (BK_ASSERT_*).
  */
@@ -58,6 +60,11 @@
  * not carry GEM ioctls (docs/kfd-uapi.md); 1.16's flag and 1.17's
  * SDMA_BY_ENG_ID are still served to callers that use them. */
 #define BK_KFD_MINOR_MAX 14u
+/* Protocol 1.1 (backend_vkfd_budget.c): guest-chosen handle indices kept
+ * at most (the host's max_bos is clamped to it), and the GTT allocation
+ * sizes remembered for the budget sum. */
+#define BK_MAX_GUEST_HANDLES (1u << 20)
+#define BK_BUDGET_RING       1024u
 
 /* ------------------------------------------------------------------ */
 /* State                                                               */
@@ -174,6 +181,19 @@ struct bk_conn {
 		uint64_t gpu0, host_sys0, guest_sys0;
 		double rate;
 	} clk[VKFD_MAX_GPUS]; /* clock rebasing per GPU */
+	/* alloc_lock guards the protocol 1.1 allocation state below and is
+	 * held from choosing a handle or the async form to sending the
+	 * request (backend_vkfd_budget.c) */
+	pthread_mutex_t alloc_lock;
+	uint32_t *hgen;  /* next generation per index 1..hmax, NULL: host chooses */
+	uint32_t *hfree; /* released indices */
+	uint32_t hmax, hnext, hn_free;
+	uint32_t gtt_sent; /* GTT allocation requests sent */
+	uint64_t gtt_ring[BK_BUDGET_RING];
+	/* requests sent, with and without a reply awaited (atomic; what the
+	 * benchmark reports as round trips) */
+	uint64_t n_sync, n_async;
+	uint64_t n_blobs; /* BO blobs created (atomic) */
 };
 
 enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };
@@ -234,6 +254,7 @@ extern pthread_mutex_t bk_mem_lock;
 extern _Thread_local unsigned int bk_lock_depth;
 extern _Thread_local unsigned int bk_mem_lock_depth;
 extern _Thread_local const struct bk_conn *bk_ev_lock_holder;
+extern _Thread_local const struct bk_conn *bk_alloc_lock_holder;
 
 void bk_table_lock(void);
 void bk_table_unlock(void);
@@ -241,12 +262,15 @@ void bk_mem_lock_take(void);
 void bk_mem_lock_release(void);
 void bk_ev_lock(struct bk_conn *c);
 void bk_ev_unlock(struct bk_conn *c);
+void bk_alloc_lock(struct bk_conn *c);
+void bk_alloc_unlock(struct bk_conn *c);
 /* after fork, in the child: fresh, unheld locks */
 void bk_locks_reset_child(void);
 
-#define BK_ASSERT_TABLE_LOCKED()  assert(bk_lock_depth > 0)
-#define BK_ASSERT_MEM_LOCKED()    assert(bk_mem_lock_depth > 0)
-#define BK_ASSERT_EV_LOCKED(conn) assert(bk_ev_lock_holder == (conn))
+#define BK_ASSERT_TABLE_LOCKED()     assert(bk_lock_depth > 0)
+#define BK_ASSERT_MEM_LOCKED()       assert(bk_mem_lock_depth > 0)
+#define BK_ASSERT_EV_LOCKED(conn)    assert(bk_ev_lock_holder == (conn))
+#define BK_ASSERT_ALLOC_LOCKED(conn) assert(bk_alloc_lock_holder == (conn))
 
 /* ------------------------------------------------------------------ */
 /* backend_vkfd_conn.c: log, guest memory, protocol calls, connections */
@@ -274,6 +298,8 @@ void bk_conn_free(struct bk_conn *c);
 /* ------------------------------------------------------------------ */
 
 struct bk_file *bk_file_get_locked(int fd);
+/* End the kept KFD process (see struct bk_state's kept). */
+void bk_release_kept(void);
 int bk_gpu_index_locked(uint32_t gpu_id);
 struct bk_bo *bk_bo_find_locked(struct bk_conn *c, uint64_t handle);
 struct bk_bo *bk_bo_by_cookie_locked(uint64_t cookie, struct bk_conn **owner);
@@ -323,6 +349,21 @@ int bk_arena_take_locked(struct bk_conn *c, uint64_t size, struct bk_arena **out
 void bk_arena_put_locked(struct bk_arena *a, uint64_t offset, uint64_t size);
 /* Forget every arena (connection teardown; `send` false after fork). */
 void bk_arenas_free(struct bk_conn *c, bool send);
+
+/* backend_vkfd_budget.c: after HELLO (reads max_bos), and at free */
+void bk_alloc_state_init(struct bk_conn *c);
+void bk_alloc_state_fini(struct bk_conn *c);
+/* A handle for the next ALLOC (0: let the host choose). */
+uint64_t bk_handle_take_locked(struct bk_conn *c);
+/* The ALLOC that named it failed: the index is free at the same generation. */
+void bk_handle_untake_locked(struct bk_conn *c, uint64_t handle);
+/* Its FREE_MEMORY was sent: the index is free at the next generation. */
+void bk_handle_release(struct bk_conn *c, uint64_t handle);
+void bk_handle_claim_locked(struct bk_conn *c, uint64_t handle);
+/* Does a GTT allocation of size fit the published budget now? */
+bool bk_budget_fits_locked(struct bk_conn *c, uint64_t size);
+/* A GTT allocation request of size is being sent (sync or async). */
+void bk_budget_count_locked(struct bk_conn *c, uint64_t size);
 
 /* backend_vkfd_userptr.c */
 bool bk_userptr_len(struct bk_bo *b);

@@ -188,7 +188,13 @@ int bk_ioctl_import_dmabuf(struct bk_conn *c, void *arg, uint32_t usize)
 	req.va = a->va_addr;
 	req.res_id = res.res_id;
 	req.gpu_id = a->gpu_id;
+	/* the host chooses the import's handle: no guest-chosen handle may be
+	 * sent until the guest's table knows it (protocol.md 14.1) */
+	bk_alloc_lock(c);
 	r = bk_call(c, VKFD_CMD_IMPORT_RESOURCE, &req, sizeof(req), &rsp, sizeof(rsp));
+	if (!r)
+		bk_handle_claim_locked(c, rsp.handle);
+	bk_alloc_unlock(c);
 	/* the host's KFD process holds the memory now (or failed): the
 	 * transport resource is not needed either way */
 	bk_resource_release_locked(c, &res);

@@ -5,8 +5,10 @@
  * MMIO on the KFD and render fds. USERPTR ranges: backend_vkfd_userptr.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,24 +43,91 @@ int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 		return r < 0 ? r : -EIO;
 	}
 	b->has_blob = true;
+	__atomic_fetch_add(&c->n_blobs, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 static int bk_send_free(struct bk_conn *c, uint64_t handle)
 {
 	struct vkfd_req_handle req;
+	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.handle = handle;
-	return bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
+	r = bk_call_async(c, VKFD_CMD_FREE_MEMORY, &req, sizeof(req));
+	/* queued after the FREE, a reuse of the index is in stream order */
+	if (!r)
+		bk_handle_release(c, handle);
+	return r;
 }
 
-/* arena 0: an ordinary BO (1.0's 40-byte request) */
+/* arena 0: an ordinary BO (1.0's 40-byte request unless 1.1 fields are set) */
+/* The GTT allocations ALLOC_MEMORY_ASYNC may carry (docs/protocol.md
+ * 14.2); USERPTR conversions are GTT allocations with these flags too. */
+#define BK_ASYNC_ALLOC_FLAGS                                                                       \
+	(KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE |                                   \
+	 KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC |                     \
+	 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
+	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
+
+/* Would the host refuse this allocation? Only what the guest can see:
+ * alignment and overlap with its own BOs (the host checks the rest and a
+ * failure becomes the handle's deferred error). */
+static bool bk_alloc_checkable(struct bk_conn *c, uint64_t va, uint64_t size)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	bool ok;
+
+	if (!va || (va | size) & (uint64_t)(pg - 1) || va + size < va)
+		return false;
+	bk_table_lock();
+	ok = true;
+	for (struct bk_bo *b = c->bos; b && ok; b = b->next)
+		if (b->va && va < b->va + b->size && b->va < va + size)
+			ok = false;
+	bk_table_unlock();
+	return ok;
+}
+
+/* A range of an arena about to be handed out by an ALLOC_MEMORY_ASYNC reads
+ * zero: the host does not zero it (docs/protocol.md 14.3), as the guest may
+ * write it before the host runs the ALLOC. A blob that is a file here
+ * (vtest's memfd) has the range punched, as the host would; otherwise it
+ * is cleared through a mapping. */
+static int bk_arena_zero(struct bk_conn *c, const struct bk_arena *a, uint64_t off, uint64_t size)
+{
+	void *p;
+
+	if (a->blob.fd >= 0 && fallocate(a->blob.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					 (off_t)off, (off_t)size) == 0)
+		return 0;
+	p = vkfd_guest_blob_map(c->g, &a->blob, NULL, size, off, PROT_READ | PROT_WRITE);
+	if (p == MAP_FAILED)
+		return -errno;
+	memset(p, 0, size);
+	munmap(p, size);
+	return 0;
+}
+
+/*
+ * ALLOC_MEMORY, or ALLOC_MEMORY_ASYNC when the host granted protocol 1.1's
+ * allocation and the BO is a range of an arena (docs/protocol.md 14): then
+ * the answer is made here, as the host would make it, and nothing waits.
+ * Only an arena BO goes without a reply: its CPU mapping is a slice of the
+ * arena's blob, so no BIND_BLOB ever names it, while a BIND_BLOB of a BO
+ * the host has not created yet is refused (get_blob never waits on guest
+ * work, docs/security.md). Everything else stays synchronous, so -ENOMEM
+ * is exact when memory is tight (ROCr frees caches and retries). The
+ * handle is chosen here when the host allows it.
+ */
 static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
 			 uint32_t flags, const struct bk_arena *arena, uint64_t arena_offset,
 			 struct vkfd_rsp_alloc_memory *rsp)
 {
 	struct vkfd_req_alloc_memory req;
+	bool gtt = flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT, async;
+	size_t len = sizeof(req);
+	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.va = va;
@@ -70,9 +139,38 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t
 		req.arena_id = arena->id;
 		req.arena_offset = arena_offset;
 	}
-	return bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req,
-		       arena ? sizeof(req) : offsetof(struct vkfd_req_alloc_memory, new_handle),
-		       rsp, sizeof(*rsp));
+	bk_alloc_lock(c);
+	req.new_handle = bk_handle_take_locked(c);
+	if (!arena && !req.new_handle)
+		len = offsetof(struct vkfd_req_alloc_memory, new_handle);
+	async = arena && req.new_handle && (c->features & VKFD_FEAT_ASYNC_ALLOC) &&
+		!(flags & ~BK_ASYNC_ALLOC_FLAGS) && bk_alloc_checkable(c, va, size) &&
+		bk_arena_zero(c, arena, arena_offset, size) == 0;
+	if (async) {
+		r = bk_call_async(c, VKFD_CMD_ALLOC_MEMORY_ASYNC, &req, sizeof(req));
+		if (!r) {
+			/* a GTT request; its bytes were charged with the arena */
+			bk_budget_count_locked(c, 0);
+			bk_alloc_unlock(c);
+			/* what the host answers for an arena BO */
+			memset(rsp, 0, sizeof(*rsp));
+			rsp->handle = req.new_handle;
+			rsp->blob_size = size;
+			rsp->map_info = VKFD_MAP_CACHED;
+			rsp->map_flags = VKFD_ALLOC_MAP_ARENA;
+			return 0;
+		}
+	} else {
+		if (gtt)
+			bk_budget_count_locked(c, arena ? 0 : size);
+		r = bk_call(c, VKFD_CMD_ALLOC_MEMORY, &req, len, rsp, sizeof(*rsp));
+		if (!r && req.new_handle && rsp->handle != req.new_handle)
+			r = -EIO; /* the host must use the handle it was given */
+	}
+	if (r && req.new_handle)
+		bk_handle_untake_locked(c, req.new_handle);
+	bk_alloc_unlock(c);
+	return r;
 }
 
 /* An arena BO: a range of an arena and ALLOC naming it. 1: no arena could
@@ -254,32 +352,64 @@ _Static_assert(offsetof(struct kfd_ioctl_unmap_memory_from_gpu_args, n_success) 
 		   offsetof(struct kfd_ioctl_map_memory_to_gpu_args, n_success),
 	       "map/unmap args");
 
-static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
+/*
+ * MAP and UNMAP. async_cmd, when not 0, is the command that carries the
+ * request without a reply; it is used when the guest can check everything
+ * the kernel would refuse (the handle and every GPU id are known), else
+ * the synchronous command gives the kernel's errno and n_success.
+ *
+ * UNMAP without a reply (docs/design-protocol-1.1.md, section 4): the
+ * kernel's unmap fails only for an unknown handle or GPU id, which are
+ * checked here, and nothing the application does afterwards depends on
+ * the unmap having run except later commands on the same BO or range,
+ * which the host executes after it in stream order. So the guest answers
+ * at once, as the kernel would, and a host-side failure (a BO freed by
+ * another thread in between) is only logged by the host, as for FREE.
+ */
+static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd, uint32_t async_cmd)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args *a = arg;
 	struct vkfd_req_map_memory req;
 	struct vkfd_rsp_map_memory rsp;
+	const struct bk_bo *b;
 	bool known;
 	int r;
 
-	if (a->n_devices == 0 || a->n_success > a->n_devices)
+	if (a->n_devices == 0 || a->n_success > a->n_devices || a->n_devices > VKFD_MAX_MAP_DEVICES)
 		return -EINVAL;
-	if (a->n_devices > VKFD_MAX_MAP_DEVICES)
-		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
+	if (r)
+		return r;
 	bk_table_lock();
-	known = bk_bo_find_locked(c, a->handle) != NULL;
+	b = bk_bo_find_locked(c, a->handle);
+	known = b != NULL;
+	/* application memory being unregistered (hsa_amd_memory_unlock) stays
+	 * in use after this call, so as with the kernel no GPU work started
+	 * afterwards may still reach it: a queued unmap would let work the
+	 * guest starts through a doorbell run before it (the relay does not
+	 * wait for the stream), read the range and race its FREE */
+	if (b && b->userptr && b->va != b->cpu_va)
+		async_cmd = 0;
+	/* the kernel stops at the first unknown GPU: only the synchronous
+	 * command tells how far it got */
+	for (uint32_t i = a->n_success; known && async_cmd && i < a->n_devices; i++)
+		if (bk_gpu_index_locked(req.device_ids[i]) < 0)
+			async_cmd = 0;
 	bk_table_unlock();
 	if (!known)
 		return -EINVAL;
 	if (a->n_success == a->n_devices)
 		return 0; /* nothing left: the kernel's loop does nothing */
-	memset(&req, 0, sizeof(req));
-	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
-	if (r)
-		return r;
 	req.handle = a->handle;
 	req.n_devices = a->n_devices;
 	req.n_success = a->n_success;
+	if (async_cmd) {
+		r = bk_call_async(c, async_cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
+		if (!r)
+			a->n_success = a->n_devices;
+		return r;
+	}
 	r = bk_call(c, cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices), &rsp, sizeof(rsp));
 	/* partial progress is written back even on failure, as the kernel
 	 * does, so that a retry resumes there */
@@ -291,7 +421,7 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd)
 int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
 	(void)usize;
-	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY);
+	return bk_map_common(c, arg, VKFD_CMD_MAP_MEMORY, 0);
 }
 
 /*
@@ -302,57 +432,13 @@ int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize)
  * which the host executes after it in stream order. So the guest answers
  * at once, as the kernel would, and a host-side failure (a BO freed by
  * another thread in between) is only logged by the host, as for FREE.
- * Not for registered application memory (below), nor where the kernel's
- * errno must be exact (an unknown GPU).
+ * Not for registered application memory, nor where the kernel's errno
+ * must be exact (an unknown GPU): bk_map_common.
  */
 int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 {
-	struct kfd_ioctl_unmap_memory_from_gpu_args *a = arg;
-	struct vkfd_req_map_memory req;
-	const struct bk_bo *b;
-	bool known;
-	int r;
-
 	(void)usize;
-	if (a->n_devices == 0 || a->n_success > a->n_devices || a->n_devices > VKFD_MAX_MAP_DEVICES)
-		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	r = bk_read_user(req.device_ids, a->device_ids_array_ptr, a->n_devices * sizeof(uint32_t));
-	if (r)
-		return r;
-	bk_table_lock();
-	b = bk_bo_find_locked(c, a->handle);
-	known = b != NULL;
-	if (b && b->userptr && b->va != b->cpu_va) {
-		/* application memory being unregistered (hsa_amd_memory_unlock):
-		 * it stays in use after this call, so as with the kernel no GPU
-		 * work started afterwards may still reach it. A queued unmap
-		 * would let work the guest starts through a doorbell run before
-		 * it (the relay does not wait for the stream), read the range and
-		 * race its FREE. */
-		bk_table_unlock();
-		return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
-	}
-	for (uint32_t i = a->n_success; known && i < a->n_devices; i++) {
-		if (bk_gpu_index_locked(req.device_ids[i]) < 0) {
-			/* the kernel stops at the first unknown GPU */
-			bk_table_unlock();
-			return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY);
-		}
-	}
-	bk_table_unlock();
-	if (!known)
-		return -EINVAL;
-	if (a->n_success == a->n_devices)
-		return 0;
-	req.handle = a->handle;
-	req.n_devices = a->n_devices;
-	req.n_success = a->n_success;
-	r = bk_call_async(c, VKFD_CMD_UNMAP_MEMORY_ASYNC, &req,
-			  VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
-	if (!r)
-		a->n_success = a->n_devices;
-	return r;
+	return bk_map_common(c, arg, VKFD_CMD_UNMAP_MEMORY, VKFD_CMD_UNMAP_MEMORY_ASYNC);
 }
 
 static void *bk_map_blob_at_locked(struct bk_conn *c, struct bk_bo *b, void *addr, size_t len,

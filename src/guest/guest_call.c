@@ -10,7 +10,9 @@
  * wait costs 10 ms per call under QEMU's fence poll timer). A fence per
  * call would cost the host a fence retirement and the transport a sync
  * object or fence fd per call that the spin almost always makes useless.
- * Blocking waits go on their own ring so they never hold up other calls.
+ * Blocking waits go on their own ring so they never hold up other calls,
+ * and spin on their reply slot before they submit that ring's fence, so a
+ * wait the host answers at once costs no fence either.
  */
 #include "guest_internal.h"
 #include "guest_log.h"
@@ -219,6 +221,21 @@ static int copy_rsp(struct vkfd_guest *g, uint32_t rsp_off, uint32_t slot_size, 
 	return 0;
 }
 
+/* Did the reply for seqno reach its slot within the spin budget? */
+static bool reply_within_spin(struct vkfd_guest *g, uint32_t rsp_off, uint32_t seqno)
+{
+	uint64_t start = guest_now_ns();
+
+	for (;;) {
+		if (vkfd_load_acquire_u32(&slot(g, rsp_off)->seqno) == seqno)
+			return true;
+		if (__atomic_load_n(&g->err, __ATOMIC_ACQUIRE) ||
+		    guest_now_ns() - start >= g->spin_ns)
+			return false;
+		sched_yield();
+	}
+}
+
 static int wait_processed(struct vkfd_guest *g, uint32_t seqno)
 {
 	uint64_t start = guest_now_ns(), fence = 0;
@@ -373,10 +390,21 @@ int vkfd_guest_call_wait(struct vkfd_guest *g, const void *req, size_t req_len, 
 		pthread_mutex_lock(&g->lock);
 		r = add_locked(g, &buf, (uint32_t)req_len, rsp_off, &seqno);
 		if (!r)
-			r = flush_locked(g, (uint32_t)ring, &fence);
+			r = flush_locked(g, 0, NULL);
 		pthread_mutex_unlock(&g->lock);
-		if (!r)
-			r = wait_fence(g, (uint32_t)ring, fence);
+		/* A wait the host answers at once (its events already fired)
+		 * needs no fence: spin on the reply slot first, as a
+		 * synchronous call spins on the processed seqno. Only a wait
+		 * still pending then gets its ring's fence (a fence-only
+		 * submit: the host framed the wait when it arrived, so the
+		 * ring's fence covers it) and sleeps. */
+		if (!r && !reply_within_spin(g, rsp_off, seqno)) {
+			pthread_mutex_lock(&g->lock);
+			r = flush_locked(g, (uint32_t)ring, &fence);
+			pthread_mutex_unlock(&g->lock);
+			if (!r)
+				r = wait_fence(g, (uint32_t)ring, fence);
+		}
 		/* -EBUSY (the refused wait did not start). A current host
 		 * releases a wait's thread before its ring's fence retires, so
 		 * with its default quota this never happens; kept as defence:

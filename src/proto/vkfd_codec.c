@@ -66,6 +66,7 @@ static const struct vkfd_cmd_info cmd_table[VKFD_CMD_COUNT_] = {
 	     struct vkfd_rsp_import_resource),
 	SYNC(VKFD_CMD_GET_RESOURCE_INFO, "GET_RESOURCE_INFO", struct vkfd_req_get_resource_info,
 	     struct vkfd_rsp_get_resource_info),
+	ASYNC(VKFD_CMD_ALLOC_MEMORY_ASYNC, "ALLOC_MEMORY_ASYNC", struct vkfd_req_alloc_memory),
 	SYNC(VKFD_CMD_CREATE_ARENA, "CREATE_ARENA", struct vkfd_req_create_arena,
 	     struct vkfd_rsp_empty),
 	SYNC(VKFD_CMD_DESTROY_ARENA, "DESTROY_ARENA", struct vkfd_req_destroy_arena,

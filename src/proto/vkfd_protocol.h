@@ -58,9 +58,12 @@ extern "C" {
 #define VKFD_FEAT_MULTI_CONTEXT   (1ull << 6) /* several contexts per host process */
 #define VKFD_FEAT_SIM_DEVICE      (1ull << 7) /* device is kfdsim, not a real GPU */
 #define VKFD_FEAT_ALL_V1          ((1ull << 8) - 1)
-/* Protocol 1.1 (docs/design-protocol-1.1.md); bits 8-10, 12-13 are the
- * other 1.1 parts. */
-#define VKFD_FEAT_ARENAS (1ull << 11) /* CREATE_ARENA, ALLOC_MEMORY from an arena */
+/* Protocol 1.1 (docs/protocol.md section 14, docs/design-protocol-1.1.md);
+ * each feature is negotiated alone. Bit 10 is reserved for an asynchronous
+ * MAP (not built), bits 12-13 for the other 1.1 parts. */
+#define VKFD_FEAT_GUEST_HANDLES (1ull << 8)  /* ALLOC_MEMORY.new_handle: guest names BOs */
+#define VKFD_FEAT_ASYNC_ALLOC   (1ull << 9)  /* budget words, ALLOC_MEMORY_ASYNC */
+#define VKFD_FEAT_ARENAS        (1ull << 11) /* CREATE_ARENA, ALLOC_MEMORY from an arena */
 
 #define VKFD_KERNEL_VERSION(a, b, c) (((uint32_t)(a) << 16) | ((uint32_t)(b) << 8) | (uint32_t)(c))
 
@@ -135,6 +138,7 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 #define VKFD_ASYNC_ERR_DEVICE_LOST 3u /* GPU reset or device gone */
 #define VKFD_ASYNC_ERR_WORKER_DIED 4u /* host worker process ended */
 #define VKFD_ASYNC_ERR_DESTROYED   5u /* context is being destroyed */
+#define VKFD_ASYNC_ERR_BUDGET      6u /* an ALLOC_MEMORY_ASYNC inside the budget failed */
 
 /* vkfd_shmem_hdr.flags */
 #define VKFD_SHMEM_FLAG_EVENT_HINTS (1u << 0) /* event-state table is maintained */
@@ -150,9 +154,16 @@ struct vkfd_shmem_hdr {
 	uint32_t rsp_size;    /* VKFD_RSP_AREA_SIZE */
 	uint32_t event_off;   /* VKFD_SHMEM_EVENT_OFF */
 	uint32_t event_count; /* VKFD_SHMEM_EVENT_COUNT */
-	uint64_t reserved[3]; /* zero */
+	/* VKFD_FEAT_ASYNC_ALLOC granted, else zero (docs/protocol.md 14.2) */
+	uint32_t max_bos;       /* BO handle indices are 1..max_bos */
+	uint32_t budget_allocs; /* GTT allocation requests processed (host: release) */
+	uint64_t budget_bytes;  /* GTT bytes guaranteed after budget_allocs */
+	uint64_t reserved;      /* zero */
 };
 VKFD_ASSERT_SIZE(struct vkfd_shmem_hdr, 64);
+VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, max_bos, 40);
+VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, budget_allocs, 44);
+VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, budget_bytes, 48);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, seqno, 16);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, async_error, 20);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, rsp_off, 24);
@@ -229,8 +240,9 @@ enum vkfd_cmd {
 	VKFD_CMD_BIND_BLOB = 0x15,          /* async */
 	VKFD_CMD_IMPORT_RESOURCE = 0x16,
 	VKFD_CMD_GET_RESOURCE_INFO = 0x17,
-	VKFD_CMD_CREATE_ARENA = 0x1a,  /* VKFD_FEAT_ARENAS */
-	VKFD_CMD_DESTROY_ARENA = 0x1b, /* VKFD_FEAT_ARENAS */
+	VKFD_CMD_ALLOC_MEMORY_ASYNC = 0x18, /* async, VKFD_FEAT_ASYNC_ALLOC */
+	VKFD_CMD_CREATE_ARENA = 0x1a,       /* VKFD_FEAT_ARENAS */
+	VKFD_CMD_DESTROY_ARENA = 0x1b,      /* VKFD_FEAT_ARENAS */
 	/* queues */
 	VKFD_CMD_CREATE_QUEUE = 0x20,
 	VKFD_CMD_DESTROY_QUEUE = 0x21,
@@ -512,7 +524,9 @@ struct vkfd_req_alloc_memory {
 	uint32_t gpu_id;
 	uint32_t flags; /* KFD_IOC_ALLOC_MEM_FLAGS_*, USERPTR refused */
 	/* protocol 1.1 (zero-extended for a 1.0 guest) */
-	uint64_t new_handle;   /* VKFD_FEAT_GUEST_HANDLES; 0 = host chooses */
+	/* VKFD_FEAT_GUEST_HANDLES: the handle the guest chose, 0 = host
+	 * chooses (1.0); required by ALLOC_MEMORY_ASYNC */
+	uint64_t new_handle;
 	uint64_t arena_offset; /* VKFD_ALLOC_ARENA: page-aligned byte offset */
 	uint32_t arena_id;     /* VKFD_ALLOC_ARENA: 1..VKFD_MAX_ARENAS, else 0 */
 	uint32_t alloc_flags;  /* VKFD_ALLOC_* */

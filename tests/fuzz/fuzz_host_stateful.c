@@ -10,7 +10,9 @@
  * host keeps: exports of bound blobs (get_blob, mapped and touched), event
  * pages, queues and their doorbells, waits on rings, asynchronous batches
  * left queued while time passes, a second context allocating next to the
- * first, and context destroy at any point.
+ * first, and context destroy at any point. An odd first seqno makes the
+ * model a protocol 1.1 guest (docs/protocol.md 14): allocations may then
+ * name guest-chosen handles (often hostile ones) and go without a reply.
  *
  * Besides the sanitizers, the harness checks rules of docs/protocol.md that
  * a crash would not show (each a __builtin_trap(), so libFuzzer reports it):
@@ -21,14 +23,19 @@
  *  - AVAILABLE_MEMORY does not move when another context allocates;
  *  - a blob id bound to a live BO (by a submitted batch) is exported on the
  *    first get_blob of it with the BO's blob size, however much work is
- *    still queued;
+ *    still queued (not checked for BOs allocated without a reply);
+ *  - a synchronous ALLOC with a guest-chosen handle answers that handle;
  *  - get_blob answers without waiting for queued work (bounded by the
- *    libFuzzer -timeout: a stall is reported as a timeout);
+ *    libFuzzer -timeout: a stall is reported as a timeout), also for an id
+ *    bound to a BO an ALLOC_MEMORY_ASYNC not yet run creates: that bind is
+ *    refused at submit, so such a get_blob fails (docs/protocol.md 14.4);
  *  - arenas (docs/protocol.md 9.4.1): an arena's blob exports with the
  *    arena's size; the host never accepts a BO over a range another live BO
  *    of the arena holds; a new arena BO's range reads as zero through the
  *    arena's mapping, whatever the previous BO there wrote; DESTROY_ARENA
- *    with a live BO in it is never accepted.
+ *    with a live BO in it is never accepted (BOs allocated without a reply
+ *    are not held to the range and busy rules: the host may have refused
+ *    them).
  */
 #include <errno.h>
 #include <linux/kfd_ioctl.h>
@@ -87,6 +94,8 @@ struct bo {
 	uint64_t handle, va, size, blob_size;
 	uint32_t flags, map_flags;
 	bool live;
+	bool maybe;      /* allocated without a reply: the host may have refused it */
+	bool unborn;     /* its ALLOC_MEMORY_ASYNC is in the batch not yet submitted */
 	bool event_page; /* FREE refuses it: it stays alive on the host */
 	uint32_t arena;  /* 1..MAX_ARENAS: its memory is [arena_off, +size) there */
 	uint64_t arena_off;
@@ -106,6 +115,10 @@ struct blob_rec {
 	uint64_t id, handle;
 	uint32_t slot;
 	bool sure, submitted, exported;
+	/* bound in the batch of its BO's ALLOC_MEMORY_ASYNC (or before), the
+	 * handle naming no other BO the host may hold: the bind is refused at
+	 * submit and get_blob of the id must fail (docs/protocol.md 14.4) */
+	bool doomed;
 };
 
 struct guest {
@@ -129,6 +142,9 @@ struct guest {
 	uint64_t next_fence;
 	struct arena_rec arenas[MAX_ARENAS + 1]; /* [0] unused */
 	uint64_t next_arena_blob;
+	bool v11;          /* HELLO asked for protocol 1.1's guest handles and async alloc */
+	bool frees_queued; /* a FREE sent since the last answered call */
+	bool unknown_bos;  /* op_raw may have made BOs the model does not know */
 };
 
 static uint8_t batch_a[VKFD_MAX_BATCH_SIZE], batch_b[VKFD_MAX_BATCH_SIZE];
@@ -169,6 +185,8 @@ static void flush(struct guest *g)
 	if (g->b.len && vkfd_host_context_submit_cmd(g->ctx, g->batch, g->b.len) == 0)
 		for (uint32_t i = 0; i < g->n_blob_ids; i++)
 			g->blobs[i].submitted = true;
+	for (uint32_t i = 0; i < MAX_BOS; i++)
+		g->bos[i].unborn = false;
 	vkfd_builder_reset(&g->b);
 }
 
@@ -225,6 +243,7 @@ static int call(struct guest *g, uint32_t cmd, void *req, uint32_t len, void *rs
 	flush(g);
 	if (!wait_seq(g, seq))
 		return -EIO;
+	g->frees_queued = false; /* the executor ran every request before it */
 	rh = (const void *)vkfd_shmem_rsp(g->shm, off);
 	if (vkfd_load_acquire_u32(&rh->seqno) != seq)
 		return -EPROTO;
@@ -264,6 +283,10 @@ static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
 	hello.version_max = 1;
 	hello.features = VKFD_FEAT_ARENAS;
 	g->next_arena_blob = ARENA_BLOB;
+	/* an odd first seqno: a protocol 1.1 guest (docs/protocol.md 14) */
+	g->v11 = first_seqno & 1;
+	if (g->v11)
+		hello.features |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
 	if (call(g, VKFD_CMD_HELLO, &hello, sizeof(hello), NULL, 0))
 		return false;
 	memset(&ga, 0, sizeof(ga));
@@ -350,8 +373,32 @@ static void op_alloc(struct guest *g, struct cursor *c)
 		r.va = g->next_va;
 		g->next_va += (r.size + 0x1fffff) & ~0x1fffffull;
 	}
+	if (g->v11 && (fl & 0x40)) {
+		/* a guest-chosen handle, often hostile: index 0, past the
+		 * quota, live, or a generation that is not the slot's next;
+		 * sent without a reply (the host may lose the context) or
+		 * with one */
+		uint8_t h = u8(c);
+		uint32_t idx = (h & 0x3f) == 0x3f ? MAX_BOS_QUOTA + 1u : h & 0x3fu;
+
+		r.new_handle = VKFD_HANDLE(idx, 1u + ((h >> 6) & 1));
+		if (h & 0x80) {
+			async(g, VKFD_CMD_ALLOC_MEMORY_ASYNC, &r, sizeof(r));
+			*b = (struct bo){.handle = r.new_handle,
+					 .va = r.va,
+					 .size = r.size,
+					 .blob_size = r.size,
+					 .flags = r.flags,
+					 .live = true,
+					 .maybe = true,
+					 .unborn = true};
+			return;
+		}
+	}
 	if (call(g, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)))
 		return;
+	if (r.new_handle && rsp.handle != r.new_handle)
+		__builtin_trap(); /* the host must use the handle it was given */
 	*b = (struct bo){.handle = rsp.handle,
 			 .va = r.va,
 			 .size = r.size,
@@ -393,6 +440,7 @@ static void op_free(struct guest *g, struct cursor *c)
 	memset(&r, 0, sizeof(r));
 	r.handle = b->handle;
 	async(g, VKFD_CMD_FREE_MEMORY, &r, sizeof(r));
+	g->frees_queued = true;
 	if (b->event_page)
 		return; /* refused (-EPERM): it and its ids stay */
 	b->live = false;
@@ -403,6 +451,20 @@ static void op_free(struct guest *g, struct cursor *c)
 		g->blobs[i].sure = false;
 		g->n_sure--;
 	}
+}
+
+/* Is b's ALLOC_MEMORY_ASYNC not submitted yet, and its handle that of no
+ * other BO the host may hold (a live one, or one a queued FREE has not
+ * freed yet)? Then no BO has that handle when a bind queued now is
+ * submitted. */
+static bool bo_unborn_alone(const struct guest *g, const struct bo *b)
+{
+	if (!b->unborn || g->frees_queued || g->unknown_bos)
+		return false;
+	for (uint32_t i = 0; i < MAX_BOS; i++)
+		if (&g->bos[i] != b && g->bos[i].live && g->bos[i].handle == b->handle)
+			return false;
+	return true;
 }
 
 static void op_bind(struct guest *g, struct cursor *c)
@@ -417,11 +479,17 @@ static void op_bind(struct guest *g, struct cursor *c)
 	r.handle = b ? b->handle : (uint64_t)how << 32 | 1u; /* a guessed handle */
 	r.blob_id = fresh ? g->next_blob_id++ : g->blobs[how % g->n_blob_ids].id;
 	async(g, VKFD_CMD_BIND_BLOB, &r, sizeof(r));
+	if (!fresh)
+		g->blobs[how % g->n_blob_ids].doomed = false; /* bound again, maybe now */
 	if (fresh && g->n_blob_ids < MAX_BLOBS) {
 		struct blob_rec *rec = &g->blobs[g->n_blob_ids++];
 
-		*rec = (struct blob_rec){.id = r.blob_id, .handle = r.handle};
-		if (b && !(b->map_flags & VKFD_ALLOC_MAP_NONE) && g->n_sure < MAX_BOS_QUOTA) {
+		*rec = (struct blob_rec){
+		    .id = r.blob_id, .handle = r.handle, .doomed = b && bo_unborn_alone(g, b)};
+		/* an arena BO's mapping is its arena's blob: never bound */
+		if (b && !b->maybe &&
+		    !(b->map_flags & (VKFD_ALLOC_MAP_NONE | VKFD_ALLOC_MAP_ARENA)) &&
+		    g->n_sure < MAX_BOS_QUOTA) {
 			rec->sure = true;
 			rec->slot = (uint32_t)(b - g->bos);
 			g->n_sure++;
@@ -456,6 +524,9 @@ static void op_get_blob(struct guest *g, struct cursor *c)
 	ret = vkfd_host_context_get_blob(g->ctx, 1, id, size, (how & 8) ? 3 : 1, &blob);
 	/* an id bound to a live BO is exported once, whatever else is queued */
 	if (must && ret && !vkfd_load_acquire_u32(&((struct vkfd_shmem_hdr *)g->shm)->async_error))
+		__builtin_trap();
+	/* a bind of a BO not yet created is refused, never completed later */
+	if (rec->doomed && ret == 0)
 		__builtin_trap();
 	if (ret)
 		return;
@@ -636,6 +707,14 @@ static void op_neighbour(struct guest *g, struct guest *n, struct cursor *c)
 	call(n, VKFD_CMD_FREE_MEMORY, &f, sizeof(f), NULL, 0);
 }
 
+/* The id sent for the model's arena id: 1..MAX_ARENAS as they are; 0 and
+ * MAX_ARENAS + 1 name ids no arena can have (0, past VKFD_MAX_ARENAS), so
+ * that the host never holds an arena the model does not track. */
+static uint32_t wire_arena_id(uint32_t aid)
+{
+	return aid <= MAX_ARENAS ? aid : VKFD_MAX_ARENAS + 1u;
+}
+
 /* A request with fuzzed arguments but sane framing. */
 /* CREATE_ARENA (sometimes at a bad id or size), DESTROY_ARENA, or the
  * arena's get_blob, mapped and kept for the zero checks. */
@@ -652,7 +731,7 @@ static void op_arena(struct guest *g, struct cursor *c)
 		uint64_t size = sizes[(id >> 4) % (sizeof(sizes) / sizeof(sizes[0]))];
 
 		memset(&r, 0, sizeof(r));
-		r.arena_id = (what & 4) ? 0xffffffffu : aid;
+		r.arena_id = (what & 4) ? 0xffffffffu : wire_arena_id(aid);
 		r.size = size;
 		r.blob_id = g->next_arena_blob++;
 		if (call(g, VKFD_CMD_CREATE_ARENA, &r, sizeof(r), NULL, 0) || !a)
@@ -665,9 +744,9 @@ static void op_arena(struct guest *g, struct cursor *c)
 		bool busy = false;
 
 		memset(&r, 0, sizeof(r));
-		r.arena_id = aid;
+		r.arena_id = wire_arena_id(aid);
 		for (uint32_t i = 0; a && i < MAX_BOS; i++)
-			busy |= g->bos[i].live && g->bos[i].arena == aid;
+			busy |= g->bos[i].live && !g->bos[i].maybe && g->bos[i].arena == aid;
 		if (call(g, VKFD_CMD_DESTROY_ARENA, &r, sizeof(r), NULL, 0))
 			return;
 		if (!a || busy)
@@ -715,7 +794,7 @@ static void op_arena_alloc(struct guest *g, struct cursor *c)
 		r.flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE;
 	r.size = pages * PAGE;
 	r.alloc_flags = VKFD_ALLOC_ARENA;
-	r.arena_id = aid;
+	r.arena_id = wire_arena_id(aid);
 	switch (where & 7) {
 	case 0:
 		r.arena_offset = 0;
@@ -737,6 +816,31 @@ static void op_arena_alloc(struct guest *g, struct cursor *c)
 	}
 	r.va = g->next_va;
 	g->next_va += (r.size + 0x1fffff) & ~0x1fffffull;
+	if (g->v11 && (where & 0x20)) {
+		/* without a reply, under a guest-chosen (often hostile) handle as
+		 * in op_alloc; the guest zeroes a range it can see, the host
+		 * does not (docs/protocol.md 14.3) */
+		uint8_t h = u8(c);
+		uint32_t idx = (h & 0x3f) == 0x3f ? MAX_BOS_QUOTA + 1u : h & 0x3fu;
+
+		r.new_handle = VKFD_HANDLE(idx, 1u + ((h >> 6) & 1));
+		if (a && a->map && r.arena_offset % PAGE == 0 && r.arena_offset < a->size &&
+		    r.size <= a->size - r.arena_offset)
+			memset(a->map + r.arena_offset, 0, r.size);
+		async(g, VKFD_CMD_ALLOC_MEMORY_ASYNC, &r, sizeof(r));
+		*b = (struct bo){.handle = r.new_handle,
+				 .va = r.va,
+				 .size = r.size,
+				 .blob_size = r.size,
+				 .flags = r.flags,
+				 .map_flags = VKFD_ALLOC_MAP_ARENA,
+				 .live = true,
+				 .maybe = true,
+				 .unborn = true,
+				 .arena = aid,
+				 .arena_off = r.arena_offset};
+		return;
+	}
 	if (call(g, VKFD_CMD_ALLOC_MEMORY, &r, sizeof(r), &rsp, sizeof(rsp)))
 		return;
 	if (!a || !a->live || r.arena_offset + r.size > a->size ||
@@ -745,7 +849,8 @@ static void op_arena_alloc(struct guest *g, struct cursor *c)
 	for (uint32_t i = 0; i < MAX_BOS; i++) {
 		const struct bo *o = &g->bos[i];
 
-		if (o->live && o->arena == aid && r.arena_offset < o->arena_off + o->size &&
+		if (o->live && !o->maybe && o->arena == aid &&
+		    r.arena_offset < o->arena_off + o->size &&
 		    o->arena_off < r.arena_offset + r.size)
 			__builtin_trap(); /* two live BOs over one range */
 	}
@@ -777,6 +882,9 @@ static void op_raw(struct guest *g, struct cursor *c)
 	if (cmd == VKFD_CMD_FREE_MEMORY || cmd == VKFD_CMD_BIND_BLOB ||
 	    cmd == VKFD_CMD_CREATE_ARENA || cmd == VKFD_CMD_DESTROY_ARENA)
 		cmd = VKFD_CMD_GET_VERSION;
+	if (cmd == VKFD_CMD_ALLOC_MEMORY || cmd == VKFD_CMD_ALLOC_MEMORY_ASYNC ||
+	    cmd == VKFD_CMD_IMPORT_RESOURCE)
+		g->unknown_bos = true;
 	memset(req, 0, sizeof(req));
 	for (size_t i = sizeof(struct vkfd_req_hdr); i < sizeof(req); i++)
 		req[i] = u8(c);

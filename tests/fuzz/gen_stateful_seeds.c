@@ -35,6 +35,10 @@ enum {
 
 /* alloc_flags[] indices */
 enum { GTT = 0, VRAM = 1, GTT_AQL = 2, VRAM_AQL = 3, DOORBELL = 4, MMIO = 5 };
+/* alloc flags byte: bit 0x40 asks a 1.1 guest for a guest-chosen handle
+ * (then one more byte: index in bits 0-5, 0x40 generation 2, 0x80 async);
+ * 0x46 % 7 is GTT */
+enum { GTT_GUEST_HANDLE = 0x46 };
 /* op_alloc's placement byte */
 enum { AT_ZERO = 0, AT_BASE = 1, AT_OVERLAP = 2, AT_NEXT = 3 };
 
@@ -241,6 +245,50 @@ int main(int argc, char **argv)
 	OP(&s, OP_ARENA_ALLOC, 6, 2, 1, 15); /* all of arena 2 */
 	OP(&s, OP_DESTROY, 0);               /* teardown with both live */
 	ret |= write_seed(argv[1], "arenas", &s);
+
+	/* protocol 1.1 (odd first seqno): an async allocation under a
+	 * guest-chosen handle with its blob bound in the same batch (refused:
+	 * the BO does not exist at submit, get_blob fails at once), a
+	 * synchronous one, an async one at VA 0 (a deferred error, reported
+	 * by MAP, cleared by FREE), the freed index at its next generation,
+	 * then a live index named again (the context is lost) */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 0x100); /* read back as seqno 1: odd */
+	OP(&s, OP_ALLOC, 0, GTT_GUEST_HANDLE, 3, AT_NEXT, 0x80 | 1);
+	OP(&s, OP_BIND, 0, 2); /* submitted with the ALLOC */
+	OP(&s, OP_GET_BLOB, 4, 0);
+	OP(&s, OP_MAP, 0);
+	OP(&s, OP_ALLOC, 1, GTT_GUEST_HANDLE, 0, AT_NEXT, 2);
+	OP(&s, OP_ALLOC, 2, GTT_GUEST_HANDLE, 0, AT_ZERO, 0x80 | 3);
+	OP(&s, OP_MAP, 2);
+	OP(&s, OP_FREE, 2);
+	OP(&s, OP_ALLOC, 3, GTT_GUEST_HANDLE, 0, AT_NEXT, 0x80 | 0x40 | 3);
+	OP(&s, OP_MAP, 3);
+	OP(&s, OP_ALLOC, 4, GTT_GUEST_HANDLE, 0, AT_NEXT, 0x80 | 1);
+	OP(&s, OP_TIME, 0);
+	ret |= write_seed(argv[1], "async-alloc", &s);
+
+	/* protocol 1.1 arena BOs without a reply: one bound in its batch
+	 * (refused, get_blob fails), one at page 8, one over the first
+	 * (a deferred error, reported by MAP, cleared by FREE), the first
+	 * range freed and allocated synchronously (zeroed), a busy destroy */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 0x100);                   /* odd: protocol 1.1 */
+	OP(&s, OP_ARENA, 0, arena_byte(1, 2));    /* create id 1, 1 MiB */
+	OP(&s, OP_ARENA, 2, 1);                   /* its blob, mapped */
+	OP(&s, OP_ARENA_ALLOC, 0, 1, 0x20, 3, 5); /* async, offset 0, handle 5 */
+	OP(&s, OP_BIND, 0, 2);                    /* submitted with the ALLOC */
+	OP(&s, OP_GET_BLOB, 4, 0);
+	OP(&s, OP_MAP, 0);
+	OP(&s, OP_ARENA_ALLOC, 1, 1, 0x25, 0, 8, 6); /* async, page 8, handle 6 */
+	OP(&s, OP_ARENA_ALLOC, 2, 1, 0x20, 0, 7);    /* over slot 0: refused */
+	OP(&s, OP_MAP, 2);
+	OP(&s, OP_FREE, 2);
+	OP(&s, OP_FREE, 0);
+	OP(&s, OP_ARENA_ALLOC, 3, 1, 0, 3); /* offset 0 again, synchronous */
+	OP(&s, OP_ARENA, 1, 1);             /* busy: refused */
+	OP(&s, OP_DESTROY, 0);
+	ret |= write_seed(argv[1], "async-arenas", &s);
 
 	if (!ret && argc > 2) {
 		FILE *f = fopen(argv[2], "w");

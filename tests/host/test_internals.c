@@ -23,6 +23,7 @@
 #include "fence.h"
 #include "host_lock.h"
 #include "obj_table.h"
+#include "vkfd_protocol.h"
 #include "va_map.h"
 #include "wait_pool.h"
 
@@ -50,6 +51,55 @@ static void test_obj_table_handles(void **state)
 	assert_true(hc != ha); /* slot reused with a new generation */
 	assert_null(obj_table_get(&t, ha));
 	assert_ptr_equal(obj_table_get(&t, hc), &c);
+	obj_table_fini(&t);
+}
+
+/* Caller-chosen handles (protocol 1.1) and deferred errors: range, slot
+ * state and generation are checked; host-chosen adds skip taken slots. */
+static void test_obj_table_add_at(void **state)
+{
+	struct obj_table t;
+	int a = 1, b = 2, c = 3;
+	uint64_t hc;
+	uint32_t pos = 0, n = 0;
+
+	(void)state;
+	obj_table_init(&t, 100);
+	assert_int_equal(obj_table_next_gen(&t, 100), 1);
+	/* far past the grown slots, up to the limit: the table grows */
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(100, 1), &a), 0);
+	assert_ptr_equal(obj_table_get(&t, VKFD_HANDLE(100, 1)), &a);
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(101, 1), &b), -EINVAL); /* > max */
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(0, 1), &b), -EINVAL);
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(5, 0), &b), -EINVAL);
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(5, 2), &b), -EINVAL);   /* not next */
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(100, 1), &b), -EINVAL); /* live */
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(5, 1), NULL), -EINVAL);
+	/* a deferred error holds its slot; only its own handle reads it */
+	assert_int_equal(obj_table_set_error(&t, VKFD_HANDLE(5, 1), -EADDRINUSE), 0);
+	assert_int_equal(obj_table_error(&t, VKFD_HANDLE(5, 1)), -EADDRINUSE);
+	assert_int_equal(obj_table_error(&t, VKFD_HANDLE(5, 2)), 0);
+	assert_int_equal(obj_table_error(&t, VKFD_HANDLE(100, 1)), 0); /* a live object */
+	assert_null(obj_table_get(&t, VKFD_HANDLE(5, 1)));
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(5, 1), &b), -EINVAL);
+	assert_int_equal(obj_table_set_error(&t, VKFD_HANDLE(6, 1), 0), -EINVAL);
+	/* host-chosen adds never take slot 5 or 100 */
+	for (int i = 0; i < 50; i++) {
+		assert_int_equal(obj_table_add(&t, &c, &hc), 0);
+		assert_true(VKFD_HANDLE_INDEX(hc) != 5 && VKFD_HANDLE_INDEX(hc) != 100);
+	}
+	while (obj_table_next(&t, &pos, NULL))
+		n++;
+	assert_int_equal(n, 51); /* the error slot is no object */
+	/* clearing frees the slot at the next generation */
+	assert_false(obj_table_clear_error(&t, VKFD_HANDLE(5, 2)));
+	assert_true(obj_table_clear_error(&t, VKFD_HANDLE(5, 1)));
+	assert_false(obj_table_clear_error(&t, VKFD_HANDLE(5, 1)));
+	assert_int_equal(obj_table_next_gen(&t, 5), 2);
+	assert_int_equal(obj_table_add_at(&t, VKFD_HANDLE(5, 2), &b), 0);
+	/* removal moves the next generation on too */
+	assert_ptr_equal(obj_table_remove(&t, VKFD_HANDLE(100, 1)), &a);
+	assert_int_equal(obj_table_next_gen(&t, 100), 2);
 	obj_table_fini(&t);
 }
 
@@ -382,6 +432,7 @@ int main(void)
 	    cmocka_unit_test(test_assert_held),
 	    cmocka_unit_test(test_obj_table_handles),
 	    cmocka_unit_test(test_obj_table_iterate),
+	    cmocka_unit_test(test_obj_table_add_at),
 	    cmocka_unit_test(test_va_map),
 	    cmocka_unit_test(test_fence_poll_order),
 	    cmocka_unit_test(test_fence_async),

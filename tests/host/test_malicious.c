@@ -126,7 +126,7 @@ static void test_unknown_commands(void **state)
 {
 	struct pair *p = *state;
 	uint8_t req[24];
-	uint32_t ids[] = {0x0f, 0x18, 0x27, 0x38, 0x80, 0x82, 0xffff, 0x80000000u};
+	uint32_t ids[] = {0x0f, 0x1d, 0x27, 0x38, 0x80, 0x82, 0xffff, 0x80000000u};
 
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		struct vkfd_rsp_hdr *rh;

@@ -18,7 +18,8 @@
 #define EVENT_PAGE_SIZE (4096u * 8u)
 #define DOORBELL_SIZE   8192u
 
-struct bench_dev *bench_dev_open(enum bench_path p, char *why, size_t why_len)
+static struct bench_dev *dev_open(enum bench_path p, const struct bench_dev_ops *ops, char *why,
+				  size_t why_len)
 {
 	struct bench_dev *d = calloc(1, sizeof(*d));
 	void *va;
@@ -31,7 +32,7 @@ struct bench_dev *bench_dev_open(enum bench_path p, char *why, size_t why_len)
 	d->path = p;
 	d->kfd = -1;
 	d->rfd = -1;
-	d->ops = p == BENCH_NATIVE ? &bench_native_ops : &bench_proto_ops;
+	d->ops = ops;
 	va = mmap(NULL, BENCH_VA_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
 		  0);
 	if (va == MAP_FAILED) {
@@ -50,6 +51,16 @@ struct bench_dev *bench_dev_open(enum bench_path p, char *why, size_t why_len)
 		return NULL;
 	}
 	return d;
+}
+
+struct bench_dev *bench_dev_open(enum bench_path p, char *why, size_t why_len)
+{
+	return dev_open(p, p == BENCH_NATIVE ? &bench_native_ops : &bench_proto_ops, why, why_len);
+}
+
+struct bench_dev *bench_dev_open_kfd(enum bench_path p, char *why, size_t why_len)
+{
+	return dev_open(p, p == BENCH_NATIVE ? &bench_native_ops : &bench_shim_ops, why, why_len);
 }
 
 void bench_dev_close(struct bench_dev *d)
@@ -158,7 +169,7 @@ int bench_dev_free(struct bench_dev *d, struct bench_bo *bo, bool async)
 }
 
 /* The first signal event needs the event page: a GTT BO of 4096 slots,
- * GPU- and CPU-mapped, as libhsakmt allocates on a dGPU. */
+ * GPU- and CPU-mapped, with libhsakmt's flags on a dGPU. */
 static int event_page(struct bench_dev *d, uint64_t *handle)
 {
 	struct bench_bo *bo = &d->event_page;
@@ -172,7 +183,7 @@ static int event_page(struct bench_dev *d, uint64_t *handle)
 	va = bench_dev_va(d, EVENT_PAGE_SIZE);
 	if (!va)
 		return -ENOMEM;
-	r = bench_dev_alloc(d, BENCH_MEM_GTT, va, EVENT_PAGE_SIZE, bo);
+	r = bench_dev_alloc(d, BENCH_MEM_EVENT_PAGE, va, EVENT_PAGE_SIZE, bo);
 	if (r)
 		return r;
 	r = bench_dev_map(d, bo);

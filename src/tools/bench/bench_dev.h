@@ -17,6 +17,10 @@
 enum bench_mem {
 	BENCH_MEM_VRAM,
 	BENCH_MEM_GTT,
+	/* GTT as libhsakmt allocates the event page: EXECUTABLE and UNCACHED
+	 * (KFD maps it into the kernel, so it is never user memory: the vkfd
+	 * shim keeps such a BO out of its arenas) */
+	BENCH_MEM_EVENT_PAGE,
 	BENCH_MEM_DOORBELL,
 };
 
@@ -52,6 +56,13 @@ struct bench_dev;
 
 /* Open a device on path p. On failure returns NULL and writes why. */
 struct bench_dev *bench_dev_open(enum bench_path p, char *why, size_t why_len);
+/* The same, at the KFD level: native kfdsim, or on direct and vtest the
+ * shim's vkfd backend with the same KFD ioctls (bench_dev_shim.c). */
+struct bench_dev *bench_dev_open_kfd(enum bench_path p, char *why, size_t why_len);
+/* Through the shim's backend: protocol requests sent with a reply awaited
+ * (sync) and without (async), blobs created. -EOPNOTSUPP otherwise. */
+int bench_shim_backend_counts(struct bench_dev *d, uint64_t *sync, uint64_t *async,
+			      uint64_t *blobs);
 void bench_dev_close(struct bench_dev *d);
 enum bench_path bench_dev_path(const struct bench_dev *d);
 struct bench_counts *bench_dev_counts(struct bench_dev *d);

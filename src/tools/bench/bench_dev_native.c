@@ -3,6 +3,9 @@
  * vkfd-bench native path: raw KFD ioctls on kfdsim through its device seam
  * (kfdsim_device_ops()), no protocol. This is the baseline the virtual
  * paths are compared with; it costs what an application on kfdsim pays.
+ * The same KFD ioctl ops drive the shim's vkfd backend for the storm's
+ * direct and vtest paths (bench_shim_ops, opened by bench_dev_shim.c), so
+ * both sides of a ratio issue the same ioctls.
  */
 #include "bench_dev_priv.h"
 
@@ -16,10 +19,32 @@
 
 #define DOORBELL_SLICE 8192u
 
+static int sim_ioctl(struct bench_dev *d, int fd, unsigned long req, void *arg)
+{
+	return d->kops->ioctl(d->sim, fd, req, arg);
+}
+
+static void *sim_mmap(struct bench_dev *d, void *addr, size_t len, int prot, int flags, int fd,
+		      off_t off)
+{
+	return d->kops->mmap(d->sim, addr, len, prot, flags, fd, off);
+}
+
+static int sim_munmap(struct bench_dev *d, void *addr, size_t len)
+{
+	return d->kops->munmap(d->sim, addr, len);
+}
+
+static const struct bench_kfd_seam sim_seam = {
+    .ioctl = sim_ioctl,
+    .mmap = sim_mmap,
+    .munmap = sim_munmap,
+};
+
 static int kio(struct bench_dev *d, unsigned long req, void *arg)
 {
 	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
-	return d->kops->ioctl(d->sim, d->kfd, req, arg);
+	return d->seam->ioctl(d, d->kfd, req, arg);
 }
 
 static int n_open(struct bench_dev *d, char *why, size_t why_len)
@@ -41,6 +66,7 @@ static int n_open(struct bench_dev *d, char *why, size_t why_len)
 		return -errno;
 	}
 	d->kops = kfdsim_device_ops();
+	d->seam = &sim_seam;
 	d->kfd = d->kops->open_kfd(d->sim);
 	if (d->kfd < 0) {
 		r = d->kfd;
@@ -114,6 +140,11 @@ static int n_alloc(struct bench_dev *d, enum bench_mem mem, uint64_t va, uint64_
 		a.flags = KFD_IOC_ALLOC_MEM_FLAGS_GTT | BENCH_ALLOC_WRITABLE |
 			  KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE;
 		break;
+	case BENCH_MEM_EVENT_PAGE:
+		a.flags = KFD_IOC_ALLOC_MEM_FLAGS_GTT | BENCH_ALLOC_WRITABLE |
+			  KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED |
+			  KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE;
+		break;
 	case BENCH_MEM_DOORBELL:
 		a.flags = KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | BENCH_ALLOC_WRITABLE |
 			  KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE;
@@ -158,7 +189,7 @@ static int n_cpu_map(struct bench_dev *d, struct bench_bo *bo)
 	void *p;
 
 	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
-	p = d->kops->mmap(d->sim, (void *)(uintptr_t)bo->va, bo->size, PROT_READ | PROT_WRITE,
+	p = d->seam->mmap(d, (void *)(uintptr_t)bo->va, bo->size, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_FIXED, fd, (off_t)bo->mmap_offset);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -170,7 +201,7 @@ static int n_cpu_unmap(struct bench_dev *d, struct bench_bo *bo)
 	int r;
 
 	__atomic_fetch_add(&d->counts.commands, 1, __ATOMIC_RELAXED);
-	r = d->kops->munmap(d->sim, (void *)(uintptr_t)bo->va, bo->size);
+	r = d->seam->munmap(d, (void *)(uintptr_t)bo->va, bo->size);
 	if (r < 0)
 		r = -errno;
 	bench_dev_va_release(d, bo->va, bo->size);
@@ -287,6 +318,26 @@ static int n_queue_destroy(struct bench_dev *d, struct bench_queue *q)
 	a.queue_id = (uint32_t)q->handle;
 	return kio(d, AMDKFD_IOC_DESTROY_QUEUE, &a);
 }
+
+const struct bench_dev_ops bench_shim_ops = {
+    .open = bench_shim_open,
+    .close = bench_shim_close,
+    .alloc = n_alloc,
+    .map = n_map,
+    .cpu_map = n_cpu_map,
+    .cpu_unmap = n_cpu_unmap,
+    .unmap = n_unmap,
+    .free = n_free,
+    .event_create = n_event_create,
+    .event_set = n_event_set,
+    .event_reset = n_event_reset,
+    .event_wait = n_event_wait,
+    .clock = n_clock,
+    .sync = bench_shim_sync,
+    .flush = bench_shim_sync,
+    .queue_create = n_queue_create,
+    .queue_destroy = n_queue_destroy,
+};
 
 const struct bench_dev_ops bench_native_ops = {
     .open = n_open,

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE: the UAPI header spells it 1 << 31, an
  * int overflow that UBSan reports. */
@@ -45,6 +46,16 @@ struct bench_dev_ops {
 	int (*queue_destroy)(struct bench_dev *d, struct bench_queue *q);
 };
 
+/* How a KFD-level device (native kfdsim, or the shim's vkfd backend on the
+ * direct and vtest paths) reaches its KFD: ioctl, mmap and munmap on its
+ * fds. The KFD ioctl ops (bench_dev_native.c) call only these. */
+struct bench_kfd_seam {
+	int (*ioctl)(struct bench_dev *d, int fd, unsigned long req, void *arg);
+	void *(*mmap)(struct bench_dev *d, void *addr, size_t len, int prot, int flags, int fd,
+		      off_t off);
+	int (*munmap)(struct bench_dev *d, void *addr, size_t len);
+};
+
 struct bench_dev {
 	enum bench_path path;
 	const struct bench_dev_ops *ops;
@@ -60,17 +71,25 @@ struct bench_dev {
 	/* doorbell BO (first queue) */
 	bool have_doorbell;
 	struct bench_bo doorbell;
+	/* KFD-level (native, shim) */
+	const struct bench_kfd_seam *seam;
+	int kfd;
+	int rfd;
 	/* native */
 	struct kfdsim *sim;
 	const struct vkfd_device_ops *kops;
-	int kfd;
-	int rfd;
 	/* protocol */
 	struct vkfd_guest *g;
 };
 
 extern const struct bench_dev_ops bench_native_ops;
 extern const struct bench_dev_ops bench_proto_ops;
+/* The storm's direct and vtest paths: KFD ioctls through the shim's vkfd
+ * backend (bench_dev_shim.c opens it; the ioctl ops are native's). */
+extern const struct bench_dev_ops bench_shim_ops;
+int bench_shim_open(struct bench_dev *d, char *why, size_t why_len);
+void bench_shim_close(struct bench_dev *d);
+int bench_shim_sync(struct bench_dev *d);
 
 /* Put the BO's VA range back to PROT_NONE reserved memory. */
 int bench_dev_va_release(struct bench_dev *d, uint64_t va, uint64_t size);

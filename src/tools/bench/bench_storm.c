@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * vkfd-bench "storm": replays model_load.trace (see gen_model_load_trace.c)
- * on each path (min(iterations, 3) times, each on a fresh context; the
- * median wall time is the figure) and reports wall time, commands per second, the blob and
- * CPU-mapping operations issued and per-operation latencies as the guest
- * sees them, and the host's own handling times of these replays
- * (bench_hosttime.c).
+ * as KFD ioctls (natively on kfdsim; on direct and vtest through the shim's
+ * vkfd backend, so the protocol is the one the shim uses) on each path (min(iterations, 3) times,
+ * each on a fresh context; the median wall time is the figure) and reports wall time, commands per
+ * second, the blob and CPU-mapping operations issued and per-operation latencies as the guest sees
+ * them, and the host's own handling times of these replays (bench_hosttime.c).
  */
 #include "bench.h"
 #include "bench_dev.h"
@@ -42,6 +42,9 @@ struct storm_acc {
 	uint64_t worst;
 	int worst_kind;
 	struct bench_counts counts; /* of the last run */
+	/* through the shim's backend, of the last run */
+	bool have_backend;
+	uint64_t sync_requests, async_requests, backend_blobs;
 };
 
 /* One replay on a fresh device; returns the wall time in ns, 0 on failure
@@ -55,11 +58,12 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 	struct bench_counts before, *cnt;
 	uint32_t event = 0;
 	uint64_t t0, t1, wall = 0;
+	uint64_t s0 = 0, a0 = 0, b0 = 0, s1 = 0, a1 = 0, b1 = 0;
 	char why[BENCH_REASON_LEN];
 	size_t i;
 	int r;
 
-	d = bench_dev_open(p, why, sizeof(why));
+	d = bench_dev_open_kfd(p, why, sizeof(why));
 	if (!d) {
 		bench_cell_na(c, "%s", why);
 		return 0;
@@ -77,6 +81,7 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 	}
 	cnt = bench_dev_counts(d);
 	before = *cnt;
+	acc->have_backend = !bench_shim_backend_counts(d, &s0, &a0, &b0);
 	t0 = bench_now_ns();
 	for (i = 0; i < t->n; i++) {
 		const struct trace_op *op = &t->ops[i];
@@ -109,6 +114,11 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 	acc->counts.blob_creates = cnt->blob_creates - before.blob_creates;
 	acc->counts.cpu_maps = cnt->cpu_maps - before.cpu_maps;
 	acc->counts.cpu_unmaps = cnt->cpu_unmaps - before.cpu_unmaps;
+	if (acc->have_backend && !bench_shim_backend_counts(d, &s1, &a1, &b1)) {
+		acc->sync_requests = s1 - s0;
+		acc->async_requests = a1 - a0;
+		acc->backend_blobs = b1 - b0;
+	}
 out:
 	/* the device's teardown releases whatever the trace left behind */
 	if (bos && live)
@@ -159,7 +169,14 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 	bench_cell_metric(c, "ops", (double)t->n);
 	bench_cell_metric(c, "commands", (double)acc.counts.commands);
 	bench_cell_metric(c, "commands_per_s", (double)acc.counts.commands / (wall_ms / 1e3));
-	bench_cell_metric(c, "blob_creates", (double)acc.counts.blob_creates);
+	bench_cell_metric(c, "blob_creates",
+			  (double)(acc.have_backend ? acc.backend_blobs : acc.counts.blob_creates));
+	if (acc.have_backend) {
+		/* requests the shim's backend sent: each sync one is a reply
+		 * waited for (a round trip through the VMM in a VM) */
+		bench_cell_metric(c, "replies_waited", (double)acc.sync_requests);
+		bench_cell_metric(c, "async_requests", (double)acc.async_requests);
+	}
 	bench_cell_metric(c, "cpu_maps", (double)acc.counts.cpu_maps);
 	bench_cell_metric(c, "cpu_unmaps", (double)acc.counts.cpu_unmaps);
 	bench_cell_metric(c, "op_p50_us", bench_cell_pct_us(c, 50));

@@ -324,6 +324,44 @@ static void test_double_import(void **state)
 	close(fd);
 }
 
+/* The host chooses an import's handle while the guest chooses every
+ * allocation's (protocol 1.1): allocations after imports, sent without a
+ * reply, must never name an index an import holds, or the host would
+ * take the context down. */
+static void test_allocations_after_imports(void **state)
+{
+	uint64_t va = va_reserve(SIZE), h, imp[4], bos[16];
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	int fd;
+
+	(void)state;
+	as(&pa);
+	h = filled_bo(va, 6);
+	assert_int_equal(export_bo(h, O_CLOEXEC, &fd), 0);
+	as(&pb);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(import_fd(fd, va_reserve(SIZE), gpu_id, &imp[i]), 0);
+	/* freeing one import puts its index back for the guest's choice */
+	assert_int_equal(free_bo(imp[1]), 0);
+	for (int i = 0; i < 16; i++) {
+		assert_int_equal(alloc_bo(va_reserve(SIZE), SIZE, GTT_FLAGS, &a), 0);
+		bos[i] = a.handle;
+		for (int j = 0; j < 4; j++)
+			assert_true(j == 1 || bos[i] != imp[j]);
+	}
+	/* a round trip: the context survived the allocations sent without one */
+	sync_proc();
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(free_bo(bos[i]), 0);
+	for (int i = 0; i < 4; i++)
+		if (i != 1)
+			assert_int_equal(free_bo(imp[i]), 0);
+	sync_proc();
+	as(&pa);
+	assert_int_equal(free_bo(h), 0);
+	close(fd);
+}
+
 static void test_free_while_imported(void **state)
 {
 	uint64_t va = va_reserve(SIZE), v1 = va_reserve(SIZE), h, h1, hx;
@@ -448,6 +486,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_hostile_export_and_gpu),
 	    cmocka_unit_test(test_double_import),
 	    cmocka_unit_test(test_free_while_imported),
+	    cmocka_unit_test(test_allocations_after_imports),
 	    cmocka_unit_test(test_concurrent_imports),
 	};
 

@@ -109,6 +109,168 @@ static void test_vram_alloc_mmap_map_free(void **state)
 	assert_int_equal(alloc_bo(va, 0, VRAM_FLAGS, &a), -EINVAL);
 }
 
+static struct bk_conn *kfd_conn(void)
+{
+	struct bk_conn *c;
+
+	bk_table_lock();
+	c = bk_file_get_locked(kfd)->conn;
+	bk_table_unlock();
+	return c;
+}
+
+static uint64_t sync_calls(struct bk_conn *c)
+{
+	return __atomic_load_n(&c->n_sync, __ATOMIC_RELAXED);
+}
+
+/* Protocol 1.1 (docs/protocol.md 14): a small GTT BO or USERPTR range that
+ * goes into an arena is allocated without a reply, under a guest-chosen
+ * handle, and is usable at once (CPU map, GPU map); a BO with a blob of its
+ * own (above the arena limit), a big one or VRAM waits for the host, since
+ * the host refuses a BIND_BLOB of a BO it has not created (get_blob never
+ * waits, docs/security.md); a request the host refuses later reports its
+ * errno at the handle's next synchronous use. With a 1.0 guest or host, or
+ * without arenas, every allocation waits, as before. */
+static void test_gtt_async_alloc(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, big, warm;
+	struct bk_conn *c = kfd_conn();
+	bool v11 = (c->features & (VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC)) ==
+		   (VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC);
+	bool async = v11 && (c->features & VKFD_FEAT_ARENAS);
+	uint64_t va = va_reserve(16 * PAGE), bva = va_reserve(80ul << 20), wva = va_reserve(PAGE);
+	uint64_t s0;
+	uint32_t ids[1] = {gpu_id}, ns = 0;
+	uint32_t *p;
+	void *m;
+
+	(void)state;
+	print_message("protocol 1.1 allocation %s, arenas %s\n", v11 ? "granted" : "not granted",
+		      (c->features & VKFD_FEAT_ARENAS) ? "granted" : "not granted");
+	/* a first arena BO makes the arena (CREATE_ARENA waits) */
+	assert_int_equal(alloc_bo(wva, PAGE, GTT_FLAGS, &warm), 0);
+	s0 = sync_calls(c);
+	assert_int_equal(alloc_bo(va, 16 * PAGE, GTT_FLAGS, &a), 0);
+	assert_int_equal(sync_calls(c), s0 + (async ? 0 : 1));
+	if (v11)
+		assert_true(VKFD_HANDLE_INDEX(a.handle) >= 1 &&
+			    VKFD_HANDLE_INDEX(a.handle) <= c->hmax);
+	/* the CPU mapping works at once (a slice of the arena's blob when
+	 * async) and the bytes written before the host ran the ALLOC stay */
+	m = B.mmap((void *)(uintptr_t)va, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		   rfd, (off_t)a.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)va);
+	p = m;
+	assert_int_equal(p[0], 0);
+	assert_int_equal(p[16 * PAGE / 4 - 1], 0);
+	p[0] = 0xa11c;
+	p[16 * PAGE / 4 - 1] = 0x5eed;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(p[0], 0xa11c);
+	assert_int_equal(p[16 * PAGE / 4 - 1], 0x5eed);
+	/* above the arena limit: a blob of its own, so synchronous */
+	s0 = sync_calls(c);
+	assert_int_equal(alloc_bo(bva, 4ul << 20, GTT_FLAGS, &big), 0);
+	assert_int_equal(sync_calls(c), s0 + 1);
+	m = B.mmap((void *)(uintptr_t)bva, 4ul << 20, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, rfd, (off_t)big.mmap_offset);
+	assert_ptr_equal(m, (void *)(uintptr_t)bva);
+	((volatile uint32_t *)m)[0] = 0xb10b;
+	assert_int_equal(free_bo(big.handle), 0);
+	munmap((void *)(uintptr_t)bva, 4ul << 20);
+	/* over the budget's 64 MiB window: synchronous, -ENOMEM stays exact */
+	s0 = sync_calls(c);
+	memset(&big, 0, sizeof(big));
+	{
+		int r = alloc_bo(bva, 80ul << 20, GTT_FLAGS, &big);
+
+		assert_true(r == 0 || r == -ENOMEM);
+		assert_int_equal(sync_calls(c), s0 + 1);
+		if (!r)
+			assert_int_equal(free_bo(big.handle), 0);
+	}
+	/* VRAM is never asynchronous */
+	s0 = sync_calls(c);
+	assert_int_equal(alloc_bo(bva, 4 * PAGE, VRAM_FLAGS, &big), 0);
+	assert_int_equal(sync_calls(c), s0 + 1);
+	assert_int_equal(free_bo(big.handle), 0);
+	/* overlap is checked by the guest: exact -EADDRINUSE in both modes */
+	assert_int_equal(alloc_bo(va + PAGE, PAGE, GTT_FLAGS, &big), -EADDRINUSE);
+	/* a VA past the GPU's aperture: only the host can tell. Answered at
+	 * once when async, the error comes with the handle's next MAP */
+	{
+		int r = alloc_bo(1ull << 47, PAGE, GTT_FLAGS, &big);
+
+		if (async) {
+			assert_int_equal(r, 0);
+			ns = 0;
+			assert_int_equal(
+			    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns),
+			    -EINVAL);
+			assert_int_equal(ns, 0);
+			/* freeing gives the handle's slot back */
+			assert_int_equal(free_bo(big.handle), 0);
+		} else {
+			assert_int_equal(r, -EINVAL);
+		}
+	}
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 1, &ns),
+			 0);
+	assert_int_equal(free_bo(a.handle), 0);
+	/* the index is reused at its next generation, which the host takes */
+	assert_int_equal(alloc_bo(va + 4 * PAGE, PAGE, GTT_FLAGS, &big), 0);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns), 0);
+	assert_int_equal(free_bo(big.handle), 0);
+	/* a USERPTR conversion (ROCr's system memory) into an arena needs no
+	 * reply either: the contents are still the application's after the
+	 * host ran the ALLOC (it does not zero an async arena range) */
+	{
+		uint32_t *u = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		assert_true(u != MAP_FAILED);
+		u[0] = 0x5157;
+		u[4 * PAGE / 4 - 1] = 0x7e57;
+		s0 = sync_calls(c);
+		assert_int_equal(alloc_userptr((uintptr_t)u, (uintptr_t)u, 4 * PAGE, &big), 0);
+		assert_int_equal(sync_calls(c), s0 + (async ? 0 : 1));
+		assert_int_equal(u[0], 0x5157);
+		assert_int_equal(u[4 * PAGE / 4 - 1], 0x7e57);
+		ns = 0;
+		assert_int_equal(
+		    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns), 0);
+		assert_int_equal(u[0], 0x5157);
+		assert_int_equal(u[4 * PAGE / 4 - 1], 0x7e57);
+		assert_int_equal(free_bo(big.handle), 0);
+		munmap(u, 4 * PAGE);
+	}
+	/* one above the arena limit has a blob of its own: synchronous */
+	{
+		size_t n = 4ul << 20;
+		uint32_t *u =
+		    mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		assert_true(u != MAP_FAILED);
+		u[0] = 0x5158;
+		u[n / 4 - 1] = 0x7e58;
+		s0 = sync_calls(c);
+		assert_int_equal(alloc_userptr((uintptr_t)u, (uintptr_t)u, n, &big), 0);
+		assert_int_equal(sync_calls(c), s0 + 1);
+		assert_int_equal(u[0], 0x5158);
+		assert_int_equal(u[n / 4 - 1], 0x7e58);
+		assert_int_equal(free_bo(big.handle), 0);
+		munmap(u, n);
+	}
+	assert_int_equal(free_bo(warm.handle), 0);
+	assert_int_equal(vkfd_guest_async_error(c->g), 0);
+	munmap((void *)(uintptr_t)va, 16 * PAGE);
+	munmap((void *)(uintptr_t)bva, 80ul << 20);
+}
+
 static void test_gtt_aql_mirrored(void **state)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
@@ -382,11 +544,11 @@ static void test_userptr_o_direct(void **state)
 }
 
 /* Is the host under test one without arenas (translate-*-no-arenas)? */
+/* granted by HELLO: not by a host without arenas (VKFD_DIRECT_NO_ARENAS)
+ * or a 1.0 host (VKFD_HOST_PROTO_1_0) */
 static bool host_has_arenas(void)
 {
-	const char *e = getenv("VKFD_DIRECT_NO_ARENAS");
-
-	return !e || strcmp(e, "1") != 0;
+	return kfd_conn()->features & VKFD_FEAT_ARENAS;
 }
 
 static uint64_t stat_of(const uint64_t *v)
@@ -498,6 +660,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_vram_alloc_mmap_map_free),
+	    cmocka_unit_test(test_gtt_async_alloc),
 	    cmocka_unit_test(test_gtt_aql_mirrored),
 	    cmocka_unit_test(test_small_gtt_bos_share_arena),
 	    cmocka_unit_test(test_arena_exclusions),
