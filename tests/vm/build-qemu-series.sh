@@ -19,8 +19,8 @@
 #            installed into WORKDIR/prefix (render server included)
 #   steps    QEMU unpacked into WORKDIR/qemu, configured once, then each
 #            patch of virglrenderer/vmm/qemu applied in order (`git apply
-#            --check` first) and the virtio-gpu objects rebuilt after each:
-#            any compiler warning or error fails the stage
+#            --check` first) and the virtio-gpu and physmem objects rebuilt
+#            after each: any compiler warning or error fails the stage
 #   full     qemu-system-x86_64 (WORKDIR/qemu/build/qemu-system-x86_64)
 #
 # QEMU 10.0's configure needs meson >= 1.5 as a Python module (Debian 12
@@ -74,16 +74,20 @@ if want virgl; then
 fi
 
 qemu=$work/qemu
-objs="hw_display_virtio-gpu-base.c.o hw_display_virtio-gpu.c.o
-hw_display_virtio-gpu-gl.c.o hw_display_virtio-gpu-virgl.c.o
-hw_display_virtio-gpu-pci-gl.c.o"
+# the objects the series touches: virtio-gpu's and (0007) physmem's
+objs="libcommon.a.p/hw_display_virtio-gpu-base.c.o
+libcommon.a.p/hw_display_virtio-gpu.c.o
+libcommon.a.p/hw_display_virtio-gpu-gl.c.o
+libcommon.a.p/hw_display_virtio-gpu-virgl.c.o
+libcommon.a.p/hw_display_virtio-gpu-pci-gl.c.o
+libqemu-x86_64-softmmu.a.p/system_physmem.c.o"
 
-# Rebuild the virtio-gpu objects; fail on any warning.
+# Rebuild those objects; fail on any warning.
 build_objs() {
 	targets=
 	for o in $objs; do
-		rm -f "$qemu/build/libcommon.a.p/$o"
-		targets="$targets libcommon.a.p/$o"
+		rm -f "$qemu/build/$o"
+		targets="$targets $o"
 	done
 	log=$work/objs.log
 	# shellcheck disable=SC2086 # targets is a list of words
@@ -97,7 +101,7 @@ build_objs() {
 		echo "warnings after $1"
 		exit 1
 	fi
-	echo "virtio-gpu objects after $1: no warnings"
+	echo "virtio-gpu and physmem objects after $1: no warnings"
 }
 
 if want steps; then

@@ -9,9 +9,22 @@
 # environment variables: VKFD_DEBUG=debug (guest library and shim log),
 # VKFD_VM_STRACE=1 (run each program under strace -f), VKFD_VM_CASES="..."
 # (a list of: info rocminfo hsa hsa-illegal hsa-fault; repeats allowed),
-# VKFD_VM_TIMEOUT=seconds per program (default 300), VKFD_VM_KTRACE=1 (trace
+# VKFD_VM_TIMEOUT=seconds per program (default 300), VKFD_VM_STALL=seconds
+# without progress that make a stall (default 30), VKFD_VM_KTRACE=1 (trace
 # the guest's control-queue submits and kick decisions with tracefs and print
-# the end of that trace when a program times out).
+# the end of that trace when a program times out), VKFD_VM_STORM=1 (run
+# vkfd-bench's storm over the virtgpu transport; see the storm case).
+#
+# Stall or slow: while a program runs, the script reads two progress
+# counters every second: the virtio-gpu fences the device has signalled
+# (debugfs virtio-gpu-irq-fence: last signalled id, last emitted id) and the
+# CPU time of the program's threads. A STALL is VKFD_VM_STALL seconds in
+# which fences were outstanding (emitted > signalled) and none was
+# signalled: the device stopped completing work it was given, whatever the
+# program does. A program that keeps completing fences but runs past
+# VKFD_VM_TIMEOUT is SLOW, not stalled. Neither counter moving with no
+# fence outstanding is IDLE (the program waits on something else). A
+# PROGRESS line every 10 s lets the host tell a live guest from a dead one.
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
@@ -20,6 +33,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug
 
 say() {
 	echo "vkfd-vm: $*"
@@ -90,9 +104,29 @@ alive() {
 	grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
 }
 
+# "signalled emitted" fence ids of the virtio-gpu device (0 0 if unknown)
+fences() {
+	f=$(cat /sys/kernel/debug/dri/*/virtio-gpu-irq-fence 2>/dev/null | head -n 1)
+	set -- $f
+	echo "${2:-0} ${3:-0}"
+}
+
+# CPU clock ticks (user + system) of process $1's threads and its children
+cputicks() {
+	sum=0
+	for p in $1 $(pgrep -P "$1"); do
+		for t in "/proc/$p/task/"*/stat; do
+			# fields 14 and 15 after the (comm) field, which may hold spaces
+			v=$(sed 's/.*) //' "$t" 2>/dev/null | awk '{print $12 + $13}')
+			sum=$((sum + ${v:-0}))
+		done
+	done
+	echo $sum
+}
+
 # run PRELOAD PROGRAM [ARGS]: PRELOAD 1 puts the shim into PROGRAM only
-# (never into strace). A program still running after VKFD_VM_TIMEOUT
-# seconds (default 300) has its threads dumped and is killed.
+# (never into strace). A program that stalls (see the top) or still runs
+# after VKFD_VM_TIMEOUT seconds has its threads dumped and is killed.
 run() {
 	pre=$1
 	shift
@@ -105,12 +139,43 @@ run() {
 	"$@" &
 	pid=$!
 	t=0
-	while alive $pid && [ $t -lt "${VKFD_VM_TIMEOUT:-300}" ]; do
+	quiet=0
+	verdict=
+	set -- $(fences)
+	sig=$1
+	cpu=$(cputicks $pid)
+	while alive $pid; do
+		if [ $t -ge "${VKFD_VM_TIMEOUT:-300}" ]; then
+			verdict="SLOW after ${t}s (still progressing)"
+			break
+		fi
 		sleep 1
 		t=$((t + 1))
+		set -- $(fences)
+		ncpu=$(cputicks $pid)
+		if [ "$1" != "$sig" ]; then
+			quiet=0
+		elif [ "$2" -gt "$1" ] || [ "$ncpu" = "$cpu" ]; then
+			quiet=$((quiet + 1))
+		else
+			quiet=0
+		fi
+		sig=$1
+		cpu=$ncpu
+		if [ $((t % 10)) -eq 0 ]; then
+			say "PROGRESS $c t=${t}s fences signalled $1 emitted $2 cpu $ncpu quiet ${quiet}s"
+		fi
+		if [ $quiet -ge "${VKFD_VM_STALL:-30}" ]; then
+			if [ "$2" -gt "$1" ]; then
+				verdict="STALL after ${t}s: fence $1 signalled, $2 emitted, none signalled for ${quiet}s"
+			else
+				verdict="IDLE after ${t}s: no fence outstanding, no CPU time for ${quiet}s"
+			fi
+			break
+		fi
 	done
-	if alive $pid; then
-		say "TIMEOUT after ${t}s: threads of $pid"
+	if [ -n "$verdict" ] && alive $pid; then
+		say "TIMEOUT $verdict: threads of $pid"
 		if [ "${VKFD_VM_KTRACE:-0}" = 1 ]; then
 			# kworkers refresh the console every ~200 ms: leave them out
 			say "ktrace (last 400 lines outside kworkers)"
