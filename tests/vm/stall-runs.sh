@@ -10,7 +10,7 @@
 # seconds (default 30) while fences were outstanding; a program that keeps
 # completing fences is only slow and is stopped at VKFD_VM_TIMEOUT seconds
 # (default 300). On the host, a boot whose console printed nothing for
-# DEAD_LIMIT seconds (default 180; the guest prints a PROGRESS line every
+# DEAD_LIMIT seconds (default 300; the guest prints a PROGRESS line every
 # 10 s while a program runs) is killed as DEAD (the whole guest stopped);
 # one still printing at BOOT_LIMIT seconds (default 1800) is killed as
 # SLOW.
@@ -21,7 +21,9 @@
 # gets one line per boot. FIRST: number of the first boot (default 1, to
 # continue a series). LOCK: a file locked (flock) around each boot so that
 # several of these loops on one machine boot one VM at a time (default
-# /tmp/vkfd-vm.lock). NICE: niceness of QEMU (default 5).
+# /tmp/vkfd-vm.lock). NICE: niceness of QEMU (default 5). VM_KERNEL_ARGS:
+# more guest kernel arguments (default "quiet": the emulated serial console
+# is slow under TCG, and a boot prints ~750 lines).
 # Prints one line per boot and ends with "N passed, N failed" (boots),
 # then the stall count.
 set -eu
@@ -49,7 +51,7 @@ last=$((i + count - 1))
 boot() {
 	# kernel command-line words become the init script's environment
 	nice -n "${NICE:-5}" "$here/run-vm.sh" "$qemu" "$rootfs" "$image" \
-		"VKFD_VM_CASES=\"$cases\" VKFD_VM_TIMEOUT=$timeout_s VKFD_VM_STALL=$stall_s" \
+		"${VM_KERNEL_ARGS-quiet} VKFD_VM_CASES=\"$cases\" VKFD_VM_TIMEOUT=$timeout_s VKFD_VM_STALL=$stall_s" \
 		</dev/null >"$1" 2>&1 &
 	vm=$!
 	t=0
@@ -65,8 +67,8 @@ boot() {
 			still=0
 		fi
 		size=$now
-		if [ "$still" -ge "${DEAD_LIMIT:-180}" ] || [ "$t" -ge "${BOOT_LIMIT:-1800}" ]; then
-			if [ "$still" -ge "${DEAD_LIMIT:-180}" ]; then echo DEAD; else echo SLOW; fi
+		if [ "$still" -ge "${DEAD_LIMIT:-300}" ] || [ "$t" -ge "${BOOT_LIMIT:-1800}" ]; then
+			if [ "$still" -ge "${DEAD_LIMIT:-300}" ]; then echo DEAD; else echo SLOW; fi
 			kill "$vm" 2>/dev/null || true
 			sleep 5
 			kill -9 "$vm" 2>/dev/null || true

@@ -8,12 +8,16 @@
 # Kernel command-line words of the form NAME=value reach this script as
 # environment variables: VKFD_DEBUG=debug (guest library and shim log),
 # VKFD_VM_STRACE=1 (run each program under strace -f), VKFD_VM_CASES="..."
-# (a list of: info rocminfo hsa hsa-illegal hsa-fault; repeats allowed),
+# (a list of: info rocminfo hsa hsa-illegal hsa-fault storm; repeats
+# allowed),
 # VKFD_VM_TIMEOUT=seconds per program (default 300), VKFD_VM_STALL=seconds
 # without progress that make a stall (default 30), VKFD_VM_KTRACE=1 (trace
 # the guest's control-queue submits and kick decisions with tracefs and print
-# the end of that trace when a program times out), VKFD_VM_STORM=1 (run
-# vkfd-bench's storm over the virtgpu transport; see the storm case).
+# the end of that trace when a program times out).
+#
+# The storm case replays vkfd-bench's model-load trace (3 replays) over the
+# virtgpu transport: vkfd-bench, its libvkfd-host.so.0 and model_load.trace
+# in /usr/local/libexec/vkfd/storm (see build-storm-image.sh).
 #
 # Stall or slow: while a program runs, the script reads two progress
 # counters every second: the virtio-gpu fences the device has signalled
@@ -107,6 +111,7 @@ alive() {
 # "signalled emitted" fence ids of the virtio-gpu device (0 0 if unknown)
 fences() {
 	f=$(cat /sys/kernel/debug/dri/*/virtio-gpu-irq-fence 2>/dev/null | head -n 1)
+	# shellcheck disable=SC2086 # split into its words on purpose
 	set -- $f
 	echo "${2:-0} ${3:-0}"
 }
@@ -141,6 +146,7 @@ run() {
 	t=0
 	quiet=0
 	verdict=
+	# shellcheck disable=SC2046 # split into its words on purpose
 	set -- $(fences)
 	sig=$1
 	cpu=$(cputicks $pid)
@@ -151,6 +157,7 @@ run() {
 		fi
 		sleep 1
 		t=$((t + 1))
+		# shellcheck disable=SC2046 # split into its words on purpose
 		set -- $(fences)
 		ncpu=$(cputicks $pid)
 		if [ "$1" != "$sig" ]; then
@@ -214,6 +221,11 @@ for c in $cases; do
 		;;
 	hsa-fault)
 		run 1 "$hsa_e2e" fault
+		;;
+	storm)
+		storm=/usr/local/libexec/vkfd/storm
+		run 0 env LD_LIBRARY_PATH=$storm $storm/vkfd-bench --scenario storm \
+			--paths virtgpu --iterations 3 --trace $storm/model_load.trace
 		;;
 	*)
 		echo "unknown case $c"
