@@ -21,7 +21,13 @@
 #            patch of virglrenderer/vmm/qemu applied in order (`git apply
 #            --check` first) and the virtio-gpu and physmem objects rebuilt
 #            after each: any compiler warning or error fails the stage
-#   full     qemu-system-x86_64 (WORKDIR/qemu/build/qemu-system-x86_64)
+#   full     qemu-system-x86_64 with the whole series, copied to
+#            WORKDIR/qemu-system-x86_64.series
+#   minus5   the series without 0005 (the amdkfd unmap patch) and 0006
+#            (which needs 0005), for the storm comparison: 0006 and 0005
+#            are reverse-applied in the same tree, QEMU rebuilt and copied
+#            to WORKDIR/qemu-system-x86_64.minus-0005, then both re-applied
+#            and QEMU rebuilt (needs the full stage's tree)
 #
 # QEMU 10.0's configure needs meson >= 1.5 as a Python module (Debian 12
 # has 1.0.1): put a newer one on PYTHONPATH, e.g. the unpacked files of
@@ -34,7 +40,7 @@ tarball=$(realpath "$1")
 virgl_git=$(realpath "$2")
 work=$3
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-stages=${STAGES:-vkfd virgl steps full}
+stages=${STAGES:-vkfd virgl steps full minus5}
 mkdir -p "$work"
 work=$(realpath "$work")
 nice="nice -n ${NICE:-15}"
@@ -128,10 +134,26 @@ if want steps; then
 	done
 fi
 
-if want full; then
+build_qemu() {
 	# the amdkfd-enabled libvirglrenderer needs libvkfd-host at link time
 	LD_LIBRARY_PATH=$stage/usr/local/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		$nice ninja -j"$jobs" -C "$qemu/build" qemu-system-x86_64
-	echo "qemu: $qemu/build/qemu-system-x86_64"
+}
+
+if want full; then
+	build_qemu
+	cp "$qemu/build/qemu-system-x86_64" "$work/qemu-system-x86_64.series"
+	echo "qemu: $work/qemu-system-x86_64.series"
 	echo "run with LD_LIBRARY_PATH=$prefix/$libdir:$stage/usr/local/$libdir"
+fi
+
+if want minus5; then
+	p5=$(echo "$repo"/virglrenderer/vmm/qemu/0005-*.patch)
+	p6=$(echo "$repo"/virglrenderer/vmm/qemu/0006-*.patch)
+	(cd "$qemu" && git apply -R "$p6" && git apply -R "$p5")
+	build_qemu
+	cp "$qemu/build/qemu-system-x86_64" "$work/qemu-system-x86_64.minus-0005"
+	(cd "$qemu" && git apply "$p5" && git apply "$p6")
+	build_qemu
+	echo "qemu without 0005 and 0006: $work/qemu-system-x86_64.minus-0005"
 fi
