@@ -76,7 +76,7 @@ fi
 
 if want storm; then
 	for q in series minus-0005; do
-		QEMU_SMP=2 LOGDIR=$logs/storm-$q VKFD_VM_CASES=storm VKFD_VM_TIMEOUT=900 \
+		QEMU_HOSTMEM=32G QEMU_HOLE64=64G QEMU_SMP=2 LOGDIR=$logs/storm-$q VKFD_VM_CASES=storm VKFD_VM_TIMEOUT=900 \
 			"$here/stall-runs.sh" "$storm_boots" "$work/qemu-system-x86_64.$q" \
 			"$work/vm-guest" "$work/vm-guest.img"
 	done

@@ -105,28 +105,39 @@ dump_threads() {
 # status file that vanishes while it is read is not running either (the
 # old negated grep took that read error for "alive": a false TIMEOUT).
 alive() {
-	grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
-}
-
-# "signalled emitted" fence ids of the virtio-gpu device (0 0 if unknown)
-fences() {
-	f=$(cat /sys/kernel/debug/dri/*/virtio-gpu-irq-fence 2>/dev/null | head -n 1)
+	line=
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+	# the state is the first field after "(comm) "
 	# shellcheck disable=SC2086 # split into its words on purpose
-	set -- $f
-	echo "${2:-0} ${3:-0}"
+	set -- ${line##*) }
+	[ "${1:-Z}" != Z ]
 }
 
-# CPU clock ticks (user + system) of process $1's threads and its children
-cputicks() {
-	sum=0
-	for p in $1 $(pgrep -P "$1"); do
-		for t in "/proc/$p/task/"*/stat; do
-			# fields 14 and 15 after the (comm) field, which may hold spaces
-			v=$(sed 's/.*) //' "$t" 2>/dev/null | awk '{print $12 + $13}')
-			sum=$((sum + ${v:-0}))
-		done
-	done
-	echo $sum
+# The counters are read without starting a process (under TCG a fork costs
+# tens of ms, and this runs every second next to the program measured).
+fence_file=
+for f in /sys/kernel/debug/dri/*/virtio-gpu-irq-fence; do
+	[ -r "$f" ] && fence_file=$f && break
+done
+
+# f_sig, f_emi: the last signalled and emitted fence ids of the virtio-gpu
+# device (0 if unknown)
+read_fences() {
+	f_sig=0
+	f_emi=0
+	[ -z "$fence_file" ] || read -r _ f_sig f_emi 2>/dev/null <"$fence_file" || :
+	f_sig=${f_sig:-0}
+	f_emi=${f_emi:-0}
+}
+
+# f_cpu: CPU clock ticks (user + system, all threads) of process $1
+read_cpu() {
+	line=
+	read -r line 2>/dev/null <"/proc/$1/stat" || :
+	# the fields after "(comm) ", which may hold spaces
+	# shellcheck disable=SC2086 # split into its words on purpose
+	set -- ${line##*) }
+	f_cpu=$((${12:-0} + ${13:-0}))
 }
 
 # run PRELOAD PROGRAM [ARGS]: PRELOAD 1 puts the shim into PROGRAM only
@@ -146,10 +157,10 @@ run() {
 	t=0
 	quiet=0
 	verdict=
-	# shellcheck disable=SC2046 # split into its words on purpose
-	set -- $(fences)
-	sig=$1
-	cpu=$(cputicks $pid)
+	read_fences
+	read_cpu $pid
+	sig=$f_sig
+	cpu=$f_cpu
 	while alive $pid; do
 		if [ $t -ge "${VKFD_VM_TIMEOUT:-300}" ]; then
 			verdict="SLOW after ${t}s (still progressing)"
@@ -157,24 +168,23 @@ run() {
 		fi
 		sleep 1
 		t=$((t + 1))
-		# shellcheck disable=SC2046 # split into its words on purpose
-		set -- $(fences)
-		ncpu=$(cputicks $pid)
-		if [ "$1" != "$sig" ]; then
+		read_fences
+		read_cpu $pid
+		if [ "$f_sig" != "$sig" ]; then
 			quiet=0
-		elif [ "$2" -gt "$1" ] || [ "$ncpu" = "$cpu" ]; then
+		elif [ "$f_emi" -gt "$f_sig" ] || [ "$f_cpu" = "$cpu" ]; then
 			quiet=$((quiet + 1))
 		else
 			quiet=0
 		fi
-		sig=$1
-		cpu=$ncpu
+		sig=$f_sig
+		cpu=$f_cpu
 		if [ $((t % 10)) -eq 0 ]; then
-			say "PROGRESS $c t=${t}s fences signalled $1 emitted $2 cpu $ncpu quiet ${quiet}s"
+			say "PROGRESS $c t=${t}s fences signalled $f_sig emitted $f_emi cpu $f_cpu quiet ${quiet}s"
 		fi
 		if [ $quiet -ge "${VKFD_VM_STALL:-30}" ]; then
-			if [ "$2" -gt "$1" ]; then
-				verdict="STALL after ${t}s: fence $1 signalled, $2 emitted, none signalled for ${quiet}s"
+			if [ "$f_emi" -gt "$f_sig" ]; then
+				verdict="STALL after ${t}s: fence $f_sig signalled, $f_emi emitted, none signalled for ${quiet}s"
 			else
 				verdict="IDLE after ${t}s: no fence outstanding, no CPU time for ${quiet}s"
 			fi
