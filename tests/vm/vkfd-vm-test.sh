@@ -21,11 +21,12 @@
 #
 # Stall or slow: while a program runs, the script reads two progress
 # counters every second: the virtio-gpu fences the device has signalled
-# (debugfs virtio-gpu-irq-fence: last signalled id, last emitted id) and the
-# CPU time of the program's threads. A STALL is VKFD_VM_STALL seconds in
-# which fences were outstanding (emitted > signalled) and none was
-# signalled: the device stopped completing work it was given, whatever the
-# program does. A program that keeps completing fences but runs past
+# (debugfs virtio-gpu-irq-fence: last signalled id, last emitted id), the
+# interrupts of its control queue (/proc/interrupts) and the CPU time of the
+# program. A STALL is VKFD_VM_STALL seconds in which fences were
+# outstanding (emitted > signalled), none was signalled and the control
+# queue raised no interrupt: the device stopped completing work it was
+# given, whatever the program does. A program that keeps completing fences but runs past
 # VKFD_VM_TIMEOUT is SLOW, not stalled. Neither counter moving with no
 # fence outstanding is IDLE (the program waits on something else). A
 # PROGRESS line every 10 s lets the host tell a live guest from a dead one.
@@ -130,6 +131,28 @@ read_fences() {
 	f_emi=${f_emi:-0}
 }
 
+# f_irq: interrupts of the virtio-gpu control queue ("virtioN-control" in
+# /proc/interrupts, summed over CPUs): every batch of requests the device
+# completes, fenced or not (an unmap that blocks the queue completes none)
+read_irqs() {
+	f_irq=0
+	while read -r line; do
+		case $line in
+		*-control) ;;
+		*) continue ;;
+		esac
+		# shellcheck disable=SC2086 # split into its words on purpose
+		set -- $line
+		shift
+		for n in "$@"; do
+			case $n in
+			*[!0-9]*) break ;;
+			esac
+			f_irq=$((f_irq + n))
+		done
+	done </proc/interrupts
+}
+
 # f_cpu: CPU clock ticks (user + system, all threads) of process $1
 read_cpu() {
 	line=
@@ -158,8 +181,10 @@ run() {
 	quiet=0
 	verdict=
 	read_fences
+	read_irqs
 	read_cpu $pid
 	sig=$f_sig
+	irq=$f_irq
 	cpu=$f_cpu
 	while alive $pid; do
 		if [ $t -ge "${VKFD_VM_TIMEOUT:-300}" ]; then
@@ -169,8 +194,9 @@ run() {
 		sleep 1
 		t=$((t + 1))
 		read_fences
+		read_irqs
 		read_cpu $pid
-		if [ "$f_sig" != "$sig" ]; then
+		if [ "$f_sig" != "$sig" ] || [ "$f_irq" != "$irq" ]; then
 			quiet=0
 		elif [ "$f_emi" -gt "$f_sig" ] || [ "$f_cpu" = "$cpu" ]; then
 			quiet=$((quiet + 1))
@@ -178,13 +204,14 @@ run() {
 			quiet=0
 		fi
 		sig=$f_sig
+		irq=$f_irq
 		cpu=$f_cpu
 		if [ $((t % 10)) -eq 0 ]; then
-			say "PROGRESS $c t=${t}s fences signalled $f_sig emitted $f_emi cpu $f_cpu quiet ${quiet}s"
+			say "PROGRESS $c t=${t}s fences signalled $f_sig emitted $f_emi control irqs $f_irq cpu $f_cpu quiet ${quiet}s"
 		fi
 		if [ $quiet -ge "${VKFD_VM_STALL:-30}" ]; then
 			if [ "$f_emi" -gt "$f_sig" ]; then
-				verdict="STALL after ${t}s: fence $f_sig signalled, $f_emi emitted, none signalled for ${quiet}s"
+				verdict="STALL after ${t}s: fence $f_sig signalled, $f_emi emitted, no fence signalled and no control-queue interrupt for ${quiet}s"
 			else
 				verdict="IDLE after ${t}s: no fence outstanding, no CPU time for ${quiet}s"
 			fi
