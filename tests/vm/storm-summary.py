@@ -8,7 +8,7 @@ the VM"). Not used by CI.
 FILE is vkfd-bench's table output, or a VM console log that holds it. Runs
 with the same LABEL are one group. Prints a markdown table of every run
 (wall time and the blob steps' distributions), then each group's median of
-every figure and the ratios of the groups' medians to the first group's.
+every figure and the ratio of each group's medians to every earlier group's.
 """
 import re
 import statistics
@@ -83,16 +83,16 @@ def main(argv):
               " | ".join(fmt(med[label][k]) for k in FIGURES) + " |")
     if len(order) < 2:
         return 0
-    base = order[0]
     print()
-    print(f"| ratio of medians | " + " | ".join(FIGURES) + " |")
+    print("| ratio of medians | " + " | ".join(FIGURES) + " |")
     print("|---" * (len(FIGURES) + 1) + "|")
-    for label in order[1:]:
-        cells = []
-        for k in FIGURES:
-            a, b = med[label][k], med[base][k]
-            cells.append(f"{a / b:.2f}" if a is not None and b else "–")
-        print(f"| {label} / {base} | " + " | ".join(cells) + " |")
+    for i, base in enumerate(order):
+        for label in order[i + 1:]:
+            cells = []
+            for k in FIGURES:
+                a, b = med[label][k], med[base][k]
+                cells.append(f"{a / b:.3g}" if a is not None and b else "–")
+            print(f"| {label} / {base} | " + " | ".join(cells) + " |")
     return 0
 
 
