@@ -19,9 +19,15 @@
 #            installed into WORKDIR/prefix (render server included)
 #   steps    QEMU unpacked into WORKDIR/qemu, configured once, then each
 #            patch of virglrenderer/vmm/qemu applied in order (`git apply
-#            --check` first) and the virtio-gpu objects rebuilt after each:
-#            any compiler warning or error fails the stage
-#   full     qemu-system-x86_64 (WORKDIR/qemu/build/qemu-system-x86_64)
+#            --check` first) and the virtio-gpu and physmem objects rebuilt
+#            after each: any compiler warning or error fails the stage
+#   full     qemu-system-x86_64 with the whole series, copied to
+#            WORKDIR/qemu-system-x86_64.series
+#   minus5   the series without 0005 (the amdkfd unmap patch) and 0006
+#            (which needs 0005), for the storm comparison: 0006 and 0005
+#            are reverse-applied in the same tree, QEMU rebuilt and copied
+#            to WORKDIR/qemu-system-x86_64.minus-0005, then both re-applied
+#            and QEMU rebuilt (needs the full stage's tree)
 #
 # QEMU 10.0's configure needs meson >= 1.5 as a Python module (Debian 12
 # has 1.0.1): put a newer one on PYTHONPATH, e.g. the unpacked files of
@@ -34,7 +40,7 @@ tarball=$(realpath "$1")
 virgl_git=$(realpath "$2")
 work=$3
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-stages=${STAGES:-vkfd virgl steps full}
+stages=${STAGES:-vkfd virgl steps full minus5}
 mkdir -p "$work"
 work=$(realpath "$work")
 nice="nice -n ${NICE:-15}"
@@ -74,16 +80,20 @@ if want virgl; then
 fi
 
 qemu=$work/qemu
-objs="hw_display_virtio-gpu-base.c.o hw_display_virtio-gpu.c.o
-hw_display_virtio-gpu-gl.c.o hw_display_virtio-gpu-virgl.c.o
-hw_display_virtio-gpu-pci-gl.c.o"
+# the objects the series touches: virtio-gpu's and (0007) physmem's
+objs="libcommon.a.p/hw_display_virtio-gpu-base.c.o
+libcommon.a.p/hw_display_virtio-gpu.c.o
+libcommon.a.p/hw_display_virtio-gpu-gl.c.o
+libcommon.a.p/hw_display_virtio-gpu-virgl.c.o
+libcommon.a.p/hw_display_virtio-gpu-pci-gl.c.o
+libqemu-x86_64-softmmu.a.p/system_physmem.c.o"
 
-# Rebuild the virtio-gpu objects; fail on any warning.
+# Rebuild those objects; fail on any warning.
 build_objs() {
 	targets=
 	for o in $objs; do
-		rm -f "$qemu/build/libcommon.a.p/$o"
-		targets="$targets libcommon.a.p/$o"
+		rm -f "$qemu/build/$o"
+		targets="$targets $o"
 	done
 	log=$work/objs.log
 	# shellcheck disable=SC2086 # targets is a list of words
@@ -97,7 +107,7 @@ build_objs() {
 		echo "warnings after $1"
 		exit 1
 	fi
-	echo "virtio-gpu objects after $1: no warnings"
+	echo "virtio-gpu and physmem objects after $1: no warnings"
 }
 
 if want steps; then
@@ -124,10 +134,26 @@ if want steps; then
 	done
 fi
 
-if want full; then
+build_qemu() {
 	# the amdkfd-enabled libvirglrenderer needs libvkfd-host at link time
 	LD_LIBRARY_PATH=$stage/usr/local/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		$nice ninja -j"$jobs" -C "$qemu/build" qemu-system-x86_64
-	echo "qemu: $qemu/build/qemu-system-x86_64"
+}
+
+if want full; then
+	build_qemu
+	cp "$qemu/build/qemu-system-x86_64" "$work/qemu-system-x86_64.series"
+	echo "qemu: $work/qemu-system-x86_64.series"
 	echo "run with LD_LIBRARY_PATH=$prefix/$libdir:$stage/usr/local/$libdir"
+fi
+
+if want minus5; then
+	p5=$(echo "$repo"/virglrenderer/vmm/qemu/0005-*.patch)
+	p6=$(echo "$repo"/virglrenderer/vmm/qemu/0006-*.patch)
+	(cd "$qemu" && git apply -R "$p6" && git apply -R "$p5")
+	build_qemu
+	cp "$qemu/build/qemu-system-x86_64" "$work/qemu-system-x86_64.minus-0005"
+	(cd "$qemu" && git apply "$p5" && git apply "$p6")
+	build_qemu
+	echo "qemu without 0005 and 0006: $work/qemu-system-x86_64.minus-0005"
 fi

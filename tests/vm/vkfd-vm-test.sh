@@ -8,10 +8,28 @@
 # Kernel command-line words of the form NAME=value reach this script as
 # environment variables: VKFD_DEBUG=debug (guest library and shim log),
 # VKFD_VM_STRACE=1 (run each program under strace -f), VKFD_VM_CASES="..."
-# (a list of: info rocminfo hsa hsa-illegal hsa-fault; repeats allowed),
-# VKFD_VM_TIMEOUT=seconds per program (default 300), VKFD_VM_KTRACE=1 (trace
+# (a list of: info rocminfo hsa hsa-illegal hsa-fault storm; repeats
+# allowed),
+# VKFD_VM_TIMEOUT=seconds per program (default 300), VKFD_VM_STALL=seconds
+# without progress that make a stall (default 30), VKFD_VM_KTRACE=1 (trace
 # the guest's control-queue submits and kick decisions with tracefs and print
 # the end of that trace when a program times out).
+#
+# The storm case replays vkfd-bench's model-load trace (3 replays) over the
+# virtgpu transport: vkfd-bench, its libvkfd-host.so.0 and model_load.trace
+# in /usr/local/libexec/vkfd/storm (see build-storm-image.sh).
+#
+# Stall or slow: while a program runs, the script reads two progress
+# counters every second: the virtio-gpu fences the device has signalled
+# (debugfs virtio-gpu-irq-fence: last signalled id, last emitted id), the
+# interrupts of its control queue (/proc/interrupts) and the CPU time of the
+# program. A STALL is VKFD_VM_STALL seconds in which fences were
+# outstanding (emitted > signalled), none was signalled and the control
+# queue raised no interrupt: the device stopped completing work it was
+# given, whatever the program does. A program that keeps completing fences but runs past
+# VKFD_VM_TIMEOUT is SLOW, not stalled. Neither counter moving with no
+# fence outstanding is IDLE (the program waits on something else). A
+# PROGRESS line every 10 s lets the host tell a live guest from a dead one.
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
@@ -20,6 +38,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug
 
 say() {
 	echo "vkfd-vm: $*"
@@ -87,12 +106,66 @@ dump_threads() {
 # status file that vanishes while it is read is not running either (the
 # old negated grep took that read error for "alive": a false TIMEOUT).
 alive() {
-	grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
+	line=
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+	# the state is the first field after "(comm) "
+	# shellcheck disable=SC2086 # split into its words on purpose
+	set -- ${line##*) }
+	[ "${1:-Z}" != Z ]
+}
+
+# The counters are read without starting a process (under TCG a fork costs
+# tens of ms, and this runs every second next to the program measured).
+fence_file=
+for f in /sys/kernel/debug/dri/*/virtio-gpu-irq-fence; do
+	[ -r "$f" ] && fence_file=$f && break
+done
+
+# f_sig, f_emi: the last signalled and emitted fence ids of the virtio-gpu
+# device (0 if unknown)
+read_fences() {
+	f_sig=0
+	f_emi=0
+	[ -z "$fence_file" ] || read -r _ f_sig f_emi 2>/dev/null <"$fence_file" || :
+	f_sig=${f_sig:-0}
+	f_emi=${f_emi:-0}
+}
+
+# f_irq: interrupts of the virtio-gpu control queue ("virtioN-control" in
+# /proc/interrupts, summed over CPUs): every batch of requests the device
+# completes, fenced or not (an unmap that blocks the queue completes none)
+read_irqs() {
+	f_irq=0
+	while read -r line; do
+		case $line in
+		*-control) ;;
+		*) continue ;;
+		esac
+		# shellcheck disable=SC2086 # split into its words on purpose
+		set -- $line
+		shift
+		for n in "$@"; do
+			case $n in
+			*[!0-9]*) break ;;
+			esac
+			f_irq=$((f_irq + n))
+		done
+	done </proc/interrupts
+}
+
+# f_cpu: CPU clock ticks (user + system, all threads) of process $1
+read_cpu() {
+	line=
+	read -r line 2>/dev/null <"/proc/$1/stat" || :
+	# the fields after "(comm) ", which may hold spaces
+	# shellcheck disable=SC2086 # split into its words on purpose
+	set -- ${line##*) }
+	f_cpu=$((${12:-0} + ${13:-0}))
 }
 
 # run PRELOAD PROGRAM [ARGS]: PRELOAD 1 puts the shim into PROGRAM only
-# (never into strace). A program still running after VKFD_VM_TIMEOUT
-# seconds (default 300) has its threads dumped and is killed.
+# (never into strace). A program that stalls (see the top) or still runs
+# after VKFD_VM_TIMEOUT seconds has its threads dumped and is killed.
 run() {
 	pre=$1
 	shift
@@ -105,12 +178,48 @@ run() {
 	"$@" &
 	pid=$!
 	t=0
-	while alive $pid && [ $t -lt "${VKFD_VM_TIMEOUT:-300}" ]; do
+	quiet=0
+	verdict=
+	read_fences
+	read_irqs
+	read_cpu $pid
+	sig=$f_sig
+	irq=$f_irq
+	cpu=$f_cpu
+	while alive $pid; do
+		if [ $t -ge "${VKFD_VM_TIMEOUT:-300}" ]; then
+			verdict="SLOW after ${t}s (still progressing)"
+			break
+		fi
 		sleep 1
 		t=$((t + 1))
+		read_fences
+		read_irqs
+		read_cpu $pid
+		if [ "$f_sig" != "$sig" ] || [ "$f_irq" != "$irq" ]; then
+			quiet=0
+		elif [ "$f_emi" -gt "$f_sig" ] || [ "$f_cpu" = "$cpu" ]; then
+			quiet=$((quiet + 1))
+		else
+			quiet=0
+		fi
+		sig=$f_sig
+		irq=$f_irq
+		cpu=$f_cpu
+		if [ $((t % 10)) -eq 0 ]; then
+			say "PROGRESS $c t=${t}s fences signalled $f_sig emitted $f_emi control irqs $f_irq cpu $f_cpu quiet ${quiet}s"
+		fi
+		if [ $quiet -ge "${VKFD_VM_STALL:-30}" ]; then
+			if [ "$f_emi" -gt "$f_sig" ]; then
+				verdict="STALL after ${t}s: fence $f_sig signalled, $f_emi emitted, no fence signalled and no control-queue interrupt for ${quiet}s"
+			else
+				verdict="IDLE after ${t}s: no fence outstanding, no CPU time for ${quiet}s"
+			fi
+			break
+		fi
 	done
-	if alive $pid; then
-		say "TIMEOUT after ${t}s: threads of $pid"
+	if [ -n "$verdict" ] && alive $pid; then
+		say "TIMEOUT $verdict: threads of $pid"
 		if [ "${VKFD_VM_KTRACE:-0}" = 1 ]; then
 			# kworkers refresh the console every ~200 ms: leave them out
 			say "ktrace (last 400 lines outside kworkers)"
@@ -149,6 +258,11 @@ for c in $cases; do
 		;;
 	hsa-fault)
 		run 1 "$hsa_e2e" fault
+		;;
+	storm)
+		storm=/usr/local/libexec/vkfd/storm
+		run 0 env LD_LIBRARY_PATH=$storm $storm/vkfd-bench --scenario storm \
+			--paths virtgpu --iterations 3 --trace $storm/model_load.trace
 		;;
 	*)
 		echo "unknown case $c"

@@ -15,6 +15,7 @@ enum bench_path {
 	BENCH_NATIVE = 0, /* kfdsim through its device seam, no protocol */
 	BENCH_DIRECT,     /* guest library -> host context in this process */
 	BENCH_VTEST,      /* guest library -> private vkfd-server over a socket */
+	BENCH_VIRTGPU,    /* guest library -> virtio-gpu (inside a VM only) */
 	BENCH_PATH_COUNT,
 };
 

@@ -45,6 +45,12 @@ struct bench_counts {
 	uint64_t blob_creates; /* protocol blobs created */
 	uint64_t cpu_maps;     /* blob maps / render-fd mmaps */
 	uint64_t cpu_unmaps;
+	/* the blob steps of the last operation, ns (0: none): protocol blob
+	 * creation (with its BIND_BLOB), the blob's CPU mapping, its unmap and
+	 * destruction */
+	uint64_t last_blob_create_ns;
+	uint64_t last_blob_map_ns;
+	uint64_t last_blob_destroy_ns;
 };
 
 struct bench_queue {

@@ -59,6 +59,9 @@ static int p_open(struct bench_dev *d, char *why, size_t why_len)
 		if (!sock)
 			return -ENOENT;
 		d->g = vkfd_guest_connect(VKFD_TRANSPORT_VTEST, sock);
+	} else if (d->path == BENCH_VIRTGPU) {
+		/* the host is the VMM's: no server of ours, no host statistics */
+		d->g = vkfd_guest_connect(VKFD_TRANSPORT_VIRTGPU, NULL);
 	} else {
 		/* the in-process host's threads inherit the second CPU */
 		bench_pin(1);
@@ -97,9 +100,13 @@ fail:
 
 static void blob_drop(struct bench_dev *d, struct bench_bo *bo)
 {
+	uint64_t t0;
+
 	if (!bo->blob)
 		return;
+	t0 = bench_now_ns();
 	vkfd_guest_blob_destroy(d->g, bo->blob);
+	d->counts.last_blob_destroy_ns += bench_now_ns() - t0;
 	free(bo->blob);
 	bo->blob = NULL;
 }
@@ -182,7 +189,7 @@ static int p_cpu_map(struct bench_dev *d, struct bench_bo *bo)
 {
 	struct vkfd_guest_blob *b;
 	struct vkfd_req_bind_blob req;
-	uint64_t id;
+	uint64_t id, t0;
 	void *p;
 	int r;
 
@@ -194,6 +201,7 @@ static int p_cpu_map(struct bench_dev *d, struct bench_bo *bo)
 		b = calloc(1, sizeof(*b));
 		if (!b)
 			return -ENOMEM;
+		t0 = bench_now_ns();
 		id = vkfd_guest_blob_id_alloc(d->g);
 		memset(&req, 0, sizeof(req));
 		req.handle = bo->handle;
@@ -207,11 +215,16 @@ static int p_cpu_map(struct bench_dev *d, struct bench_bo *bo)
 			return r;
 		}
 		d->counts.blob_creates++;
+		d->counts.last_blob_create_ns = bench_now_ns() - t0;
 		bo->blob = b;
 	}
+	t0 = bench_now_ns();
 	p = vkfd_guest_blob_map(d->g, bo->blob, (void *)(uintptr_t)bo->va, bo->blob_size, 0,
 				PROT_READ | PROT_WRITE);
-	return p == MAP_FAILED ? -errno : 0;
+	if (p == MAP_FAILED)
+		return -errno;
+	d->counts.last_blob_map_ns = bench_now_ns() - t0;
+	return 0;
 }
 
 static int p_cpu_unmap(struct bench_dev *d, struct bench_bo *bo)

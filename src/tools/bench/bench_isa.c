@@ -232,7 +232,7 @@ static void isa_path(enum bench_path p, unsigned iters, struct bench_cell *c)
 			bench_cell_metric(c, names[k][1], p50 / 1e6);
 			bench_cell_metric(c, names[k][2], (double)insts[k]);
 			/* per second of CPU: only where the engine is in-process */
-			if (p != BENCH_VTEST)
+			if (p == BENCH_NATIVE || p == BENCH_DIRECT)
 				bench_cell_metric(c, names[k][3],
 						  (double)insts[k] /
 						      bench_percentile_ns(cpu[k], n, 50) * 1e3);

@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"                     1000*N commands, rocminfo runs min(N,5) times\n"
 		"  --scenario LIST    comma-separated: storm,sync,fence,decode,dispatch,\n"
 		"                     rocminfo,isa,hostfree (default: all)\n"
-		"  --paths LIST       comma-separated: native,direct,vtest (default: all)\n"
+		"  --paths LIST       comma-separated: native,direct,vtest,virtgpu (default:\n"
+		"                     native,direct,vtest; virtgpu runs inside a VM)\n"
 		"  --json             machine-readable output (one result per line)\n"
 		"  --pin              pin the guest side to the first CPU and the host side\n"
 		"                     (server, in-process host threads, kfdsim engines) to\n"
@@ -145,7 +146,8 @@ int main(int argc, char **argv)
 	memset(results, 0, sizeof(results));
 	o.iterations = DEFAULT_ITERATIONS;
 	for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {
-		o.paths[p] = true;
+		/* virtgpu needs a virtio-gpu device: only when asked for */
+		o.paths[p] = p != BENCH_VIRTGPU;
 		path_names[p] = bench_path_name((enum bench_path)p);
 	}
 	for (unsigned s = 0; s < N_SCENARIOS; s++) {

@@ -132,6 +132,8 @@ void bench_rocminfo(const struct bench_opts *o, struct bench_scenario_result *ou
 			bench_cell_na(&out->cell[p], "%s", why);
 		else if (p == BENCH_DIRECT)
 			bench_cell_na(&out->cell[p], "vkfd-run has no in-process host mode");
+		else if (p == BENCH_VIRTGPU)
+			bench_cell_na(&out->cell[p], "in a VM, run rocminfo with the preload shim");
 	}
 	if (why)
 		return;

@@ -15,7 +15,7 @@
 
 const char *bench_path_name(enum bench_path p)
 {
-	static const char *const names[BENCH_PATH_COUNT] = {"native", "direct", "vtest"};
+	static const char *const names[BENCH_PATH_COUNT] = {"native", "direct", "vtest", "virtgpu"};
 
 	return (unsigned)p < BENCH_PATH_COUNT ? names[p] : "?";
 }

@@ -36,9 +36,19 @@ struct op_samples {
 	size_t n;
 };
 
+/* the blob steps inside the operations (bench_counts.last_blob_*) */
+enum blob_step { BLOB_CREATE, BLOB_MAP, BLOB_DESTROY, BLOB_STEP_COUNT };
+
+static const char *const blob_metric[BLOB_STEP_COUNT][4] = {
+    {"blob_create_p50_us", "blob_create_p90_us", "blob_create_p99_us", "blob_create_max_us"},
+    {"blob_map_p50_us", "blob_map_p90_us", "blob_map_p99_us", "blob_map_max_us"},
+    {"blob_destroy_p50_us", "blob_destroy_p90_us", "blob_destroy_p99_us", "blob_destroy_max_us"},
+};
+
 struct storm_acc {
 	struct op_samples s[OP_KIND_COUNT]; /* per kind, over all runs */
-	struct op_samples all;              /* every operation, over all runs */
+	struct op_samples blob[BLOB_STEP_COUNT];
+	struct op_samples all; /* every operation, over all runs */
 	uint64_t worst;
 	int worst_kind;
 	struct bench_counts counts; /* of the last run */
@@ -88,6 +98,9 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 		uint64_t a = bench_now_ns(), dt;
 		struct op_samples *k = &acc->s[op->kind];
 
+		cnt->last_blob_create_ns = 0;
+		cnt->last_blob_map_ns = 0;
+		cnt->last_blob_destroy_ns = 0;
 		r = trace_replay_op(d, op, bos, live, event);
 		dt = bench_now_ns() - a;
 		if (r) {
@@ -97,6 +110,14 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 		}
 		acc->all.v[acc->all.n++] = dt;
 		k->v[k->n++] = dt;
+		if (cnt->last_blob_create_ns)
+			acc->blob[BLOB_CREATE].v[acc->blob[BLOB_CREATE].n++] =
+			    cnt->last_blob_create_ns;
+		if (cnt->last_blob_map_ns)
+			acc->blob[BLOB_MAP].v[acc->blob[BLOB_MAP].n++] = cnt->last_blob_map_ns;
+		if (cnt->last_blob_destroy_ns)
+			acc->blob[BLOB_DESTROY].v[acc->blob[BLOB_DESTROY].n++] =
+			    cnt->last_blob_destroy_ns;
 		if (dt > acc->worst) {
 			acc->worst = dt;
 			acc->worst_kind = op->kind;
@@ -146,6 +167,10 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 		acc.s[k].v = calloc(cap, sizeof(uint64_t));
 		ok = ok && acc.s[k].v;
 	}
+	for (unsigned k = 0; k < BLOB_STEP_COUNT; k++) {
+		acc.blob[k].v = calloc(cap, sizeof(uint64_t));
+		ok = ok && acc.blob[k].v;
+	}
 	if (!ok || !acc.all.v) {
 		bench_cell_na(c, "out of memory");
 		goto out;
@@ -190,10 +215,22 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 				  bench_percentile_ns(acc.s[k].v, acc.s[k].n, 50) / 1000.0);
 		bench_cell_metric(c, op_max[k], (double)acc.s[k].v[acc.s[k].n - 1] / 1000.0);
 	}
+	for (unsigned k = 0; k < BLOB_STEP_COUNT; k++) {
+		static const double pct[3] = {50, 90, 99};
+		struct op_samples *b = &acc.blob[k];
+
+		if (!b->n)
+			continue;
+		bench_sort_ns(b->v, b->n);
+		for (unsigned q = 0; q < 3; q++)
+			bench_cell_metric(c, blob_metric[k][q],
+					  bench_percentile_ns(b->v, b->n, pct[q]) / 1000.0);
+		bench_cell_metric(c, blob_metric[k][3], (double)b->v[b->n - 1] / 1000.0);
+	}
 	if (acc.worst_kind >= 0)
 		snprintf(c->reason, sizeof(c->reason), "slowest operation: %s",
 			 trace_op_names[acc.worst_kind]);
-	if (p != BENCH_NATIVE) {
+	if (p == BENCH_DIRECT || p == BENCH_VTEST) {
 		int r = bench_host_stats_collect(runs, c);
 
 		if (r) {
@@ -207,6 +244,8 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 out:
 	for (unsigned k = 0; k < OP_KIND_COUNT; k++)
 		free(acc.s[k].v);
+	for (unsigned k = 0; k < BLOB_STEP_COUNT; k++)
+		free(acc.blob[k].v);
 	free(acc.all.v);
 }
 
