@@ -320,6 +320,8 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize);
 int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize);
 int bk_ioctl_map_memory_to_gpu(struct bk_conn *c, void *arg, uint32_t usize);
 int bk_ioctl_unmap_memory_from_gpu(struct bk_conn *c, void *arg, uint32_t usize);
+int bk_bind_new_blob_locked(struct bk_conn *c, const struct bk_bo *b, uint32_t flags,
+			    struct vkfd_guest_blob *out);
 int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b);
 void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 

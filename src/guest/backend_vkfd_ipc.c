@@ -34,22 +34,13 @@ static bool bk_exportable(const struct bk_bo *b)
 /* bk_mem_lock held: the BO's shareable blob, made on first export. */
 static int bk_share_blob_locked(struct bk_conn *c, struct bk_bo *b)
 {
-	struct vkfd_req_bind_blob req;
-	uint64_t id;
 	int r;
 
 	BK_ASSERT_MEM_LOCKED();
 	if (b->has_share)
 		return 0;
-	id = vkfd_guest_blob_id_alloc(c->g);
-	memset(&req, 0, sizeof(req));
-	req.handle = b->handle;
-	req.blob_id = id;
-	r = bk_call_async(c, VKFD_CMD_BIND_BLOB, &req, sizeof(req));
-	if (r)
-		return r;
-	r = vkfd_guest_blob_create(c->g, id, b->blob_size,
-				   VKFD_GUEST_BLOB_MAPPABLE | VKFD_GUEST_BLOB_SHAREABLE, &b->share);
+	r = bk_bind_new_blob_locked(c, b, VKFD_GUEST_BLOB_MAPPABLE | VKFD_GUEST_BLOB_SHAREABLE,
+				    &b->share);
 	if (r) {
 		bk_log("shareable blob for bo %#" PRIx64 ": %d", b->handle, r);
 		/* the host refused the bind or the blob: the BO cannot be

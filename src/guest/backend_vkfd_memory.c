@@ -17,18 +17,17 @@
 
 #include "backend_vkfd_internal.h"
 
-/* Called with bk_mem_lock held. */
-int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
+/* A new blob id bound to b (BIND_BLOB, sent without a reply) and the blob
+ * created with `flags`: the host refuses a bad bind by failing the
+ * create. Called with bk_mem_lock held. */
+int bk_bind_new_blob_locked(struct bk_conn *c, const struct bk_bo *b, uint32_t flags,
+			    struct vkfd_guest_blob *out)
 {
 	struct vkfd_req_bind_blob req;
 	uint64_t id;
 	int r;
 
 	BK_ASSERT_MEM_LOCKED();
-	if (b->has_blob)
-		return 0;
-	if (b->map_flags & (VKFD_ALLOC_MAP_NONE | VKFD_ALLOC_MAP_ARENA))
-		return -EINVAL; /* an arena BO is a slice of its arena's blob */
 	id = vkfd_guest_blob_id_alloc(c->g);
 	memset(&req, 0, sizeof(req));
 	req.handle = b->handle;
@@ -37,7 +36,20 @@ int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 	if (r)
 		return r;
 	bk_stats_count(&bk_stats.blobs);
-	r = vkfd_guest_blob_create(c->g, id, b->blob_size, VKFD_GUEST_BLOB_MAPPABLE, &b->blob);
+	return vkfd_guest_blob_create(c->g, id, b->blob_size, flags, out);
+}
+
+/* Called with bk_mem_lock held. */
+int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
+{
+	int r;
+
+	BK_ASSERT_MEM_LOCKED();
+	if (b->has_blob)
+		return 0;
+	if (b->map_flags & (VKFD_ALLOC_MAP_NONE | VKFD_ALLOC_MAP_ARENA))
+		return -EINVAL; /* an arena BO is a slice of its arena's blob */
+	r = bk_bind_new_blob_locked(c, b, VKFD_GUEST_BLOB_MAPPABLE, &b->blob);
 	if (r) {
 		bk_log("blob create for bo %#" PRIx64 ": %d", b->handle, r);
 		return r < 0 ? r : -EIO;
