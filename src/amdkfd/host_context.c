@@ -113,6 +113,7 @@ static void ctx_free(struct vkfd_host_context *ctx)
 	free(ctx->rsp_buf);
 	free(ctx->req_buf);
 	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_destroy(&ctx->reply_lock);
 	pthread_cond_destroy(&ctx->cond);
 	pthread_cond_destroy(&ctx->done_cond);
 	free(ctx);
@@ -171,6 +172,7 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 		ctx->gpu[g].shadow_mmio.fd = -1;
 	}
 	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->reply_lock, NULL);
 	pthread_cond_init(&ctx->cond, NULL);
 	pthread_cond_init(&ctx->done_cond, NULL);
 	obj_table_init(&ctx->bos, q->max_bos ? q->max_bos : HOST_DEFAULT_MAX_BOS);

@@ -106,9 +106,14 @@ void host_budget_publish(struct vkfd_host_context *ctx)
 void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,
 		uint32_t len)
 {
+	int r;
+
 	if (len < sizeof(struct vkfd_rsp_hdr))
 		len = sizeof(struct vkfd_rsp_hdr);
-	if (vkfd_rsp_write(ctx->shmem.map, v->hdr.rsp_off, rsp, len, v->hdr.seqno))
+	pthread_mutex_lock(&ctx->reply_lock);
+	r = vkfd_rsp_write(ctx->shmem.map, v->hdr.rsp_off, rsp, len, v->hdr.seqno);
+	pthread_mutex_unlock(&ctx->reply_lock);
+	if (r)
 		vkfd_dbg("ctx %u: %s seqno %u: response slot out of the area, dropped", ctx->ctx_id,
 			 vkfd_cmd_name(v->hdr.cmd), v->hdr.seqno);
 }

@@ -218,6 +218,12 @@ struct vkfd_host_context {
 
 	struct shmem_region shmem;
 	bool shmem_created;
+	/* Serialises response writes (a leaf lock): the executor and the wait
+	 * threads may write the same guest-chosen response slot, e.g. a guest
+	 * that reuses the slot of a wait it read by spinning while the wait
+	 * thread that answered it has just returned; the guest orders those
+	 * writes only in its own process, which the host cannot see. */
+	pthread_mutex_t reply_lock;
 
 	/* blob ids (host_blob.c), bound at submit time; under lock */
 	struct blob_entry **blob_buckets;
