@@ -57,10 +57,18 @@ int bk_userptr_overlap_locked(uint64_t s, uint64_t e)
 	return 0;
 }
 
-/* True if [va, va+len) lies entirely in readable private anonymous
- * mappings: there, a page that is neither present nor swapped has never
- * been written and reads as zero. */
-static bool bk_range_anon_private(uint64_t va, uint64_t len)
+/* One line of /proc/self/maps, as bk_maps_cover hands it to its test;
+ * path is NULL when the line could not be read that far. */
+struct bk_map_line {
+	char perms[8];
+	unsigned long long ino;
+	const char *path;
+};
+
+/* True if [va, va+len) is covered without a gap by mappings that all
+ * pass ok(line, arg). */
+static bool bk_maps_cover(uint64_t va, uint64_t len,
+			  bool (*ok)(const struct bk_map_line *, const void *), const void *arg)
 {
 	uint64_t cur = va, end = va + len;
 	char line[512];
@@ -69,23 +77,38 @@ static bool bk_range_anon_private(uint64_t va, uint64_t len)
 	if (!f)
 		return false;
 	while (cur < end && fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, ino;
-		char perms[8];
+		struct bk_map_line m;
+		unsigned long long s, e;
 		int path = 0;
 
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms, &ino, &path) < 4 ||
-		    path == 0)
-			continue;
-		if (e <= cur)
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, m.perms, &m.ino, &path) <
+			4 ||
+		    e <= cur)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		if (s > cur || perms[0] != 'r' || perms[3] != 'p' || ino != 0 ||
-		    (line[path] && strcmp(line + path, "[heap]")))
+		m.path = path ? line + path : NULL;
+		if (s > cur || !ok(&m, arg))
 			break;
 		cur = e;
 	}
 	fclose(f);
 	return cur >= end;
+}
+
+/* Readable private anonymous memory (the heap counts). */
+static bool bk_line_anon_private(const struct bk_map_line *m, const void *arg)
+{
+	(void)arg;
+	return m->path && m->perms[0] == 'r' && m->perms[3] == 'p' && m->ino == 0 &&
+	       (!m->path[0] || !strcmp(m->path, "[heap]"));
+}
+
+/* True if [va, va+len) lies entirely in readable private anonymous
+ * mappings: there, a page that is neither present nor swapped has never
+ * been written and reads as zero. */
+static bool bk_range_anon_private(uint64_t va, uint64_t len)
+{
+	return bk_maps_cover(va, len, bk_line_anon_private, NULL);
 }
 
 /* Copy the pages of a private anonymous range that hold data (present or
@@ -318,33 +341,26 @@ static unsigned int bk_deferred_conns_locked(struct bk_conn **out)
 	return n;
 }
 
+/* A shared mapping, of the file whose inode *arg names when not NULL. */
+static bool bk_line_shared_file(const struct bk_map_line *m, const void *arg)
+{
+	const unsigned long long *ino = arg;
+
+	return m->perms[3] == 's' && (!ino || m->ino == *ino);
+}
+
 /* True if [cpu_va, +uptr_len) still holds b's blob mapping: shared, and
  * the blob's file where the blob has one. A range unmapped behind the
  * shim's back (a raw syscall) must not be restored over whatever the
  * program mapped there since. */
 static bool bk_range_still_blob(const struct bk_bo *b)
 {
-	uint64_t cur = b->cpu_va, end = b->cpu_va + b->uptr_len;
 	struct stat st;
+	unsigned long long ino;
 	bool by_inode = b->blob.fd >= 0 && fstat(b->blob.fd, &st) == 0;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
 
-	if (!f)
-		return false;
-	while (cur < end && fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, ino;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu", &s, &e, perms, &ino) < 4 || e <= cur)
-			continue;
-		if (s > cur || perms[3] != 's' ||
-		    (by_inode && ino != (unsigned long long)st.st_ino))
-			break;
-		cur = e;
-	}
-	fclose(f);
-	return cur >= end;
+	ino = by_inode ? (unsigned long long)st.st_ino : 0;
+	return bk_maps_cover(b->cpu_va, b->uptr_len, bk_line_shared_file, by_inode ? &ino : NULL);
 }
 
 /* End a deferred range: copy it back (restore) or let it go (the caller
