@@ -99,7 +99,7 @@ int cmd_create_event(struct cmd_ctx *c)
 		/* the kernel writes the whole page through its own mapping of the
 		 * BO's memory: the memory, not the VA span, must hold it */
 		/* an arena BO is user memory to KFD, which cannot kmap it */
-		if (!page || page->kind != BO_MEMORY || page->arena ||
+		if (!page || page->kind != BO_MEMORY || page->arena || page->alias ||
 		    !(page->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) ||
 		    host_bo_backing_bytes(page) < EVENT_PAGE_BYTES)
 			return -EINVAL;

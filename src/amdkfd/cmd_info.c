@@ -25,6 +25,9 @@ int cmd_hello(struct cmd_ctx *c)
 	/* a secondary KFD process takes no user memory (kfdsim refuses it) */
 	if (c->ctx->kfd_secondary)
 		rsp->features &= ~VKFD_FEAT_ARENAS;
+	/* pieces are arena ranges: never without arenas */
+	if (!(rsp->features & VKFD_FEAT_ARENAS))
+		rsp->features &= ~VKFD_FEAT_USERPTR_PIECES;
 	__atomic_store_n(&c->ctx->features, rsp->features, __ATOMIC_RELEASE);
 	host_budget_publish(c->ctx);
 	c->rsp_len = sizeof(*rsp);

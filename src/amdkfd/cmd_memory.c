@@ -40,15 +40,17 @@ static int ensure_shadow(struct shmem_region *r, const char *name, size_t size)
 }
 
 /* async: an ALLOC_MEMORY_ASYNC, whose arena range the guest zeroed before
- * it sent the request and may have written since (docs/protocol.md 14.3) */
+ * it sent the request and may have written since (docs/protocol.md 14.3);
+ * pc: an ALLOC_USERPTR_PIECES, whose memory is its arena pieces (9.4.2) */
 static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r, bool async,
-			struct host_bo **out)
+			const struct vkfd_req_alloc_userptr_pieces *pc, struct host_bo **out)
 {
 	struct vkfd_host_context *ctx = c->ctx;
 	const struct vkfd_host_quota *q = &host_g.cfg.quota;
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
 	struct kfd_ioctl_free_memory_of_gpu_args fa;
 	struct host_arena *arena = NULL;
+	struct host_alias *alias = NULL;
 	struct host_bo *bo;
 	uint64_t charge, handle;
 	int g, ret;
@@ -91,6 +93,11 @@ static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r
 		if (!arena || !host_arena_range_free(arena, r->arena_offset, r->size))
 			return -EINVAL;
 	}
+	/* the pieces are checked where they are held (host_alias_create) */
+	if (pc && (!host_ctx_has(ctx, VKFD_FEAT_USERPTR_PIECES) ||
+		   (r->flags & (DOMAIN_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM)) !=
+		       KFD_IOC_ALLOC_MEM_FLAGS_GTT))
+		return -EINVAL;
 	if (r->va) {
 		const struct kfd_process_device_apertures *ap = &ctx->gpu[g].ap;
 
@@ -105,7 +112,7 @@ static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r
 	if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) {
 		if (q->vram_bytes && ctx->vram_used + charge > q->vram_bytes)
 			return -ENOMEM;
-	} else if (arena) {
+	} else if (arena || pc) {
 		charge = 0; /* CREATE_ARENA charged the whole arena */
 	} else if (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) {
 		if (q->gtt_bytes && ctx->gtt_used + charge > q->gtt_bytes)
@@ -155,6 +162,17 @@ static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r
 		ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
 		if (ret)
 			host_arena_release(arena, r->arena_offset, r->size);
+	} else if (pc) {
+		/* KFD registers the host's view of the pieces as user memory */
+		ret = host_alias_create(ctx, pc->pieces, pc->n_pieces, r->size, &alias);
+		if (!ret) {
+			a.flags = (r->flags & ~KFD_IOC_ALLOC_MEM_FLAGS_GTT) |
+				  KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
+			a.mmap_offset = (uint64_t)(uintptr_t)alias->base;
+			ret = host_kfd_ioctl(ctx, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a);
+			if (ret)
+				host_alias_destroy(alias);
+		}
 	} else if (host_render_alloc_needed(r->flags)) {
 		uint64_t kh = 0;
 
@@ -176,7 +194,8 @@ static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r
 	bo->blob_size = (r->flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM) ? r->size / 2 : r->size;
 	bo->arena = arena;
 	bo->arena_offset = arena ? r->arena_offset : 0;
-	if (arena) {
+	bo->alias = alias;
+	if (arena || alias) {
 		bo->map_info = VKFD_MAP_CACHED; /* the arena's memfd pages */
 		bo->map_flags = VKFD_ALLOC_MAP_ARENA;
 	} else if (bo->kind != BO_MEMORY) {
@@ -216,6 +235,7 @@ static int alloc_memory(struct cmd_ctx *c, const struct vkfd_req_alloc_memory *r
 			close(bo->dmabuf_fd);
 		if (arena)
 			host_arena_release(arena, r->arena_offset, r->size);
+		host_alias_destroy(alias);
 		free(bo);
 		return ret == -EADDRINUSE ? ret : -ENOMEM;
 	}
@@ -242,9 +262,47 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
 	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
 	struct host_bo *bo = NULL;
-	int ret = alloc_memory(c, r, false, &bo);
+	int ret = alloc_memory(c, r, false, NULL, &bo);
 
 	budget_count(c->ctx, r);
+	if (ret)
+		return ret;
+	rsp->handle = bo->handle;
+	rsp->blob_size = bo->blob_size;
+	rsp->map_info = bo->map_info;
+	rsp->map_flags = bo->map_flags;
+	c->rsp_len = sizeof(*rsp);
+	return 0;
+}
+
+/*
+ * ALLOC_USERPTR_PIECES (VKFD_FEAT_USERPTR_PIECES, docs/protocol.md 9.4.2):
+ * ALLOC_MEMORY of a GTT BO whose memory is a list of arena ranges the
+ * guest already holds or takes now (user memory registered twice shares
+ * pages). Counted as a GTT allocation request, as ALLOC_MEMORY is.
+ */
+int cmd_alloc_userptr_pieces(struct cmd_ctx *c)
+{
+	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
+	const struct vkfd_req_alloc_userptr_pieces *r =
+	    CMD_REQ(c, struct vkfd_req_alloc_userptr_pieces);
+	struct vkfd_req_alloc_memory am;
+	struct host_bo *bo = NULL;
+	int ret;
+
+	memset(&am, 0, sizeof(am));
+	am.va = r->va;
+	am.size = r->size;
+	am.gpu_id = r->gpu_id;
+	am.flags = r->flags;
+	am.new_handle = r->new_handle;
+	if (!host_ctx_has(c->ctx, VKFD_FEAT_USERPTR_PIECES))
+		return -ENOTTY; /* unknown to this context, as to an older host */
+	if (r->pad || r->n_pieces < 1 || r->n_pieces > VKFD_MAX_USERPTR_PIECES)
+		ret = -EINVAL;
+	else
+		ret = alloc_memory(c, &am, false, r, &bo);
+	budget_count(c->ctx, &am);
 	if (ret)
 		return ret;
 	rsp->handle = bo->handle;
@@ -295,7 +353,7 @@ int cmd_alloc_memory_async(struct cmd_ctx *c)
 	if ((r->flags & ~ASYNC_ALLOC_FLAGS) || !(r->flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT))
 		ret = -EINVAL; /* only plain GTT memory is covered by the budget */
 	else
-		ret = alloc_memory(c, r, true, &bo);
+		ret = alloc_memory(c, r, true, NULL, &bo);
 	budget_count(ctx, r);
 	if (ret == -ENOMEM) {
 		vkfd_err("ctx %u: ALLOC_MEMORY_ASYNC of %llu bytes failed inside the budget",
@@ -326,6 +384,7 @@ static void bo_forget(struct vkfd_host_context *ctx, struct host_bo *bo)
 	/* the range is free for the next BO, which the claim zeroes first */
 	if (bo->arena)
 		host_arena_release(bo->arena, bo->arena_offset, bo->size);
+	host_alias_destroy(bo->alias);
 	free(bo);
 }
 

@@ -251,7 +251,8 @@ int host_bo_memory_fd(struct vkfd_host_context *ctx, const struct host_bo *bo, u
 	int ret;
 
 	*offset = 0;
-	if (bo->kind != BO_MEMORY && bo->kind != BO_IMPORT)
+	/* several arena ranges are not one fd range */
+	if ((bo->kind != BO_MEMORY && bo->kind != BO_IMPORT) || bo->alias)
 		return -EINVAL;
 	if (bo->arena) {
 		ret = fcntl(bo->arena->mem.fd, F_DUPFD_CLOEXEC, 0);

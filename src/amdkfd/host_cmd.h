@@ -67,6 +67,7 @@ int cmd_import_resource(struct cmd_ctx *c);
 int cmd_get_resource_info(struct cmd_ctx *c);
 int cmd_create_arena(struct cmd_ctx *c);
 int cmd_destroy_arena(struct cmd_ctx *c);
+int cmd_alloc_userptr_pieces(struct cmd_ctx *c);
 int cmd_create_queue(struct cmd_ctx *c);
 int cmd_destroy_queue(struct cmd_ctx *c);
 int cmd_update_queue(struct cmd_ctx *c);

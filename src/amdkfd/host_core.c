@@ -68,7 +68,7 @@ uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_fl
 	    !(host_flags & VKFD_HOST_FLAG_ONE_KFD_PROCESS))
 		f |= VKFD_FEAT_MULTI_CONTEXT;
 	if (v11 && !(host_flags & VKFD_HOST_FLAG_NO_ARENAS))
-		f |= VKFD_FEAT_ARENAS;
+		f |= VKFD_FEAT_ARENAS | VKFD_FEAT_USERPTR_PIECES;
 	return f;
 }
 

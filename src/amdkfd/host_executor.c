@@ -54,6 +54,7 @@ static const cmd_fn handlers[VKFD_CMD_COUNT_] = {
     [VKFD_CMD_BIND_BLOB] = cmd_bind_blob,
     [VKFD_CMD_CREATE_ARENA] = cmd_create_arena,
     [VKFD_CMD_DESTROY_ARENA] = cmd_destroy_arena,
+    [VKFD_CMD_ALLOC_USERPTR_PIECES] = cmd_alloc_userptr_pieces,
     [VKFD_CMD_IMPORT_RESOURCE] = cmd_import_resource,
     [VKFD_CMD_GET_RESOURCE_INFO] = cmd_get_resource_info,
     [VKFD_CMD_ALLOC_MEMORY_ASYNC] = cmd_alloc_memory_async,

@@ -87,6 +87,7 @@ enum bo_kind {
 };
 
 struct host_arena;
+struct host_alias;
 
 struct host_bo {
 	uint64_t handle;     /* opaque, guest visible */
@@ -106,6 +107,7 @@ struct host_bo {
 	int dmabuf_fd;            /* render-node allocation (KFD < 1.12), else -1 */
 	struct host_arena *arena; /* memory is [arena_offset, +size) of it, or NULL */
 	uint64_t arena_offset;
+	struct host_alias *alias; /* ALLOC_USERPTR_PIECES: its arena ranges, or NULL */
 };
 
 /* A context's arena (docs/protocol.md 9.4.1): one sealed memfd exported as
@@ -118,8 +120,25 @@ struct host_arena {
 	uint64_t size;
 	uint64_t blob_id;        /* bound while the arena lives */
 	struct shmem_region mem; /* memfd sealed against shrink and grow */
-	uint64_t *used;          /* bit per page: held by a live BO */
-	uint32_t n_bos;          /* live BOs in it: destroy is -EBUSY */
+	uint16_t *refs;          /* per page: live BOs holding it (a page may back several) */
+	uint32_t n_bos;          /* BO holds of ranges in it: destroy is -EBUSY */
+};
+
+/* The memory of an ALLOC_USERPTR_PIECES BO (docs/protocol.md 9.4.2): its
+ * arena ranges, in order, each holding its pages, and the host's address
+ * of them as one range: the arena's own mapping for one range, else a
+ * private view that maps each range of its memfd back to back. KFD takes
+ * the BO's pages through that view; it is unmapped after KFD freed the BO. */
+struct host_alias_piece {
+	struct host_arena *arena;
+	uint64_t off, size;
+};
+struct host_alias {
+	uint8_t *base;   /* what KFD registers */
+	uint64_t size;   /* bytes of the BO */
+	bool own_view;   /* base is a view of our own (munmap it) */
+	uint32_t n;      /* pieces */
+	struct host_alias_piece p[VKFD_MAX_USERPTR_PIECES];
 };
 
 struct host_queue {
@@ -347,6 +366,15 @@ bool host_arena_range_free(const struct host_arena *a, uint64_t off, uint64_t si
 int host_arena_claim(struct host_arena *a, uint64_t off, uint64_t size, bool zero);
 /* Give back what host_arena_claim took. */
 void host_arena_release(struct host_arena *a, uint64_t off, uint64_t size);
+/* ALLOC_USERPTR_PIECES' memory: check every piece (a live arena of ctx,
+ * page-aligned, inside it, sizes summing to size, no page held 65535
+ * times), zero the pages no BO holds yet, hold every page once more and
+ * make the host view. 0, -EINVAL (a bad piece), -EBUSY (a page's count
+ * full), -ENOMEM/-errno (the view). */
+int host_alias_create(struct vkfd_host_context *ctx, const struct vkfd_userptr_piece *pieces,
+		      uint32_t n, uint64_t size, struct host_alias **out);
+/* Drop the view and the holds (after KFD freed the BO). */
+void host_alias_destroy(struct host_alias *al);
 /* executor (host_executor.c): dispatches to the handlers (host_cmd.h) */
 int host_executor_start(struct vkfd_host_context *ctx);
 void host_executor_stop(struct vkfd_host_context *ctx);

@@ -59,7 +59,7 @@ bool bk_arena_wanted(const struct bk_conn *c, uint32_t flags, uint64_t va, uint6
 static bool range_free(const struct bk_arena *a, uint64_t first, uint64_t n)
 {
 	for (uint64_t p = first; p < first + n; p++)
-		if ((a->used[p / 64] >> (p % 64)) & 1)
+		if (a->refs[p])
 			return false;
 	return true;
 }
@@ -73,7 +73,7 @@ static int64_t find_run(const struct bk_arena *a, uint64_t n)
 		uint64_t start = pass ? 0 : a->hint;
 
 		for (uint64_t p = start; p + n <= pages; p++) {
-			if ((a->used[p / 64] >> (p % 64)) & 1)
+			if (a->refs[p])
 				continue;
 			if (range_free(a, p, n))
 				return (int64_t)p;
@@ -93,8 +93,8 @@ static int arena_create_locked(struct bk_conn *c, uint32_t id, struct bk_arena *
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	a->used = calloc(BK_ARENA_SIZE / ARENA_PAGE / 64, sizeof(uint64_t));
-	if (!a->used) {
+	a->refs = calloc(BK_ARENA_SIZE / ARENA_PAGE, sizeof(uint16_t));
+	if (!a->refs) {
 		free(a);
 		return -ENOMEM;
 	}
@@ -121,7 +121,7 @@ static int arena_create_locked(struct bk_conn *c, uint32_t id, struct bk_arena *
 		}
 	}
 	if (r) {
-		free(a->used);
+		free(a->refs);
 		free(a);
 		return r;
 	}
@@ -160,7 +160,7 @@ int bk_arena_take_locked(struct bk_conn *c, uint64_t size, struct bk_arena **out
 		p = 0;
 	}
 	for (uint64_t q = (uint64_t)p; q < (uint64_t)p + n; q++)
-		a->used[q / 64] |= 1ull << (q % 64);
+		a->refs[q] = 1;
 	a->n_bos++;
 	a->hint = (uint64_t)p + n;
 	*out = a;
@@ -172,10 +172,28 @@ void bk_arena_put_locked(struct bk_arena *a, uint64_t offset, uint64_t size)
 {
 	BK_ASSERT_MEM_LOCKED();
 	for (uint64_t q = offset / ARENA_PAGE; q < (offset + size) / ARENA_PAGE; q++)
-		a->used[q / 64] &= ~(1ull << (q % 64));
+		if (a->refs[q])
+			a->refs[q]--;
 	a->n_bos--;
 	if (offset / ARENA_PAGE < a->hint)
 		a->hint = offset / ARENA_PAGE;
+}
+
+int bk_arena_hold_locked(struct bk_arena *a, uint64_t offset, uint64_t size)
+{
+	BK_ASSERT_MEM_LOCKED();
+	for (uint64_t q = offset / ARENA_PAGE; q < (offset + size) / ARENA_PAGE; q++)
+		if (a->refs[q] == UINT16_MAX)
+			return -EBUSY;
+	for (uint64_t q = offset / ARENA_PAGE; q < (offset + size) / ARENA_PAGE; q++)
+		a->refs[q]++;
+	a->n_bos++;
+	return 0;
+}
+
+unsigned int bk_arena_refs(const struct bk_arena *a, uint64_t offset)
+{
+	return a->refs[offset / ARENA_PAGE];
 }
 
 void bk_arenas_free(struct bk_conn *c, bool send)
@@ -189,7 +207,7 @@ void bk_arenas_free(struct bk_conn *c, bool send)
 			continue;
 		if (send)
 			vkfd_guest_blob_destroy(c->g, &a->blob);
-		free(a->used);
+		free(a->refs);
 		free(a);
 		c->arenas[i] = NULL;
 	}

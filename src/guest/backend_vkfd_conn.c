@@ -176,7 +176,8 @@ struct bk_conn *bk_conn_new(int *err)
 	memset(&req, 0, sizeof(req));
 	req.version_min = VKFD_PROTO_VERSION_MIN;
 	req.version_max = VKFD_PROTO_VERSION_MAX;
-	req.features = VKFD_FEAT_ALL_V1 | (bk_arenas_enabled() ? VKFD_FEAT_ARENAS : 0);
+	req.features = VKFD_FEAT_ALL_V1 |
+		       (bk_arenas_enabled() ? VKFD_FEAT_ARENAS | VKFD_FEAT_USERPTR_PIECES : 0);
 	/* protocol 1.1 allocation, unless a test asks for a 1.0 guest */
 	if (!bk_env_is("VKFD_GUEST_PROTO_1_0", "1"))
 		req.features |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
@@ -205,6 +206,7 @@ void bk_conn_free(struct bk_conn *c)
 		if (b->has_blob && !c->dead)
 			vkfd_guest_blob_destroy(c->g, &b->blob);
 		bk_ipc_bo_release(c, b);
+		free(b->pieces);
 		free(b);
 	}
 	bk_arenas_free(c, !c->dead);

@@ -83,14 +83,15 @@ struct bk_conn;
 #define BK_ARENA_SIZE   (64ull << 20)
 #define BK_ARENA_MAX_BO (2ull << 20) /* larger BOs keep a blob of their own */
 
-/* One arena: its id, its blob (created with the arena) and which pages
- * live BOs hold. Under bk_mem_lock. */
+/* One arena: its id, its blob (created with the arena) and how many live
+ * BOs hold each page (USERPTR registrations may share pages:
+ * backend_vkfd_userptr.c). Under bk_mem_lock. */
 struct bk_arena {
 	uint32_t id; /* 1..VKFD_MAX_ARENAS */
 	uint64_t size;
 	struct vkfd_guest_blob blob;
-	uint64_t *used; /* bit per page */
-	uint32_t n_bos;
+	uint16_t *refs; /* per page */
+	uint32_t n_bos; /* holds of ranges in it */
 	uint64_t hint; /* page where the next search starts */
 };
 
@@ -99,6 +100,13 @@ struct bk_arena {
  * at creation are under bk_lock; the blob and the USERPTR mapping state
  * change under bk_mem_lock (userptr_mapped is also cleared under bk_lock
  * by munmap notification). */
+/* One arena range of a USERPTR BO, at CPU address cpu_va. */
+struct bk_uptr_piece {
+	uint64_t cpu_va, len;
+	struct bk_arena *arena;
+	uint64_t off;
+};
+
 struct bk_bo {
 	struct bk_bo *next;
 	uint64_t handle;
@@ -115,6 +123,11 @@ struct bk_bo {
 	bool event_page;        /* given to CREATE_EVENT: FREE -> EPERM */
 	struct bk_arena *arena; /* memory is a slice of this arena's blob */
 	uint64_t arena_offset;
+	/* a USERPTR range registered over pages another registration had
+	 * converted (ALLOC_USERPTR_PIECES): its arena ranges in CPU order,
+	 * each held once by it; arena is NULL then */
+	struct bk_uptr_piece *pieces;
+	uint32_t n_pieces;
 	/* IPC (backend_vkfd_ipc.c), under bk_mem_lock: the SHAREABLE blob
 	 * an EXPORT_DMABUF made; imported is set at creation */
 	bool has_share;
@@ -347,8 +360,14 @@ bool bk_arena_wanted(const struct bk_conn *c, uint32_t flags, uint64_t va, uint6
 /* A free, zero-checked range of `size` bytes in some arena (created if
  * none has room): 0, or -errno when no arena can be made. */
 int bk_arena_take_locked(struct bk_conn *c, uint64_t size, struct bk_arena **out, uint64_t *offset);
-/* Give back a range bk_arena_take_locked handed out. */
+/* Give back a range bk_arena_take_locked handed out, or one hold that
+ * bk_arena_hold_locked added: a page is free when no BO holds it. */
 void bk_arena_put_locked(struct bk_arena *a, uint64_t offset, uint64_t size);
+/* One more hold of a range live BOs hold: 0, or -EBUSY if a page's count
+ * is full. */
+int bk_arena_hold_locked(struct bk_arena *a, uint64_t offset, uint64_t size);
+/* How many BOs hold the arena page at offset. */
+unsigned int bk_arena_refs(const struct bk_arena *a, uint64_t offset);
 /* Forget every arena (connection teardown; `send` false after fork). */
 void bk_arenas_free(struct bk_conn *c, bool send);
 
@@ -370,6 +389,16 @@ void bk_budget_count_locked(struct bk_conn *c, uint64_t size);
 /* backend_vkfd_userptr.c */
 bool bk_userptr_len(struct bk_bo *b);
 int bk_userptr_overlap_locked(uint64_t s, uint64_t e);
+/* Can b (a new USERPTR BO of c) share the pages of the converted ranges
+ * it overlaps (all arena ranges of c, VKFD_FEAT_USERPTR_PIECES)? With
+ * bk_lock and bk_mem_lock. */
+bool bk_userptr_shareable_locked(const struct bk_conn *c, const struct bk_bo *b);
+/* Make b (no host BO yet) a BO over the pages it shares with other
+ * registrations plus new arena ranges for the rest, converted: 0 or
+ * -errno. With bk_mem_lock. */
+int bk_userptr_share_locked(struct bk_conn *c, struct bk_bo *b, uint32_t flags);
+/* FREE_MEMORY of handle, sent without a reply (backend_vkfd_memory.c). */
+int bk_send_free(struct bk_conn *c, uint64_t handle);
 int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b);
 void bk_userptr_restore_locked(struct bk_bo *b);
 bool bk_userptr_release_locked(struct bk_conn *c, struct bk_bo *b);

@@ -59,7 +59,7 @@ int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b)
 	return 0;
 }
 
-static int bk_send_free(struct bk_conn *c, uint64_t handle)
+int bk_send_free(struct bk_conn *c, uint64_t handle)
 {
 	struct vkfd_req_handle req;
 	int r;
@@ -274,20 +274,31 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	       rsp.map_flags);
 	bk_mem_lock_take();
 	if (userptr) {
+		bool share = false;
+
 		r = bk_userptr_len(b) ? 0 : -EIO;
 		if (!r) {
 			bk_table_lock();
 			r = bk_userptr_overlap_locked(b->cpu_va, b->cpu_va + b->uptr_len);
+			/* pages another registration converted: a BO over them
+			 * instead of this one (backend_vkfd_userptr.c) */
+			share = r == -EBUSY && bk_userptr_shareable_locked(c, b);
 			bk_table_unlock();
 		}
 		if (!r)
 			r = bk_userptr_convert_locked(c, b);
-		if (r) {
+		if (r || share) {
 			if (b->has_blob)
 				vkfd_guest_blob_destroy(c->g, &b->blob);
 			bk_send_free(c, b->handle);
 			if (b->arena)
 				bk_arena_put_locked(b->arena, b->arena_offset, b->size);
+			b->has_blob = false;
+			b->arena = NULL;
+			if (share)
+				r = bk_userptr_share_locked(c, b, flags);
+		}
+		if (r) {
 			bk_mem_lock_release();
 			free(b);
 			return r;

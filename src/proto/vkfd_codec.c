@@ -71,6 +71,8 @@ static const struct vkfd_cmd_info cmd_table[VKFD_CMD_COUNT_] = {
 	     struct vkfd_rsp_empty),
 	SYNC(VKFD_CMD_DESTROY_ARENA, "DESTROY_ARENA", struct vkfd_req_destroy_arena,
 	     struct vkfd_rsp_empty),
+	SYNC(VKFD_CMD_ALLOC_USERPTR_PIECES, "ALLOC_USERPTR_PIECES",
+	     struct vkfd_req_alloc_userptr_pieces, struct vkfd_rsp_alloc_memory),
 	SYNC(VKFD_CMD_CREATE_QUEUE, "CREATE_QUEUE", struct vkfd_req_create_queue,
 	     struct vkfd_rsp_create_queue),
 	SYNC(VKFD_CMD_DESTROY_QUEUE, "DESTROY_QUEUE", struct vkfd_req_handle,

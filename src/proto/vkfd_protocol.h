@@ -60,10 +60,13 @@ extern "C" {
 #define VKFD_FEAT_ALL_V1          ((1ull << 8) - 1)
 /* Protocol 1.1 (docs/protocol.md section 14, docs/design-protocol-1.1.md);
  * each feature is negotiated alone. Bit 10 is reserved for an asynchronous
- * MAP (not built), bits 12-13 for the other 1.1 parts. */
+ * MAP (not built), bit 13 for the other 1.1 parts. */
 #define VKFD_FEAT_GUEST_HANDLES (1ull << 8)  /* ALLOC_MEMORY.new_handle: guest names BOs */
 #define VKFD_FEAT_ASYNC_ALLOC   (1ull << 9)  /* budget words, ALLOC_MEMORY_ASYNC */
 #define VKFD_FEAT_ARENAS        (1ull << 11) /* CREATE_ARENA, ALLOC_MEMORY from an arena */
+/* ALLOC_USERPTR_PIECES: one BO over several arena ranges (user memory
+ * registered twice); needs VKFD_FEAT_ARENAS */
+#define VKFD_FEAT_USERPTR_PIECES (1ull << 12)
 
 #define VKFD_KERNEL_VERSION(a, b, c) (((uint32_t)(a) << 16) | ((uint32_t)(b) << 8) | (uint32_t)(c))
 
@@ -117,6 +120,7 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 #define VKFD_EVENT_HINT_MAX_LOCAL    64u /* local answers before a real round trip */
 #define VKFD_MAX_ARENAS              64u /* arena ids 1..64 per context */
 #define VKFD_MAX_ARENA_SIZE          (256u * 1024u * 1024u) /* bytes of one arena */
+#define VKFD_MAX_USERPTR_PIECES      16u /* arena ranges of one ALLOC_USERPTR_PIECES */
 
 /* ------------------------------------------------------------------ */
 /* Shared memory (blob id 0)                                           */
@@ -243,6 +247,7 @@ enum vkfd_cmd {
 	VKFD_CMD_ALLOC_MEMORY_ASYNC = 0x18, /* async, VKFD_FEAT_ASYNC_ALLOC */
 	VKFD_CMD_CREATE_ARENA = 0x1a,       /* VKFD_FEAT_ARENAS */
 	VKFD_CMD_DESTROY_ARENA = 0x1b,      /* VKFD_FEAT_ARENAS */
+	VKFD_CMD_ALLOC_USERPTR_PIECES = 0x1c, /* VKFD_FEAT_USERPTR_PIECES */
 	/* queues */
 	VKFD_CMD_CREATE_QUEUE = 0x20,
 	VKFD_CMD_DESTROY_QUEUE = 0x21,
@@ -633,6 +638,32 @@ struct vkfd_req_create_arena {
 VKFD_ASSERT_SIZE(struct vkfd_req_create_arena, 40);
 VKFD_ASSERT_OFF(struct vkfd_req_create_arena, blob_id, 24);
 VKFD_ASSERT_OFF(struct vkfd_req_create_arena, arena_id, 32);
+
+/* --- ALLOC_USERPTR_PIECES (sync, VKFD_FEAT_USERPTR_PIECES) ----------- */
+/* One GTT BO whose memory is a list of arena page ranges, in order: the
+ * host registers them with KFD as one USERPTR range (docs/protocol.md
+ * 9.4.2). A page may be named by several BOs; it lives while one does. */
+struct vkfd_userptr_piece {
+	uint64_t arena_offset; /* page-aligned byte offset in the arena */
+	uint32_t arena_id;     /* 1..VKFD_MAX_ARENAS, a live arena */
+	uint32_t pages;        /* >= 1; the range lies inside the arena */
+};
+VKFD_ASSERT_SIZE(struct vkfd_userptr_piece, 16);
+struct vkfd_req_alloc_userptr_pieces {
+	struct vkfd_req_hdr hdr;
+	uint64_t va;         /* GPU VA */
+	uint64_t size;       /* = 4096 * sum of pieces[].pages */
+	uint64_t new_handle; /* as ALLOC_MEMORY's; 0 = host chooses */
+	uint32_t gpu_id;
+	uint32_t flags;    /* KFD_IOC_ALLOC_MEM_FLAGS_*: GTT, no AQL_QUEUE_MEM */
+	uint32_t n_pieces; /* 1..VKFD_MAX_USERPTR_PIECES */
+	uint32_t pad;      /* 0 */
+	struct vkfd_userptr_piece pieces[VKFD_MAX_USERPTR_PIECES];
+};
+VKFD_ASSERT_SIZE(struct vkfd_req_alloc_userptr_pieces, 312);
+VKFD_ASSERT_OFF(struct vkfd_req_alloc_userptr_pieces, gpu_id, 40);
+VKFD_ASSERT_OFF(struct vkfd_req_alloc_userptr_pieces, pieces, 56);
+/* answered with struct vkfd_rsp_alloc_memory (map_flags VKFD_ALLOC_MAP_ARENA) */
 
 /* --- DESTROY_ARENA (sync): -EBUSY while a BO lives in it ------------- */
 struct vkfd_req_destroy_arena {

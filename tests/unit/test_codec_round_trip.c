@@ -120,6 +120,7 @@ static uint32_t expected_rsp_size(uint32_t cmd, const union any_req *r)
 	case VKFD_CMD_GET_TILE_CONFIG:
 		return sizeof(struct vkfd_rsp_get_tile_config);
 	case VKFD_CMD_ALLOC_MEMORY:
+	case VKFD_CMD_ALLOC_USERPTR_PIECES:
 		return sizeof(struct vkfd_rsp_alloc_memory);
 	case VKFD_CMD_MAP_MEMORY:
 	case VKFD_CMD_UNMAP_MEMORY:
@@ -180,9 +181,10 @@ static void test_cmd_table(void **state)
 		assert_int_equal(ci->sync, ci->rsp_size != 0);
 	}
 	/* 37 commands in protocol version 1.0; 1.1 adds ALLOC_MEMORY_ASYNC
-	 * (VKFD_FEAT_ASYNC_ALLOC) and CREATE_ARENA, DESTROY_ARENA
-	 * (VKFD_FEAT_ARENAS) */
-	assert_int_equal(known, 40);
+	 * (VKFD_FEAT_ASYNC_ALLOC), CREATE_ARENA, DESTROY_ARENA
+	 * (VKFD_FEAT_ARENAS) and ALLOC_USERPTR_PIECES
+	 * (VKFD_FEAT_USERPTR_PIECES) */
+	assert_int_equal(known, 41);
 }
 
 /* Build every known command (twice: small and maximal counts) into one or

@@ -143,6 +143,13 @@ static const struct struct_desc structs[] = {
 	  F(vkfd_req_create_arena, flags)),
 	S(vkfd_req_destroy_arena, F(vkfd_req_destroy_arena, hdr),
 	  F(vkfd_req_destroy_arena, arena_id), F(vkfd_req_destroy_arena, pad)),
+	S(vkfd_userptr_piece, F(vkfd_userptr_piece, arena_offset),
+	  F(vkfd_userptr_piece, arena_id), F(vkfd_userptr_piece, pages)),
+	S(vkfd_req_alloc_userptr_pieces, F(vkfd_req_alloc_userptr_pieces, hdr),
+	  F(vkfd_req_alloc_userptr_pieces, va), F(vkfd_req_alloc_userptr_pieces, size),
+	  F(vkfd_req_alloc_userptr_pieces, new_handle), F(vkfd_req_alloc_userptr_pieces, gpu_id),
+	  F(vkfd_req_alloc_userptr_pieces, flags), F(vkfd_req_alloc_userptr_pieces, n_pieces),
+	  F(vkfd_req_alloc_userptr_pieces, pad), F(vkfd_req_alloc_userptr_pieces, pieces)),
 	S(vkfd_rsp_alloc_memory, F(vkfd_rsp_alloc_memory, hdr), F(vkfd_rsp_alloc_memory, handle),
 	  F(vkfd_rsp_alloc_memory, blob_size), F(vkfd_rsp_alloc_memory, map_info),
 	  F(vkfd_rsp_alloc_memory, map_flags)),
@@ -232,7 +239,7 @@ static const struct const_desc limits[] = {
 	C(VKFD_EVENT_HINT_MAX_LOCAL),  C(VKFD_SHMEM_SIZE),
 	C(VKFD_SHMEM_EVENT_OFF),       C(VKFD_SHMEM_RSP_OFF),
 	C(VKFD_RSP_AREA_SIZE),         C(VKFD_MAX_ARENAS),
-	C(VKFD_MAX_ARENA_SIZE),
+	C(VKFD_MAX_ARENA_SIZE),        C(VKFD_MAX_USERPTR_PIECES),
 };
 #define N_LIMITS (sizeof(limits) / sizeof(limits[0]))
 
@@ -240,7 +247,7 @@ static const struct const_desc features[] = {
 	C(VKFD_FEAT_EVENT_HINTS),     C(VKFD_FEAT_EVENT_AGES),   C(VKFD_FEAT_VRAM_EXPORT),
 	C(VKFD_FEAT_IMPORT_RESOURCE), C(VKFD_FEAT_AMDGPU_QUERY), C(VKFD_FEAT_DOORBELL_RELAY),
 	C(VKFD_FEAT_MULTI_CONTEXT),   C(VKFD_FEAT_SIM_DEVICE),   C(VKFD_FEAT_GUEST_HANDLES),
-	C(VKFD_FEAT_ASYNC_ALLOC),     C(VKFD_FEAT_ARENAS),
+	C(VKFD_FEAT_ASYNC_ALLOC),     C(VKFD_FEAT_ARENAS),       C(VKFD_FEAT_USERPTR_PIECES),
 };
 #define N_FEATURES (sizeof(features) / sizeof(features[0]))
 /* clang-format on */
