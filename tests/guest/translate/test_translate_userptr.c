@@ -6,7 +6,9 @@
  * "Freeing host memory"). The shim's interposers call the backend's hooks
  * (munmap_notify for munmap and MAP_FIXED mmap, remap_notify for madvise
  * and mremap, atfork_prepare before fork); these tests call them as the
- * shim does, then the real function.
+ * shim does, then the real function. Also: registrations of overlapping
+ * pages share them (docs/guest-vkfd-backend.md, "Overlapping
+ * registrations"), looked at through the GPU by SDMA copies.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -293,6 +296,272 @@ static void test_unequal_va_restored_at_free(void **state)
 	munmap((void *)(uintptr_t)gva, SIZE);
 }
 
+/* An SDMA queue of this process: the GPU copies between GPU VAs, which is
+ * how these tests look at memory through a GPU view. */
+struct sdma {
+	uint64_t rva, pva, dva, wp;
+	struct kfd_ioctl_alloc_memory_of_gpu_args ring, ptrs, db;
+	uint32_t queue_id;
+	uint8_t *bell;
+};
+
+#define SDMA_RING (16 * PAGE)
+
+static void sdma_up(struct sdma *s)
+{
+	struct vkfd_kfd_create_queue_args q;
+	uint32_t ids[1] = {gpu_id}, ns = 0;
+	void *m;
+
+	memset(s, 0, sizeof(*s));
+	s->rva = va_reserve(SDMA_RING);
+	s->pva = va_reserve(PAGE);
+	s->dva = va_reserve(2 * PAGE);
+	assert_int_equal(alloc_bo(s->rva, SDMA_RING, GTT_FLAGS, &s->ring), 0);
+	assert_int_equal(alloc_bo(s->pva, PAGE, GTT_FLAGS, &s->ptrs), 0);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), s->ring.handle, ids, 1, &ns),
+			 0);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), s->ptrs.handle, ids, 1, &ns),
+			 0);
+	assert_ptr_equal(B.mmap((void *)(uintptr_t)s->rva, SDMA_RING, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_FIXED, rfd, (off_t)s->ring.mmap_offset),
+			 (void *)(uintptr_t)s->rva);
+	assert_ptr_equal(B.mmap((void *)(uintptr_t)s->pva, PAGE, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_FIXED, rfd, (off_t)s->ptrs.mmap_offset),
+			 (void *)(uintptr_t)s->pva);
+	memset(&q, 0, sizeof(q));
+	q.base.ring_base_address = s->rva;
+	q.base.ring_size = SDMA_RING;
+	q.base.write_pointer_address = s->pva;
+	q.base.read_pointer_address = s->pva + 64;
+	q.base.gpu_id = gpu_id;
+	q.base.queue_type = 1; /* SDMA */
+	q.base.queue_percentage = 100;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), 0);
+	s->queue_id = q.base.queue_id;
+	assert_int_equal(alloc_bo(s->dva, 2 * PAGE,
+				  KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | (1u << 31) | (1u << 26), &s->db),
+			 0);
+	m = B.mmap((void *)(uintptr_t)s->dva, 2 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, kfd,
+		   (off_t)(q.base.doorbell_offset & ~(uint64_t)(2 * PAGE - 1)));
+	assert_ptr_equal(m, (void *)(uintptr_t)s->dva);
+	s->bell = (uint8_t *)m + (q.base.doorbell_offset & (2 * PAGE - 1));
+}
+
+/* The GPU copies len bytes from GPU VA src to GPU VA dst (COPY_LINEAR);
+ * returns once the engine has passed the packet. */
+static void gpu_copy(struct sdma *s, uint64_t dst, uint64_t src, uint32_t len)
+{
+	uint32_t *pk = (uint32_t *)(uintptr_t)(s->rva + s->wp);
+
+	assert_true(s->wp + 28 <= SDMA_RING);
+	pk[0] = 1; /* op COPY, sub-op LINEAR */
+	pk[1] = len - 1;
+	pk[2] = 0;
+	pk[3] = (uint32_t)src;
+	pk[4] = (uint32_t)(src >> 32);
+	pk[5] = (uint32_t)dst;
+	pk[6] = (uint32_t)(dst >> 32);
+	s->wp += 28;
+	__atomic_store_n((uint64_t *)(uintptr_t)s->pva, s->wp, __ATOMIC_RELEASE);
+	memcpy(s->bell, &s->wp, 8);
+	while (__atomic_load_n((uint64_t *)(uintptr_t)(s->pva + 64), __ATOMIC_ACQUIRE) < s->wp)
+		sched_yield();
+}
+
+static void sdma_down(struct sdma *s)
+{
+	struct kfd_ioctl_destroy_queue_args d = {s->queue_id, 0};
+
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_DESTROY_QUEUE), sizeof(d), &d), 0);
+	assert_int_equal(free_bo(s->db.handle), 0);
+	assert_int_equal(free_bo(s->ring.handle), 0);
+	assert_int_equal(free_bo(s->ptrs.handle), 0);
+}
+
+/* What the GPU reads at GPU VA va, len bytes, equals want? (through a
+ * scratch GTT BO at sva, CPU-mapped there) */
+static void gpu_sees(struct sdma *s, uint64_t sva, uint64_t va, const unsigned char *want,
+		     size_t len)
+{
+	memset((void *)(uintptr_t)sva, 0x5a, len);
+	gpu_copy(s, sva, va, (uint32_t)len);
+	if (memcmp((void *)(uintptr_t)sva, want, len) != 0)
+		fail_msg("GPU view at %#llx differs from the CPU's bytes", (unsigned long long)va);
+}
+
+/* Two registrations of overlapping pages at different GPU VAs, as
+ * hipHostRegister of two adjacent heap buffers makes them: [0, 3) and
+ * [1, 4) pages of p. Both succeed (the kernel pins the pages twice); the
+ * CPU and both GPU views see the same bytes; either can be freed first
+ * and the other stays coherent; the contents survive both frees. */
+static void overlap_case(bool free_first_first)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args r1, r2, sb;
+	uint32_t ids[1] = {gpu_id}, ns;
+	uint64_t g1 = va_reserve(3 * PAGE), g2 = va_reserve(3 * PAGE), sva = va_reserve(4 * PAGE);
+	unsigned char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *scr = (unsigned char *)(uintptr_t)sva, pat[PAGE];
+	struct sdma s;
+	uint64_t surv_g, surv_cpu;
+	int r;
+
+	assert_true(p != MAP_FAILED);
+	fill(p, 4 * PAGE, 41);
+	assert_int_equal(alloc_userptr(g1, (uintptr_t)p, 3 * PAGE, &r1), 0);
+	r = alloc_userptr(g2, (uintptr_t)p + PAGE, 3 * PAGE, &r2);
+	if (getenv("VKFD_DIRECT_NO_ARENAS")) {
+		/* a host without arenas: the pages are a blob already
+		 * (documented difference) */
+		assert_int_equal(r, -EBUSY);
+		assert_int_equal(free_bo(r1.handle), 0);
+		check(p, 4 * PAGE, 41);
+		munmap(p, 4 * PAGE);
+		return;
+	}
+	assert_int_equal(r, 0);
+	check(p, 4 * PAGE, 41); /* registering changed no byte */
+	sdma_up(&s);
+	assert_int_equal(alloc_bo(sva, 4 * PAGE, GTT_FLAGS, &sb), 0);
+	assert_ptr_equal(B.mmap(scr, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rfd,
+				(off_t)sb.mmap_offset),
+			 scr);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), sb.handle, ids, 1, &ns), 0);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), r1.handle, ids, 1, &ns), 0);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), r2.handle, ids, 1, &ns), 0);
+
+	/* the CPU's bytes through both GPU views */
+	gpu_sees(&s, sva, g1, p, 3 * PAGE);
+	gpu_sees(&s, sva, g2, p + PAGE, 3 * PAGE);
+	/* CPU writes to the shared pages: both views see them */
+	p[PAGE + 5] = 0x77;
+	p[3 * PAGE - 1] = 0x88;
+	gpu_sees(&s, sva, g1, p, 3 * PAGE);
+	gpu_sees(&s, sva, g2, p + PAGE, 3 * PAGE);
+	/* the GPU writes a shared page through the first view: the CPU and
+	 * the second view see it */
+	fill(pat, PAGE, 43);
+	memcpy(scr + 3 * PAGE, pat, PAGE);
+	gpu_copy(&s, g1 + 2 * PAGE, sva + 3 * PAGE, PAGE);
+	assert_memory_equal(p + 2 * PAGE, pat, PAGE);
+	gpu_sees(&s, sva, g2 + PAGE, pat, PAGE);
+	/* and through the second view, a shared page and its own one */
+	fill(pat, PAGE, 47);
+	memcpy(scr + 3 * PAGE, pat, PAGE);
+	gpu_copy(&s, g2, sva + 3 * PAGE, PAGE);
+	gpu_copy(&s, g2 + 2 * PAGE, sva + 3 * PAGE, PAGE);
+	assert_memory_equal(p + PAGE, pat, PAGE);
+	assert_memory_equal(p + 3 * PAGE, pat, PAGE);
+	gpu_sees(&s, sva, g1 + PAGE, pat, PAGE);
+
+	/* one goes: its own page is private again, the shared ones stay the
+	 * survivor's, all bytes kept */
+	memcpy(scr, p, 3 * PAGE); /* not needed by the GPU: a copy of p */
+	{
+		unsigned char before[4 * PAGE];
+
+		memcpy(before, p, sizeof(before));
+		ns = 0;
+		assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU),
+					free_first_first ? r1.handle : r2.handle, ids, 1, &ns),
+				 0);
+		assert_int_equal(free_bo(free_first_first ? r1.handle : r2.handle), 0);
+		assert_memory_equal(p, before, sizeof(before));
+	}
+	assert_int_equal(map_kind(free_first_first ? p : p + 3 * PAGE), 'p');
+	assert_int_equal(map_kind(p + PAGE), 's');
+	assert_int_equal(map_kind(p + 2 * PAGE), 's');
+	surv_g = free_first_first ? g2 : g1;
+	surv_cpu = free_first_first ? PAGE : 0;
+	/* the survivor stays coherent both ways */
+	p[PAGE + 100] = 0x99;
+	gpu_sees(&s, sva, surv_g, p + surv_cpu, 3 * PAGE);
+	fill(pat, PAGE, 53);
+	memcpy(scr + 3 * PAGE, pat, PAGE);
+	gpu_copy(&s, surv_g + 2 * PAGE - surv_cpu, sva + 3 * PAGE, PAGE); /* page 2 of p */
+	assert_memory_equal(p + 2 * PAGE, pat, PAGE);
+	{
+		unsigned char before[4 * PAGE];
+
+		memcpy(before, p, sizeof(before));
+		ns = 0;
+		assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU),
+					free_first_first ? r2.handle : r1.handle, ids, 1, &ns),
+				 0);
+		assert_int_equal(free_bo(free_first_first ? r2.handle : r1.handle), 0);
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(map_kind(p + i * PAGE), 'p');
+		assert_memory_equal(p, before, sizeof(before));
+	}
+	/* the pages are the arena's again for the next registration */
+	assert_int_equal(alloc_userptr(g1, (uintptr_t)p + PAGE, 2 * PAGE, &r1), 0);
+	assert_int_equal(p[PAGE + 100], 0x99);
+	assert_int_equal(free_bo(r1.handle), 0);
+	assert_int_equal(free_bo(sb.handle), 0);
+	sdma_down(&s);
+	munmap(p, 4 * PAGE);
+}
+
+static void test_overlap_free_first_first(void **state)
+{
+	(void)state;
+	overlap_case(true);
+}
+
+static void test_overlap_free_second_first(void **state)
+{
+	(void)state;
+	overlap_case(false);
+}
+
+/* One registration inside another, and one spanning two others with a
+ * gap between them: each page is one arena page, whatever BO names it. */
+static void test_overlap_inside_and_spanning(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, b, in, span;
+	uint64_t ga = va_reserve(2 * PAGE), gb = va_reserve(2 * PAGE), gi = va_reserve(PAGE);
+	uint64_t gs = va_reserve(6 * PAGE);
+	unsigned char *p = mmap(NULL, 6 * PAGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	if (getenv("VKFD_DIRECT_NO_ARENAS"))
+		skip();
+	assert_true(p != MAP_FAILED);
+	fill(p, 6 * PAGE, 59);
+	assert_int_equal(alloc_userptr(ga, (uintptr_t)p + PAGE, 2 * PAGE, &a), 0);
+	assert_int_equal(alloc_userptr(gb, (uintptr_t)p + 4 * PAGE, 2 * PAGE, &b), 0);
+	assert_int_equal(alloc_userptr(gi, (uintptr_t)p + 2 * PAGE, PAGE, &in), 0);
+	/* pages 0 (new), 1-2 (a's), 3 (new), 4-5 (b's) */
+	assert_int_equal(alloc_userptr(gs, (uintptr_t)p, 6 * PAGE, &span), 0);
+	check(p, 6 * PAGE, 59);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(map_kind(p + i * PAGE), 's');
+	p[2 * PAGE + 7] = 0x31;
+	assert_int_equal(free_bo(a.handle), 0);
+	assert_int_equal(free_bo(span.handle), 0);
+	/* page 2 is still `in`'s, pages 4-5 b's, the rest private */
+	assert_int_equal(map_kind(p), 'p');
+	assert_int_equal(map_kind(p + PAGE), 'p');
+	assert_int_equal(map_kind(p + 2 * PAGE), 's');
+	assert_int_equal(map_kind(p + 3 * PAGE), 'p');
+	assert_int_equal(map_kind(p + 4 * PAGE), 's');
+	assert_int_equal(p[2 * PAGE + 7], 0x31);
+	assert_int_equal(free_bo(in.handle), 0);
+	assert_int_equal(free_bo(b.handle), 0);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(map_kind(p + i * PAGE), 'p');
+	p[2 * PAGE + 7] = (unsigned char)((2 * PAGE + 7) * 59 + 3);
+	check(p, 6 * PAGE, 59);
+	munmap(p, 6 * PAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +574,9 @@ int main(void)
 	    cmocka_unit_test(test_free_deferred_unmapped_unseen),
 	    cmocka_unit_test(test_unequal_va_restored_at_free),
 	    cmocka_unit_test(test_free_arena_range_copied_back),
+	    cmocka_unit_test(test_overlap_free_first_first),
+	    cmocka_unit_test(test_overlap_free_second_first),
+	    cmocka_unit_test(test_overlap_inside_and_spanning),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
