@@ -5,7 +5,9 @@
  * and what a hostile guest tries with them: overlapping BOs, offsets near
  * overflow, destroying an arena its BOs live in, reading a previous BO's
  * bytes, exporting a BO of an arena, using one as the event page, more
- * arenas than the limit, the quota, and a host that does not offer them.
+ * arenas than the limit, the quota, and a host that does not offer them;
+ * ALLOC_USERPTR_PIECES (9.4.2): BOs over several arena ranges whose pages
+ * other BOs hold too, and every bound on what the guest names.
  */
 #include <errno.h>
 #include <linux/kfd_ioctl.h>
@@ -13,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -474,7 +477,7 @@ static void test_host_without_arenas(void **state)
 	(void)state;
 	assert_int_equal(h_lib_init(VKFD_HOST_FLAG_NO_ARENAS, NULL), 0);
 	assert_int_equal(vkfd_host_capset_fill(1, &cs, sizeof(cs)), (int)sizeof(cs));
-	assert_false(cs.features & VKFD_FEAT_ARENAS);
+	assert_false(cs.features & (VKFD_FEAT_ARENAS | VKFD_FEAT_USERPTR_PIECES));
 	assert_int_equal(h_open(&h, 1), 0);
 	assert_false(hello(&h, VKFD_FEAT_ALL_V1 | VKFD_FEAT_ARENAS) & VKFD_FEAT_ARENAS);
 	assert_int_equal(create_arena(&h, 1, 1 << 20, ARENA_BLOB(1)), -EOPNOTSUPP);
@@ -485,6 +488,231 @@ static void test_host_without_arenas(void **state)
 	assert_int_equal(vkfd_host_capset_fill(1, &cs, sizeof(cs)), (int)sizeof(cs));
 	assert_true(cs.features & VKFD_FEAT_ARENAS);
 	h_lib_fini();
+}
+
+/* ALLOC_USERPTR_PIECES of the pieces (arena, offset, pages) at va. */
+static int alloc_pieces(struct harness *h, uint64_t va, uint64_t size, uint32_t flags,
+			const struct vkfd_userptr_piece *pc, uint32_t n, uint64_t *handle,
+			struct vkfd_rsp_alloc_memory *out)
+{
+	struct vkfd_req_alloc_userptr_pieces r;
+	struct vkfd_rsp_alloc_memory rsp;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	memset(&rsp, 0, sizeof(rsp));
+	r.va = va;
+	r.size = size;
+	r.gpu_id = h->gpu_id;
+	r.flags = flags;
+	r.n_pieces = n;
+	for (uint32_t i = 0; i < n && i < VKFD_MAX_USERPTR_PIECES; i++)
+		r.pieces[i] = pc[i];
+	ret = h_call(h, VKFD_CMD_ALLOC_USERPTR_PIECES, &r, sizeof(r), &rsp, sizeof(rsp));
+	if (handle)
+		*handle = rsp.handle;
+	if (out)
+		*out = rsp;
+	return ret;
+}
+
+/* Mappings of arena memory in this process (the host views included). */
+static int arena_mappings(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "vkfd-arena"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* A BO over pieces of two arenas: granted only when asked for; pages no
+ * BO held are zeroed, held pages keep their bytes and stay held while a
+ * BO names them (no ALLOC of them, no DESTROY_ARENA); the BO's GPU view
+ * is the pieces back to back (kfdsim reads through the host view). */
+static void test_userptr_pieces(void **state)
+{
+	struct vkfd_userptr_piece pc[2] = {{PAGE, 1, 1}, {0, 2, 1}};
+	struct vkfd_rsp_alloc_memory ar;
+	struct harness h;
+	uint64_t a, pb, va2;
+	uint8_t *p1, *p2;
+	int fd1, fd2;
+
+	(void)state;
+	assert_int_equal(h_open(&h, 1), 0);
+	assert_false(hello(&h, VKFD_FEAT_ARENAS) & VKFD_FEAT_USERPTR_PIECES);
+	assert_int_equal(create_arena(&h, 1, 1 << 20, ARENA_BLOB(1)), 0);
+	assert_int_equal(create_arena(&h, 2, 1 << 20, ARENA_BLOB(2)), 0);
+	va2 = h_va(&h, 2 * PAGE);
+	assert_int_equal(alloc_pieces(&h, va2, 2 * PAGE, GTT, pc, 2, NULL, NULL), -ENOTTY);
+	assert_true(hello(&h, VKFD_FEAT_ARENAS | VKFD_FEAT_USERPTR_PIECES) &
+		    VKFD_FEAT_USERPTR_PIECES);
+	p1 = map_arena(&h, ARENA_BLOB(1), 1 << 20, &fd1);
+	p2 = map_arena(&h, ARENA_BLOB(2), 1 << 20, &fd2);
+	assert_int_equal(alloc_in(&h, 1, 0, h_va(&h, 2 * PAGE), 2 * PAGE, GTT, &a, NULL), 0);
+	memset(p1, 0x11, 2 * PAGE);
+	memset(p2, 0x22, PAGE); /* a page no BO holds */
+	assert_int_equal(alloc_pieces(&h, va2, 2 * PAGE, GTT, pc, 2, &pb, &ar), 0);
+	assert_int_equal(ar.map_flags, VKFD_ALLOC_MAP_ARENA);
+	assert_int_equal(ar.map_info, VKFD_MAP_CACHED);
+	assert_int_equal(ar.blob_size, 2 * PAGE);
+	assert_int_equal(h_map(&h, pb), 0);
+	assert_int_equal(p1[PAGE], 0x11); /* held: kept */
+	assert_int_equal(p2[0], 0);       /* new: zeroed */
+	/* held pages are not free for an ALLOC, nor their arenas for DESTROY */
+	assert_int_equal(alloc_in(&h, 2, 0, h_va(&h, PAGE), PAGE, GTT, NULL, NULL), -EINVAL);
+	assert_int_equal(destroy_arena(&h, 2), -EBUSY);
+	/* the arena BO goes: the page the pieces hold stays, with its bytes */
+	h_free(&h, a);
+	assert_int_equal(alloc_in(&h, 1, PAGE, h_va(&h, PAGE), PAGE, GTT, NULL, NULL), -EINVAL);
+	assert_int_equal(p1[PAGE], 0x11);
+	assert_int_equal(destroy_arena(&h, 1), -EBUSY);
+	/* no blob, no export, no event page */
+	h_bind(&h, pb, 78);
+	sync_stream(&h);
+	{
+		struct vkfd_blob b;
+
+		assert_int_equal(vkfd_host_context_get_blob(h.ctx, 1, 78, 2 * PAGE, 1, &b),
+				 -EINVAL);
+	}
+	assert_int_equal(h_unmap(&h, pb), 0);
+	h_free(&h, pb);
+	sync_stream(&h);
+	assert_int_equal(destroy_arena(&h, 2), 0);
+	assert_int_equal(destroy_arena(&h, 1), 0);
+	munmap(p1, 1 << 20);
+	munmap(p2, 1 << 20);
+	close(fd1);
+	close(fd2);
+	h_close(&h);
+}
+
+/* What a hostile guest names: every piece bounded, the sum exact, the
+ * count capped, the flags plain GTT; nothing is held after a refusal. */
+static void test_userptr_pieces_checked(void **state)
+{
+	struct vkfd_userptr_piece pc[VKFD_MAX_USERPTR_PIECES + 1];
+	struct vkfd_req_alloc_userptr_pieces r;
+	struct vkfd_rsp_alloc_memory rsp;
+	struct harness h;
+	uint64_t va, handle;
+
+	(void)state;
+	assert_int_equal(h_open(&h, 1), 0);
+	hello(&h, VKFD_FEAT_ARENAS | VKFD_FEAT_USERPTR_PIECES);
+	assert_int_equal(create_arena(&h, 1, 64 * PAGE, ARENA_BLOB(1)), 0);
+	va = h_va(&h, 64 * PAGE);
+	for (uint32_t i = 0; i <= VKFD_MAX_USERPTR_PIECES; i++)
+		pc[i] = (struct vkfd_userptr_piece){i * PAGE, 1, 1};
+	/* counts */
+	assert_int_equal(alloc_pieces(&h, va, 0, GTT, pc, 0, NULL, NULL), -EINVAL);
+	memset(&r, 0, sizeof(r));
+	r.va = va;
+	r.size = 17 * PAGE;
+	r.gpu_id = h.gpu_id;
+	r.flags = GTT;
+	r.n_pieces = VKFD_MAX_USERPTR_PIECES + 1;
+	assert_int_equal(
+	    h_call(&h, VKFD_CMD_ALLOC_USERPTR_PIECES, &r, sizeof(r), &rsp, sizeof(rsp)), -EINVAL);
+	r.n_pieces = 0xffffffffu;
+	assert_int_equal(
+	    h_call(&h, VKFD_CMD_ALLOC_USERPTR_PIECES, &r, sizeof(r), &rsp, sizeof(rsp)), -EINVAL);
+	r.n_pieces = 1;
+	r.size = PAGE;
+	r.pieces[0] = pc[0];
+	r.pad = 1;
+	assert_int_equal(
+	    h_call(&h, VKFD_CMD_ALLOC_USERPTR_PIECES, &r, sizeof(r), &rsp, sizeof(rsp)), -EINVAL);
+	/* pieces: arena not live, unaligned, empty, outside, wrapping */
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){0, 0, 1}, 1,
+				      NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){0, 2, 1}, 1,
+				      NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT,
+				      &(struct vkfd_userptr_piece){0, VKFD_MAX_ARENAS + 1, 1}, 1,
+				      NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){100, 1, 1},
+				      1, NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, 0, GTT, &(struct vkfd_userptr_piece){0, 1, 0}, 1,
+				      NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT,
+				      &(struct vkfd_userptr_piece){64 * PAGE, 1, 1}, 1, NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, 2 * PAGE, GTT,
+				      &(struct vkfd_userptr_piece){63 * PAGE, 1, 2}, 1, NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT,
+				      &(struct vkfd_userptr_piece){~0ull & ~(PAGE - 1), 1, 1}, 1,
+				      NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, 0xffffffffull * PAGE, GTT,
+				      &(struct vkfd_userptr_piece){0, 1, 0xffffffffu}, 1, NULL,
+				      NULL),
+			 -EINVAL);
+	/* sizes that do not add up */
+	assert_int_equal(alloc_pieces(&h, va, 3 * PAGE, GTT, pc, 2, NULL, NULL), -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, pc, 2, NULL, NULL), -EINVAL);
+	/* flags: not GTT, AQL, USERPTR */
+	assert_int_equal(alloc_pieces(&h, va, PAGE, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, pc, 1, NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, pc,
+				      1, NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, pc, 1,
+				      NULL, NULL),
+			 -EINVAL);
+	/* VA 0 */
+	assert_int_equal(alloc_pieces(&h, 0, PAGE, GTT, pc, 1, NULL, NULL), -EINVAL);
+	/* nothing was held by the refusals: the whole arena is free */
+	assert_int_equal(alloc_in(&h, 1, 0, h_va(&h, 64 * PAGE), 64 * PAGE, GTT, &handle, NULL), 0);
+	h_free(&h, handle);
+	/* the same page twice in one list, and all sixteen pieces */
+	assert_int_equal(alloc_pieces(&h, va, 2 * PAGE, GTT,
+				      (struct vkfd_userptr_piece[]){{0, 1, 1}, {0, 1, 1}}, 2,
+				      &handle, NULL),
+			 0);
+	assert_int_equal(alloc_pieces(&h, va + 2 * PAGE, 16 * PAGE, GTT, pc, 16, NULL, NULL), 0);
+	h_close(&h);
+}
+
+/* Closing the context with pieces BOs alive leaves no host view, arena
+ * mapping or fd behind. */
+static void test_userptr_pieces_teardown(void **state)
+{
+	struct vkfd_userptr_piece pc[3] = {{0, 1, 1}, {4 * PAGE, 1, 2}, {0, 2, 1}};
+	struct harness h;
+	int fds, maps;
+
+	(void)state;
+	fds = h_fd_count();
+	maps = arena_mappings();
+	assert_int_equal(h_open(&h, 1), 0);
+	hello(&h, VKFD_FEAT_ARENAS | VKFD_FEAT_USERPTR_PIECES);
+	assert_int_equal(create_arena(&h, 1, 32 * PAGE, ARENA_BLOB(1)), 0);
+	assert_int_equal(create_arena(&h, 2, 32 * PAGE, ARENA_BLOB(2)), 0);
+	for (int i = 0; i < 8; i++) {
+		uint64_t handle;
+
+		assert_int_equal(
+		    alloc_pieces(&h, h_va(&h, 4 * PAGE), 4 * PAGE, GTT, pc, 3, &handle, NULL), 0);
+		assert_int_equal(h_map(&h, handle), 0);
+	}
+	assert_true(arena_mappings() > maps);
+	h_close(&h);
+	assert_int_equal(arena_mappings(), maps);
+	assert_int_equal(h_fd_count(), fds);
 }
 
 int main(void)
@@ -498,6 +726,9 @@ int main(void)
 	    cmocka_unit_test(test_create_checks_and_limit),
 	    cmocka_unit_test(test_not_event_page),
 	    cmocka_unit_test(test_teardown_releases),
+	    cmocka_unit_test(test_userptr_pieces),
+	    cmocka_unit_test(test_userptr_pieces_checked),
+	    cmocka_unit_test(test_userptr_pieces_teardown),
 	};
 	const struct CMUnitTest own_lib[] = {
 	    cmocka_unit_test(test_gtt_quota),
