@@ -181,8 +181,8 @@ int host_alias_create(struct vkfd_host_context *ctx, const struct vkfd_userptr_p
 		al->base = (uint8_t *)arenas[0]->mem.map + pieces[0].arena_offset;
 	} else {
 		/* reserve the span, then each piece's memfd range over it */
-		void *v = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
+		void *v =
+		    mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		uint64_t at = 0;
 
 		if (v == MAP_FAILED) {

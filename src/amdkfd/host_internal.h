@@ -134,10 +134,10 @@ struct host_alias_piece {
 	uint64_t off, size;
 };
 struct host_alias {
-	uint8_t *base;   /* what KFD registers */
-	uint64_t size;   /* bytes of the BO */
-	bool own_view;   /* base is a view of our own (munmap it) */
-	uint32_t n;      /* pieces */
+	uint8_t *base; /* what KFD registers */
+	uint64_t size; /* bytes of the BO */
+	bool own_view; /* base is a view of our own (munmap it) */
+	uint32_t n;    /* pieces */
 	struct host_alias_piece p[VKFD_MAX_USERPTR_PIECES];
 };
 

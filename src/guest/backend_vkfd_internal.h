@@ -92,7 +92,7 @@ struct bk_arena {
 	struct vkfd_guest_blob blob;
 	uint16_t *refs; /* per page */
 	uint32_t n_bos; /* holds of ranges in it */
-	uint64_t hint; /* page where the next search starts */
+	uint64_t hint;  /* page where the next search starts */
 };
 
 /* A BO of one KFD process. `handle` is the protocol's opaque handle; the

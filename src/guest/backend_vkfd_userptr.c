@@ -122,7 +122,8 @@ static struct bk_seg *bk_segs_locked(const struct bk_conn *c, uint64_t s, uint64
 		if (!x->userptr || !x->userptr_mapped)
 			continue;
 		if (x->arena) {
-			one = (struct bk_uptr_piece){x->cpu_va, x->uptr_len, x->arena, x->arena_offset};
+			one = (struct bk_uptr_piece){x->cpu_va, x->uptr_len, x->arena,
+						     x->arena_offset};
 			ps = &one;
 			np = 1;
 		}
@@ -130,7 +131,8 @@ static struct bk_seg *bk_segs_locked(const struct bk_conn *c, uint64_t s, uint64
 			if (!(s < ps[i].cpu_va + ps[i].len && ps[i].cpu_va < e))
 				continue;
 			if (*n == cap) {
-				struct bk_seg *nv = realloc(v, (cap = cap ? 2 * cap : 8) * sizeof(*v));
+				struct bk_seg *nv =
+				    realloc(v, (cap = cap ? 2 * cap : 8) * sizeof(*v));
 
 				if (!nv) {
 					free(v);
@@ -169,7 +171,8 @@ static int bk_split(const struct bk_seg *segs, size_t nsegs, uint64_t s, uint64_
 		}
 		if (best) {
 			len = (best->e < e ? best->e : e) - cur;
-			p = (struct bk_uptr_piece){cur, len, best->arena, best->off + (cur - best->s)};
+			p = (struct bk_uptr_piece){cur, len, best->arena,
+						   best->off + (cur - best->s)};
 		} else {
 			len = next - cur;
 			p = (struct bk_uptr_piece){cur, len, NULL, 0};
@@ -212,9 +215,9 @@ static int bk_share_convert_locked(struct bk_conn *c, const struct bk_uptr_piece
 		munmap(tmp, ps[i].len);
 	}
 	for (i = 0; !r && i < n; i++)
-		if (fresh[i] && vkfd_guest_blob_map(c->g, &ps[i].arena->blob,
-						    (void *)(uintptr_t)ps[i].cpu_va, ps[i].len,
-						    ps[i].off, PROT_READ | PROT_WRITE) == MAP_FAILED)
+		if (fresh[i] &&
+		    vkfd_guest_blob_map(c->g, &ps[i].arena->blob, (void *)(uintptr_t)ps[i].cpu_va,
+					ps[i].len, ps[i].off, PROT_READ | PROT_WRITE) == MAP_FAILED)
 			r = -errno;
 	if (r)
 		while (i-- > 0)
@@ -482,8 +485,7 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
  * every other BO's pages too (measured: frees of hsa_storm took 6x
  * longer). A blob without a file here (virtgpu: a device mapping, whose
  * residency says nothing about the host's pages) is copied whole. */
-static int bk_copy_arena_data(uint8_t *dst, const struct bk_arena *a, uint64_t cpu_va,
-			      uint64_t len)
+static int bk_copy_arena_data(uint8_t *dst, const struct bk_arena *a, uint64_t cpu_va, uint64_t len)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), n = len / pg;
 	unsigned char vec[512];
@@ -500,8 +502,8 @@ static int bk_copy_arena_data(uint8_t *dst, const struct bk_arena *a, uint64_t c
 
 			while (run < k && (vec[run] & 1))
 				run++;
-			if (run > j && bk_read_user(dst + (i + j) * pg, cpu_va + (i + j) * pg,
-						    (run - j) * pg))
+			if (run > j &&
+			    bk_read_user(dst + (i + j) * pg, cpu_va + (i + j) * pg, (run - j) * pg))
 				return -EFAULT;
 			j = run > j ? run : j + 1;
 		}

@@ -35,7 +35,10 @@
  *    arena's mapping, whatever the previous BO there wrote; DESTROY_ARENA
  *    with a live BO in it is never accepted (BOs allocated without a reply
  *    are not held to the range and busy rules: the host may have refused
- *    them).
+ *    them);
+ *  - ALLOC_USERPTR_PIECES (9.4.2): accepted only with every piece inside a
+ *    live arena and the sizes adding up; pages no live BO held read zero;
+ *    their pages count as held for the range and busy rules above.
  */
 #include <errno.h>
 #include <linux/kfd_ioctl.h>
@@ -54,17 +57,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_BOS       32
-#define MAX_QUEUES    4
-#define MAX_EVENTS    16
-#define MAX_BLOBS     32
-#define EVENT_PAGE    (4096u * 8u)
-#define PAGE          4096ull
-#define FIRST_VA      0x7f0000000000ull
-#define NEIGHBOUR_MB  192ull
-#define MAX_BOS_QUOTA 64           /* cfg.quota.max_bos: also the blob-id limit */
-#define MAX_ARENAS    4            /* the model's arena ids 1..4; it also names 0 and 5.. */
-#define ARENA_BLOB    (1ull << 40) /* arena blob ids: apart from BO blob ids */
+#define MAX_BOS          32
+#define MAX_QUEUES       4
+#define MAX_EVENTS       16
+#define MAX_BLOBS        32
+#define EVENT_PAGE       (4096u * 8u)
+#define PAGE             4096ull
+#define FIRST_VA         0x7f0000000000ull
+#define NEIGHBOUR_MB     192ull
+#define MAX_BOS_QUOTA    64           /* cfg.quota.max_bos: also the blob-id limit */
+#define MAX_ARENAS       4            /* the model's arena ids 1..4; it also names 0 and 5.. */
+#define MAX_MODEL_PIECES 4            /* pieces of one ALLOC_USERPTR_PIECES the model sends */
+#define ARENA_BLOB       (1ull << 40) /* arena blob ids: apart from BO blob ids */
 
 /* ---- input cursor --------------------------------------------------- */
 
@@ -99,6 +103,12 @@ struct bo {
 	bool event_page; /* FREE refuses it: it stays alive on the host */
 	uint32_t arena;  /* 1..MAX_ARENAS: its memory is [arena_off, +size) there */
 	uint64_t arena_off;
+	/* ALLOC_USERPTR_PIECES: the arena ranges it holds */
+	uint32_t n_pieces;
+	struct {
+		uint32_t arena;
+		uint64_t off, size;
+	} pieces[MAX_MODEL_PIECES];
 };
 
 /* An arena the model created; `map` its blob, once exported and mapped. */
@@ -281,7 +291,7 @@ static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
 	memset(&hello, 0, sizeof(hello));
 	hello.version_min = 1;
 	hello.version_max = 1;
-	hello.features = VKFD_FEAT_ARENAS;
+	hello.features = VKFD_FEAT_ARENAS | VKFD_FEAT_USERPTR_PIECES;
 	g->next_arena_blob = ARENA_BLOB;
 	/* an odd first seqno: a protocol 1.1 guest (docs/protocol.md 14) */
 	g->v11 = first_seqno & 1;
@@ -707,6 +717,18 @@ static void op_neighbour(struct guest *g, struct guest *n, struct cursor *c)
 	call(n, VKFD_CMD_FREE_MEMORY, &f, sizeof(f), NULL, 0);
 }
 
+/* Does b hold pages of model arena aid (its range there, or a piece)? */
+static bool bo_in_arena(const struct bo *b, uint32_t aid, uint64_t off, uint64_t size)
+{
+	if (b->arena == aid && off < b->arena_off + b->size && b->arena_off < off + size)
+		return true;
+	for (uint32_t i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].arena == aid && off < b->pieces[i].off + b->pieces[i].size &&
+		    b->pieces[i].off < off + size)
+			return true;
+	return false;
+}
+
 /* The id sent for the model's arena id: 1..MAX_ARENAS as they are; 0 and
  * MAX_ARENAS + 1 name ids no arena can have (0, past VKFD_MAX_ARENAS), so
  * that the host never holds an arena the model does not track. */
@@ -746,7 +768,8 @@ static void op_arena(struct guest *g, struct cursor *c)
 		memset(&r, 0, sizeof(r));
 		r.arena_id = wire_arena_id(aid);
 		for (uint32_t i = 0; a && i < MAX_BOS; i++)
-			busy |= g->bos[i].live && !g->bos[i].maybe && g->bos[i].arena == aid;
+			busy |= g->bos[i].live && !g->bos[i].maybe &&
+				bo_in_arena(&g->bos[i], aid, 0, UINT64_MAX);
 		if (call(g, VKFD_CMD_DESTROY_ARENA, &r, sizeof(r), NULL, 0))
 			return;
 		if (!a || busy)
@@ -849,10 +872,8 @@ static void op_arena_alloc(struct guest *g, struct cursor *c)
 	for (uint32_t i = 0; i < MAX_BOS; i++) {
 		const struct bo *o = &g->bos[i];
 
-		if (o->live && !o->maybe && o->arena == aid &&
-		    r.arena_offset < o->arena_off + o->size &&
-		    o->arena_off < r.arena_offset + r.size)
-			__builtin_trap(); /* two live BOs over one range */
+		if (o->live && !o->maybe && bo_in_arena(o, aid, r.arena_offset, r.size))
+			__builtin_trap(); /* a range a live BO holds given to another */
 	}
 	*b = (struct bo){.handle = rsp.handle,
 			 .va = r.va,
@@ -873,6 +894,101 @@ static void op_arena_alloc(struct guest *g, struct cursor *c)
 	}
 }
 
+/* ALLOC_USERPTR_PIECES (docs/protocol.md 9.4.2): one to four pieces, each
+ * in one of the model's arena ids at a page that fits (often one a live
+ * BO holds), the last pages, just outside, wrapping, unaligned, or with
+ * 2^32 - 1 pages; the size their sum or a page more. Accepted, every piece
+ * must lie in a live arena and the sizes add up; a page no live BO held
+ * reads zero through the arena's mapping. */
+static void op_pieces_alloc(struct guest *g, struct cursor *c)
+{
+	struct vkfd_req_alloc_userptr_pieces r;
+	struct vkfd_rsp_alloc_memory rsp;
+	uint32_t slot = u8(c) % MAX_BOS, n = 1u + u8(c) % MAX_MODEL_PIECES;
+	uint32_t aids[MAX_MODEL_PIECES];
+	struct bo *b = &g->bos[slot];
+	uint64_t sum = 0;
+
+	if (b->live)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.gpu_id = g->gpu_id;
+	r.flags = KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE;
+	r.n_pieces = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t aid = u8(c) % (MAX_ARENAS + 2), where = u8(c), pages = 1u + u8(c) % 4u;
+		const struct arena_rec *a = aid >= 1 && aid <= MAX_ARENAS ? &g->arenas[aid] : NULL;
+		uint64_t asize = a && a->live ? a->size : 1ull << 20, off;
+
+		switch (where & 7) {
+		case 0:
+			off = 0;
+			break;
+		case 1:
+			off = asize > pages * PAGE ? asize - pages * PAGE : 0;
+			break;
+		case 2:
+			off = asize;
+			break;
+		case 3:
+			off = ~0ull & ~(PAGE - 1);
+			break;
+		case 4:
+			off = 3;
+			break;
+		case 5:
+			off = 0;
+			pages = 0xffffffffu;
+			break;
+		default:
+			off = ((uint64_t)u8(c) * PAGE) % asize;
+		}
+		aids[i] = aid;
+		r.pieces[i].arena_id = wire_arena_id(aid);
+		r.pieces[i].arena_offset = off;
+		r.pieces[i].pages = pages;
+		sum += (uint64_t)pages * PAGE;
+	}
+	r.size = sum + ((u8(c) & 7) == 0 ? PAGE : 0);
+	r.va = g->next_va;
+	if (r.size <= (64ull << 20))
+		g->next_va += (r.size + 0x1fffff) & ~0x1fffffull;
+	if (call(g, VKFD_CMD_ALLOC_USERPTR_PIECES, &r, sizeof(r), &rsp, sizeof(rsp)))
+		return;
+	if (r.size != sum || !(rsp.map_flags & VKFD_ALLOC_MAP_ARENA) || rsp.blob_size != r.size)
+		__builtin_trap(); /* sizes that do not add up, or answered wrong */
+	for (uint32_t i = 0; i < n; i++) {
+		const struct arena_rec *a =
+		    aids[i] >= 1 && aids[i] <= MAX_ARENAS ? &g->arenas[aids[i]] : NULL;
+		uint64_t off = r.pieces[i].arena_offset, len = (uint64_t)r.pieces[i].pages * PAGE;
+		bool held = g->unknown_bos;
+
+		if (!a || !a->live || off % PAGE || len > a->size || off > a->size - len)
+			__builtin_trap(); /* a piece outside a live arena */
+		for (uint32_t j = 0; j < MAX_BOS; j++)
+			held |= g->bos[j].live && bo_in_arena(&g->bos[j], aids[i], off, len);
+		for (uint32_t j = 0; j < i; j++)
+			held |= aids[j] == aids[i];
+		/* pages nobody held are new memory: zeroed */
+		for (uint64_t o = 0; a->map && !held && o < len; o += PAGE / 2)
+			if (a->map[off + o] || a->map[off + o + PAGE / 2 - 1])
+				__builtin_trap();
+	}
+	*b = (struct bo){.handle = rsp.handle,
+			 .va = r.va,
+			 .size = r.size,
+			 .blob_size = rsp.blob_size,
+			 .flags = r.flags,
+			 .map_flags = rsp.map_flags,
+			 .live = true,
+			 .n_pieces = n};
+	for (uint32_t i = 0; i < n; i++) {
+		b->pieces[i].arena = aids[i];
+		b->pieces[i].off = r.pieces[i].arena_offset;
+		b->pieces[i].size = (uint64_t)r.pieces[i].pages * PAGE;
+	}
+}
+
 static void op_raw(struct guest *g, struct cursor *c)
 {
 	uint8_t req[64];
@@ -883,7 +999,7 @@ static void op_raw(struct guest *g, struct cursor *c)
 	    cmd == VKFD_CMD_CREATE_ARENA || cmd == VKFD_CMD_DESTROY_ARENA)
 		cmd = VKFD_CMD_GET_VERSION;
 	if (cmd == VKFD_CMD_ALLOC_MEMORY || cmd == VKFD_CMD_ALLOC_MEMORY_ASYNC ||
-	    cmd == VKFD_CMD_IMPORT_RESOURCE)
+	    cmd == VKFD_CMD_IMPORT_RESOURCE || cmd == VKFD_CMD_ALLOC_USERPTR_PIECES)
 		g->unknown_bos = true;
 	memset(req, 0, sizeof(req));
 	for (size_t i = sizeof(struct vkfd_req_hdr); i < sizeof(req); i++)
@@ -914,8 +1030,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!guest_open(&g, 1, first))
 		goto out;
 	while (c.n) {
-		/* opcodes 0..15 as before arenas (the committed seeds), 16, 17 */
-		switch (u8(&c) % 18) {
+		/* opcodes 0..15 as before arenas (the committed seeds), 16, 17,
+		 * 18 (pieces) */
+		switch (u8(&c) % 19) {
 		case 0:
 		case 1:
 			op_alloc(&g, &c);
@@ -969,6 +1086,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 17:
 			op_arena_alloc(&g, &c);
+			break;
+		case 18:
+			op_pieces_alloc(&g, &c);
 			break;
 		default:
 			/* destroy with whatever is queued or in flight */

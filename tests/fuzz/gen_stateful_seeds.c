@@ -31,6 +31,7 @@ enum {
 	OP_DESTROY = 15,
 	OP_ARENA = 16,       /* what: 0 create, 1 destroy, 2 get_blob; id */
 	OP_ARENA_ALLOC = 17, /* slot, arena id, where, pages - 1 [, page] */
+	OP_PIECES = 18,      /* slot, n - 1, n x (arena id, where, pages - 1 [, page]), size */
 };
 
 /* alloc_flags[] indices */
@@ -245,6 +246,36 @@ int main(int argc, char **argv)
 	OP(&s, OP_ARENA_ALLOC, 6, 2, 1, 15); /* all of arena 2 */
 	OP(&s, OP_DESTROY, 0);               /* teardown with both live */
 	ret |= write_seed(argv[1], "arenas", &s);
+
+	/* ALLOC_USERPTR_PIECES: a BO over a page an arena BO holds and a new
+	 * one in another arena; the arena BO freed while the pieces hold its
+	 * page; busy destroys; every hostile piece; teardown with it live */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 1);
+	OP(&s, OP_ARENA, 0, arena_byte(1, 2)); /* create id 1, 1 MiB */
+	OP(&s, OP_ARENA, 2, 1);                /* its blob, mapped */
+	OP(&s, OP_ARENA, 0, arena_byte(2, 1)); /* id 2, 16 pages */
+	OP(&s, OP_ARENA, 2, 2);
+	OP(&s, OP_ARENA_ALLOC, 0, 1, 0, 3);              /* slot 0: pages 0-3 */
+	OP(&s, OP_PIECES, 1, 1, 1, 6, 1, 2, 2, 0, 0, 1); /* pages 2-3 of 1, page 0 of 2 */
+	OP(&s, OP_MAP, 1);
+	OP(&s, OP_ARENA_ALLOC, 2, 2, 0, 0); /* held: refused */
+	OP(&s, OP_ARENA, 1, 2);             /* busy */
+	OP(&s, OP_FREE, 0);
+	OP(&s, OP_ARENA, 1, 1);              /* still busy: the pieces */
+	OP(&s, OP_ARENA_ALLOC, 2, 1, 0, 1);  /* pages 0-1 free again */
+	OP(&s, OP_PIECES, 3, 0, 1, 2, 0, 1); /* just outside */
+	OP(&s, OP_PIECES, 3, 0, 1, 3, 0, 1); /* wraps */
+	OP(&s, OP_PIECES, 3, 0, 1, 4, 0, 1); /* unaligned */
+	OP(&s, OP_PIECES, 3, 0, 1, 5, 0, 1); /* 2^32 - 1 pages */
+	OP(&s, OP_PIECES, 3, 0, 0, 0, 0, 1); /* arena 0 */
+	OP(&s, OP_PIECES, 3, 0, 5, 0, 0, 1); /* arena 5 */
+	OP(&s, OP_PIECES, 3, 0, 1, 0, 0, 0); /* a page too many */
+	OP(&s, OP_PIECES, 3, 3, 1, 1, 0, 2, 1, 0, 1, 0, 0, 2, 6, 3, 9, 1); /* four */
+	OP(&s, OP_FREE, 1);
+	OP(&s, OP_PIECES, 4, 0, 2, 0, 3, 1); /* all of arena 2's first 4 */
+	OP(&s, OP_DESTROY, 0);               /* teardown with it live */
+	ret |= write_seed(argv[1], "userptr-pieces", &s);
 
 	/* protocol 1.1 (odd first seqno): an async allocation under a
 	 * guest-chosen handle with its blob bound in the same batch (refused:

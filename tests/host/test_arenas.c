@@ -631,22 +631,22 @@ static void test_userptr_pieces_checked(void **state)
 	assert_int_equal(
 	    h_call(&h, VKFD_CMD_ALLOC_USERPTR_PIECES, &r, sizeof(r), &rsp, sizeof(rsp)), -EINVAL);
 	/* pieces: arena not live, unaligned, empty, outside, wrapping */
-	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){0, 0, 1}, 1,
-				      NULL, NULL),
-			 -EINVAL);
-	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){0, 2, 1}, 1,
-				      NULL, NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){0, 0, 1}, 1, NULL, NULL),
+	    -EINVAL);
+	assert_int_equal(
+	    alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){0, 2, 1}, 1, NULL, NULL),
+	    -EINVAL);
 	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT,
 				      &(struct vkfd_userptr_piece){0, VKFD_MAX_ARENAS + 1, 1}, 1,
 				      NULL, NULL),
 			 -EINVAL);
-	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){100, 1, 1},
-				      1, NULL, NULL),
-			 -EINVAL);
-	assert_int_equal(alloc_pieces(&h, va, 0, GTT, &(struct vkfd_userptr_piece){0, 1, 0}, 1,
-				      NULL, NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    alloc_pieces(&h, va, PAGE, GTT, &(struct vkfd_userptr_piece){100, 1, 1}, 1, NULL, NULL),
+	    -EINVAL);
+	assert_int_equal(
+	    alloc_pieces(&h, va, 0, GTT, &(struct vkfd_userptr_piece){0, 1, 0}, 1, NULL, NULL),
+	    -EINVAL);
 	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT,
 				      &(struct vkfd_userptr_piece){64 * PAGE, 1, 1}, 1, NULL, NULL),
 			 -EINVAL);
@@ -665,14 +665,14 @@ static void test_userptr_pieces_checked(void **state)
 	assert_int_equal(alloc_pieces(&h, va, 3 * PAGE, GTT, pc, 2, NULL, NULL), -EINVAL);
 	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT, pc, 2, NULL, NULL), -EINVAL);
 	/* flags: not GTT, AQL, USERPTR */
-	assert_int_equal(alloc_pieces(&h, va, PAGE, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, pc, 1, NULL, NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    alloc_pieces(&h, va, PAGE, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, pc, 1, NULL, NULL), -EINVAL);
 	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT | KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM, pc,
 				      1, NULL, NULL),
 			 -EINVAL);
-	assert_int_equal(alloc_pieces(&h, va, PAGE, GTT | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, pc, 1,
-				      NULL, NULL),
-			 -EINVAL);
+	assert_int_equal(
+	    alloc_pieces(&h, va, PAGE, GTT | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, pc, 1, NULL, NULL),
+	    -EINVAL);
 	/* VA 0 */
 	assert_int_equal(alloc_pieces(&h, 0, PAGE, GTT, pc, 1, NULL, NULL), -EINVAL);
 	/* nothing was held by the refusals: the whole arena is free */

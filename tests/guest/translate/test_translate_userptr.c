@@ -341,7 +341,8 @@ static void sdma_up(struct sdma *s)
 	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_QUEUE), 96, &q), 0);
 	s->queue_id = q.base.queue_id;
 	assert_int_equal(alloc_bo(s->dva, 2 * PAGE,
-				  KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | (1u << 31) | (1u << 26), &s->db),
+				  KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | (1u << 31) | (1u << 26),
+				  &s->db),
 			 0);
 	m = B.mmap((void *)(uintptr_t)s->dva, 2 * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_FIXED, kfd,
@@ -402,8 +403,8 @@ static void overlap_case(bool free_first_first)
 	struct kfd_ioctl_alloc_memory_of_gpu_args r1, r2, sb;
 	uint32_t ids[1] = {gpu_id}, ns;
 	uint64_t g1 = va_reserve(3 * PAGE), g2 = va_reserve(3 * PAGE), sva = va_reserve(4 * PAGE);
-	unsigned char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *p =
+	    mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned char *scr = (unsigned char *)(uintptr_t)sva, pat[PAGE];
 	struct sdma s;
 	uint64_t surv_g, surv_cpu;
@@ -527,8 +528,8 @@ static void test_overlap_inside_and_spanning(void **state)
 	struct kfd_ioctl_alloc_memory_of_gpu_args a, b, in, span;
 	uint64_t ga = va_reserve(2 * PAGE), gb = va_reserve(2 * PAGE), gi = va_reserve(PAGE);
 	uint64_t gs = va_reserve(6 * PAGE);
-	unsigned char *p = mmap(NULL, 6 * PAGE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *p =
+	    mmap(NULL, 6 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	(void)state;
 	if (getenv("VKFD_DIRECT_NO_ARENAS"))
