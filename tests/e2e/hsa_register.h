@@ -8,8 +8,9 @@
  *   twice     the same buffer locked twice: one registration, counted
  *             (libhsakmt); the first unlock leaves it locked and usable
  *   overlap   a second malloc'd buffer in the same pages as a locked one:
- *             the kernel pins the pages twice and both work; vkfd refuses
- *             the second lock (the pages are already another blob)
+ *             the kernel pins the pages twice and both work; so does vkfd
+ *             (both BOs share the arena pages): CPU and GPU writes seen
+ *             through both agent pointers, either unlocked first
  *   own       hipHostMalloc memory (ROCr's own system pool) locked: the
  *             result must be the same both ways, and the memory usable
  *   fork      a child forked while a buffer is locked writes to it: the
@@ -80,42 +81,84 @@ static void register_twice(struct ctx *c, void *dev, void *staging)
 	free(raw);
 }
 
+/* The GPU writes size bytes of want at agent_ptr (staging to dev, dev to
+ * agent_ptr). */
+static bool gpu_writes(struct ctx *c, void *dev, void *staging, void *agent_ptr, const void *want,
+		       size_t size)
+{
+	memcpy(staging, want, size);
+	return copy(c, dev, c->gpu, staging, c->cpu, size) &&
+	       copy(c, agent_ptr, c->gpu, dev, c->gpu, size);
+}
+
 static void register_overlap(struct ctx *c, void *dev, void *staging)
 {
 	unsigned char *raw = aligned_alloc(4096, 4 * 4096);
 	/* two buffers sharing their middle page */
 	uint32_t *b1 = (uint32_t *)(void *)(raw + 100), *b2 = (uint32_t *)(void *)(raw + 6000);
 	const size_t s1 = 5000, s2 = 8000;
+	/* the shared page from its start to the end of b2: b1's tail, the
+	 * gap, all of b2; through the second agent pointer it starts before
+	 * a2 (the BO covers whole pages) */
+	unsigned char *shared = raw + 4096;
+	const size_t span = 6000 + 8000 - 4096, back = 6000 - 4096;
+	uint32_t w[64];
 	void *a1 = NULL, *a2 = NULL;
 	hsa_status_t st;
+	bool ok;
 
 	fill_words(b1, s1 / 4, 21);
 	fill_words(b2, s2 / 4, 22);
 	report("overlap: first lock",
 	       hsa_amd_memory_lock(b1, s1, &c->gpu, 1, &a1) == HSA_STATUS_SUCCESS);
+	/* the kernel pins the pages twice; so does vkfd (arena pages shared
+	 * by both BOs: docs/guest-vkfd-backend.md, "Overlapping registrations") */
 	st = hsa_amd_memory_lock(b2, s2, &c->gpu, 1, &a2);
-	if (register_through_vkfd()) {
-		/* documented difference: the shared page is already a blob */
-		report("overlap: second lock refused (vkfd)", st != HSA_STATUS_SUCCESS);
-	} else {
-		report("overlap: second lock", st == HSA_STATUS_SUCCESS);
-		if (st == HSA_STATUS_SUCCESS)
-			report("overlap: GPU reads the second",
-			       gpu_reads(c, dev, staging, a2, b2, s2));
-	}
+	report("overlap: second lock", st == HSA_STATUS_SUCCESS);
+	ok = st == HSA_STATUS_SUCCESS;
+	report("overlap: GPU reads the second", ok && gpu_reads(c, dev, staging, a2, b2, s2));
 	report("overlap: GPU reads the first", gpu_reads(c, dev, staging, a1, b1, s1));
+	/* the CPU writes b1's tail, in the shared page: both views see it */
+	b1[s1 / 4 - 1] = 0xa1b2c3d4u;
+	report("overlap: CPU write seen through the first", gpu_reads(c, dev, staging, a1, b1, s1));
+	report("overlap: CPU write seen through the second",
+	       ok && gpu_reads(c, dev, staging, (unsigned char *)a2 - back, shared, span));
+	/* the GPU writes b2's head through the second: the CPU and the first
+	 * view see it */
+	fill_words(w, 64, 23);
+	ok = ok && gpu_writes(c, dev, staging, a2, w, sizeof(w));
+	report("overlap: GPU write through the second", ok && memcmp(b2, w, sizeof(w)) == 0);
+	report("overlap: ... seen through the first",
+	       ok && gpu_reads(c, dev, staging, (unsigned char *)a1 + (6000 - 100), b2, sizeof(w)));
+	/* and b1's tail through the first: the second sees it */
+	fill_words(w, 8, 24);
+	ok = ok && gpu_writes(c, dev, staging, &((uint32_t *)a1)[s1 / 4 - 8], w, 32);
+	report("overlap: GPU write through the first", ok && memcmp(&b1[s1 / 4 - 8], w, 32) == 0);
+	report("overlap: ... seen through the second",
+	       ok && gpu_reads(c, dev, staging, (unsigned char *)a2 - back, shared, span));
 	if (st == HSA_STATUS_SUCCESS)
 		report("overlap: second unlock", hsa_amd_memory_unlock(b2) == HSA_STATUS_SUCCESS);
+	/* the first alone keeps the shared page coherent */
+	b1[s1 / 4 - 2] = 0x0badf00du;
+	report("overlap: first after the second's unlock", gpu_reads(c, dev, staging, a1, b1, s1));
 	report("overlap: first unlock", hsa_amd_memory_unlock(b1) == HSA_STATUS_SUCCESS);
 	b1[0] ^= 0; /* still mapped and private */
 	report("overlap: contents kept",
-	       b1[3] == 3u * 2654435761u + 21 && b2[5] == 5u * 2654435761u + 22);
-	/* once the first is gone the second registers */
+	       b1[3] == 3u * 2654435761u + 21 && b1[s1 / 4 - 2] == 0x0badf00du &&
+		   b1[s1 / 4 - 8] == 24u && b2[0] == 23u && b2[70] == 70u * 2654435761u + 22);
+	/* the other order: the second locked first, the first unlocked last */
 	st = hsa_amd_memory_lock(b2, s2, &c->gpu, 1, &a2);
 	report("overlap: second lock after first unlock", st == HSA_STATUS_SUCCESS);
 	if (st == HSA_STATUS_SUCCESS) {
+		report("overlap: first lock again",
+		       hsa_amd_memory_lock(b1, s1, &c->gpu, 1, &a1) == HSA_STATUS_SUCCESS);
 		report("overlap: GPU reads it", gpu_reads(c, dev, staging, a2, b2, s2));
 		report("overlap: its unlock", hsa_amd_memory_unlock(b2) == HSA_STATUS_SUCCESS);
+		b1[s1 / 4 - 3] = 0x600dcafeu;
+		report("overlap: first after it", gpu_reads(c, dev, staging, a1, b1, s1));
+		report("overlap: first unlock again",
+		       hsa_amd_memory_unlock(b1) == HSA_STATUS_SUCCESS);
+		report("overlap: contents kept again", b1[s1 / 4 - 3] == 0x600dcafeu);
 	}
 	free(raw);
 }
