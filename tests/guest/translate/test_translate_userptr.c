@@ -296,6 +296,13 @@ static void test_unequal_va_restored_at_free(void **state)
 	munmap((void *)(uintptr_t)gva, SIZE);
 }
 
+/* Does the host share arena pages between registrations (arenas and
+ * VKFD_FEAT_USERPTR_PIECES: not a 1.0 host, not one without arenas)? */
+static bool shares_pages(void)
+{
+	return !getenv("VKFD_DIRECT_NO_ARENAS") && !getenv("VKFD_HOST_PROTO_1_0");
+}
+
 /* An SDMA queue of this process: the GPU copies between GPU VAs, which is
  * how these tests look at memory through a GPU view. */
 struct sdma {
@@ -414,7 +421,7 @@ static void overlap_case(bool free_first_first)
 	fill(p, 4 * PAGE, 41);
 	assert_int_equal(alloc_userptr(g1, (uintptr_t)p, 3 * PAGE, &r1), 0);
 	r = alloc_userptr(g2, (uintptr_t)p + PAGE, 3 * PAGE, &r2);
-	if (getenv("VKFD_DIRECT_NO_ARENAS")) {
+	if (!shares_pages()) {
 		/* a host without arenas: the pages are a blob already
 		 * (documented difference) */
 		assert_int_equal(r, -EBUSY);
@@ -532,7 +539,7 @@ static void test_overlap_inside_and_spanning(void **state)
 	    mmap(NULL, 6 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	(void)state;
-	if (getenv("VKFD_DIRECT_NO_ARENAS"))
+	if (!shares_pages())
 		skip();
 	assert_true(p != MAP_FAILED);
 	fill(p, 6 * PAGE, 59);
@@ -563,6 +570,37 @@ static void test_overlap_inside_and_spanning(void **state)
 	munmap(p, 6 * PAGE);
 }
 
+/* A conversion larger than 2 MiB is a blob of its own: a registration
+ * overlapping one, or whose new part would need one, is refused
+ * (docs/guest-vkfd-backend.md, "Overlapping registrations"), the other
+ * registration unharmed. */
+static void test_overlap_large_refused(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, b;
+	const size_t total = SIZE + 2 * PAGE;
+	uint64_t g1 = va_reserve(SIZE), g2 = va_reserve(2 * PAGE);
+	unsigned char *p =
+	    mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	fill(p, total, 61);
+	/* the large one first, a small one over its last page */
+	assert_int_equal(alloc_userptr(g1, (uintptr_t)p, SIZE, &a), 0);
+	assert_int_equal(alloc_userptr(g2, (uintptr_t)p + SIZE - PAGE, 2 * PAGE, &b), -EBUSY);
+	assert_int_equal(map_kind(p + SIZE - PAGE), 's');
+	check(p, total, 61);
+	assert_int_equal(free_bo(a.handle), 0);
+	/* a small one first, then the large one over it */
+	assert_int_equal(alloc_userptr(g2, (uintptr_t)p + SIZE - PAGE, 2 * PAGE, &b), 0);
+	assert_int_equal(alloc_userptr(g1, (uintptr_t)p, SIZE, &a), -EBUSY);
+	assert_int_equal(map_kind(p), 'p');
+	check(p, total, 61);
+	assert_int_equal(free_bo(b.handle), 0);
+	check(p, total, 61);
+	munmap(p, total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -578,6 +616,7 @@ int main(void)
 	    cmocka_unit_test(test_overlap_free_first_first),
 	    cmocka_unit_test(test_overlap_free_second_first),
 	    cmocka_unit_test(test_overlap_inside_and_spanning),
+	    cmocka_unit_test(test_overlap_large_refused),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
