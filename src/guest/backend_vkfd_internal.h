@@ -12,6 +12,7 @@
  *   backend_vkfd_memory.c    BOs: alloc/free/map ioctls, blobs, mmap
  *   backend_vkfd_budget.c    protocol 1.1: guest-chosen handles, the async-alloc budget
  *   backend_vkfd_userptr.c   USERPTR ranges: conversion to blobs and back
+ *   backend_vkfd_userptr_share.c  registrations that share arena pages
  *   backend_vkfd_ipc.c       dmabuf export/import between processes of one guest
  *   backend_vkfd_queue.c     queue ioctls
  *   backend_vkfd_events.c    event ioctls, waits, SMI events
@@ -82,6 +83,7 @@ struct bk_conn;
  * each, instead of a blob per BO. */
 #define BK_ARENA_SIZE   (64ull << 20)
 #define BK_ARENA_MAX_BO (2ull << 20) /* larger BOs keep a blob of their own */
+#define BK_ARENA_PAGE   4096ull      /* arena page */
 
 /* One arena: its id, its blob (created with the arena) and how many live
  * BOs hold each page (USERPTR registrations may share pages:
@@ -389,8 +391,8 @@ void bk_budget_count_locked(struct bk_conn *c, uint64_t size);
 /* backend_vkfd_userptr.c */
 bool bk_userptr_len(struct bk_bo *b);
 int bk_userptr_overlap_locked(uint64_t s, uint64_t e);
-/* Can b (a new USERPTR BO of c) share the pages of the converted ranges
- * it overlaps (all arena ranges of c, VKFD_FEAT_USERPTR_PIECES)? With
+/* backend_vkfd_userptr_share.c. Can b (a new USERPTR BO of c) share the
+ * pages of the converted ranges it overlaps (all arena ranges of c, VKFD_FEAT_USERPTR_PIECES)? With
  * bk_lock and bk_mem_lock. */
 bool bk_userptr_shareable_locked(const struct bk_conn *c, const struct bk_bo *b);
 /* Make b (no host BO yet) a BO over the pages it shares with other
@@ -403,6 +405,15 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b);
 void bk_userptr_restore_locked(struct bk_bo *b);
 bool bk_userptr_release_locked(struct bk_conn *c, struct bk_bo *b);
 void bk_userptr_conn_free_locked(struct bk_conn *c);
+/* Copy the CPU range [va, +len) into dst (zero-filled): of private
+ * anonymous memory only the pages that hold data. */
+int bk_userptr_copy_in(uint8_t *dst, uint64_t va, uint64_t len);
+/* [cpu_va, +len), arena pages of a mapped there, back as private
+ * anonymous memory with the same contents. With bk_mem_lock. */
+void bk_arena_run_restore_locked(const struct bk_arena *a, uint64_t cpu_va, uint64_t len);
+/* Restore the deferred ranges (freed, not yet given back) in [s, e). With
+ * bk_mem_lock. */
+void bk_userptr_settle_locked(uint64_t s, uint64_t e);
 void bk_munmap_notify(void *addr, size_t len);
 void bk_remap_notify(void *addr, size_t len);
 void bk_atfork_prepare(void);
