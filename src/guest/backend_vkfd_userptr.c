@@ -205,8 +205,8 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 	r = bk_userptr_copy_in(tmp, b->cpu_va, b->uptr_len);
 	munmap(tmp, b->uptr_len);
 	t2 = bk_clock_ns(CLOCK_MONOTONIC);
-	bk_log("userptr %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us", b->uptr_len,
-	       (t1 - t0) / 1000, (t2 - t1) / 1000);
+	bk_log("userptr %#" PRIx64 " at %#" PRIx64 ": blob %" PRIu64 " us, copy %" PRIu64 " us",
+	       b->uptr_len, b->cpu_va, (t1 - t0) / 1000, (t2 - t1) / 1000);
 	if (r)
 		return r;
 	if (vkfd_guest_blob_map(c->g, blob, (void *)(uintptr_t)b->cpu_va, b->uptr_len, off,
