@@ -113,6 +113,7 @@ struct bk_bo {
 	uint64_t uptr_len;      /* bytes of it backed by the blob */
 	bool userptr_mapped;    /* the range still holds our blob mapping */
 	bool event_page;        /* given to CREATE_EVENT: FREE -> EPERM */
+	bool async_alloc;       /* made by ALLOC_MEMORY_ASYNC: its MAP waits */
 	struct bk_arena *arena; /* memory is a slice of this arena's blob */
 	uint64_t arena_offset;
 	/* IPC (backend_vkfd_ipc.c), under bk_mem_lock: the SHAREABLE blob
@@ -289,6 +290,7 @@ int bk_errno(int r);
 int bk_transport_err(int r);
 int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp, size_t rsp_len);
 int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len);
+int bk_call_async_barrier(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len);
 
 struct bk_conn *bk_conn_new(int *err);
 void bk_conn_free(struct bk_conn *c);
