@@ -86,6 +86,8 @@ VKFD_GUEST_PUBLIC int vkfd_guest_call_async(struct vkfd_guest *g, const void *re
  * (docs/protocol.md 14.5). 0 or -errno. */
 VKFD_GUEST_PUBLIC int vkfd_guest_call_async_barrier(struct vkfd_guest *g, const void *req,
 						    size_t req_len);
+/* Transport submits made so far (batches and fence requests; statistics). */
+VKFD_GUEST_PUBLIC uint64_t vkfd_guest_submit_count(struct vkfd_guest *g);
 /* Send every queued asynchronous request now (does not wait). */
 VKFD_GUEST_PUBLIC int vkfd_guest_flush(struct vkfd_guest *g);
 

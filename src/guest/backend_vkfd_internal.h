@@ -195,6 +195,10 @@ struct bk_conn {
 	 * benchmark reports as round trips) */
 	uint64_t n_sync, n_async;
 	uint64_t n_blobs; /* BO blobs created (atomic) */
+	/* threads of this process inside a WAIT_EVENTS that went to the
+	 * host (atomic, seq_cst; backend_vkfd_events.c: when SET_EVENT must
+	 * be flushed) */
+	uint32_t n_host_waits;
 };
 
 enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };

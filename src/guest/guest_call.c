@@ -144,6 +144,7 @@ static int flush_locked(struct vkfd_guest *g, uint32_t ring, uint64_t *fence)
 	if (!g->b.count && !fence)
 		return 0;
 	r = g->t->ops->submit(g->t, g->batch, g->b.len, ring, fence);
+	__atomic_store_n(&g->n_submits, g->n_submits + 1, __ATOMIC_RELAXED);
 	vkfd_builder_reset(&g->b);
 	g->first_pending_ns = 0;
 	if (r) {
@@ -351,6 +352,11 @@ int vkfd_guest_call_async_barrier(struct vkfd_guest *g, const void *req, size_t 
 	}
 	pthread_mutex_unlock(&g->lock);
 	return r;
+}
+
+uint64_t vkfd_guest_submit_count(struct vkfd_guest *g)
+{
+	return g ? __atomic_load_n(&g->n_submits, __ATOMIC_RELAXED) : 0;
 }
 
 int vkfd_guest_flush(struct vkfd_guest *g)
