@@ -207,6 +207,7 @@ struct bk_conn *bk_conn_new(int *err)
 		return NULL;
 	}
 	c->features = rsp.features;
+	c->set_flush_always = bk_env_is("VKFD_GUEST_SET_FLUSH", "1");
 	bk_alloc_state_init(c);
 	return c;
 }

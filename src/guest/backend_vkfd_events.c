@@ -113,7 +113,8 @@ static int bk_event_cmd(struct bk_conn *c, uint32_t event_id, uint32_t cmd)
 		 * the waiter's batch is built and read here after this SET
 		 * was queued (both seq_cst): a waiter this load misses builds
 		 * its batch after the SET was queued, so carries it. */
-		if (!r && __atomic_load_n(&c->n_host_waits, __ATOMIC_SEQ_CST) &&
+		if (!r &&
+		    (c->set_flush_always || __atomic_load_n(&c->n_host_waits, __ATOMIC_SEQ_CST)) &&
 		    vkfd_guest_flush(c->g))
 			r = -EIO;
 		return r;

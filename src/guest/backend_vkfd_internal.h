@@ -199,6 +199,7 @@ struct bk_conn {
 	 * host (atomic, seq_cst; backend_vkfd_events.c: when SET_EVENT must
 	 * be flushed) */
 	uint32_t n_host_waits;
+	bool set_flush_always; /* VKFD_GUEST_SET_FLUSH=1: the old rule (baseline) */
 };
 
 enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };
