@@ -79,6 +79,15 @@ VKFD_GUEST_PUBLIC int vkfd_guest_call(struct vkfd_guest *g, const void *req, siz
  * synchronous call, when the queue exceeds a size bound, or at the latest
  * about 1 ms after it was queued. 0 or -errno. */
 VKFD_GUEST_PUBLIC int vkfd_guest_call_async(struct vkfd_guest *g, const void *req, size_t req_len);
+/* Asynchronous request that the host's doorbell relay must see run before
+ * it rings any doorbell the caller stores afterwards (MAP_MEMORY_ASYNC,
+ * VKFD_FEAT_ASYNC_MAP): queued like vkfd_guest_call_async, and its seqno
+ * is stored into the shared memory's map_barrier word before this returns
+ * (docs/protocol.md 14.5). 0 or -errno. */
+VKFD_GUEST_PUBLIC int vkfd_guest_call_async_barrier(struct vkfd_guest *g, const void *req,
+						    size_t req_len);
+/* Transport submits made so far (batches and fence requests; statistics). */
+VKFD_GUEST_PUBLIC uint64_t vkfd_guest_submit_count(struct vkfd_guest *g);
 /* Send every queued asynchronous request now (does not wait). */
 VKFD_GUEST_PUBLIC int vkfd_guest_flush(struct vkfd_guest *g);
 

@@ -30,6 +30,7 @@ int cmd_hello(struct cmd_ctx *c)
 		rsp->features &= ~VKFD_FEAT_USERPTR_PIECES;
 	__atomic_store_n(&c->ctx->features, rsp->features, __ATOMIC_RELEASE);
 	host_budget_publish(c->ctx);
+	host_map_barrier_publish(c->ctx);
 	c->rsp_len = sizeof(*rsp);
 	return 0;
 }

@@ -513,6 +513,36 @@ int cmd_unmap_memory(struct cmd_ctx *c)
 	return map_common(c, false);
 }
 
+/*
+ * MAP_MEMORY without a reply (VKFD_FEAT_ASYNC_MAP; without it the command is
+ * unknown to the context, -ENOTTY). The guest sends it only where it would
+ * not look at the answer (docs/protocol.md 14.5), so a failure cannot be
+ * reported: it loses the context (VKFD_ASYNC_ERR_MAP), unless the handle
+ * carries the deferred error of its asynchronous ALLOC, which the guest
+ * learns at the handle's next synchronous use. Either way the map barrier
+ * moves past it: the relay's doorbells wait for this request to have run,
+ * not for it to have succeeded.
+ */
+int cmd_map_memory_async(struct cmd_ctx *c)
+{
+	struct vkfd_host_context *ctx = c->ctx;
+	const struct vkfd_req_map_memory *r = CMD_REQ(c, struct vkfd_req_map_memory);
+	int ret;
+
+	if (!host_ctx_has(ctx, VKFD_FEAT_ASYNC_MAP))
+		return -ENOTTY;
+	ret = map_common(c, true);
+	if (ret && !(!obj_table_get(&ctx->bos, r->handle) &&
+		     obj_table_error(&ctx->bos, r->handle) == ret)) {
+		vkfd_err("ctx %u: MAP_MEMORY_ASYNC of %#llx failed (%d)", ctx->ctx_id,
+			 (unsigned long long)r->handle, ret);
+		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_MAP);
+	}
+	__atomic_store_n(&ctx->async_map_done, c->v->hdr.seqno, __ATOMIC_SEQ_CST);
+	doorbell_relay_barrier_progress(ctx->relay);
+	return ret;
+}
+
 /* Bound when its batch was submitted (host_blob_bind_at_submit_locked): by the
  * time the executor reaches it there is nothing left to do. A BO an
  * ALLOC_MEMORY_ASYNC had not created by then was refused there: binding it

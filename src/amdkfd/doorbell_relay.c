@@ -35,6 +35,11 @@ struct doorbell_relay {
 	int ctl_efd;      /* internal: queue set changed or stop */
 	bool stop;
 	struct doorbell_relay_stats stats;
+	bool have_barrier; /* under lock */
+	struct doorbell_relay_barrier barrier;
+	/* set (seq_cst) before a pass looks at the barrier, cleared when a
+	 * pass deferred nothing: the executor kicks only while it is set */
+	uint32_t barrier_wait;
 };
 
 /* The doorbell value ROCr would store for a raw source value; false when
@@ -51,14 +56,43 @@ static bool doorbell_value(enum doorbell_relay_src src, uint64_t raw, uint64_t *
 	return true;
 }
 
-/* Forward one active slot's value if it moved; r->lock held. */
-static bool relay_slot_pass(struct doorbell_relay *r, struct relay_slot *s)
+/* Has every MAP_MEMORY_ASYNC the guest announced before the write pointer
+ * just read been run? Read after that write pointer: the guest stores the
+ * barrier before it returns from the MAP, ROCr the write pointer after. */
+static bool barrier_passed(struct doorbell_relay *r)
+{
+	uint32_t b, done, processed;
+
+	if (!r->have_barrier)
+		return true;
+	/* seq_cst against the executor's store of `done` and its load of
+	 * barrier_wait: one of the two sees the other, so no wake-up is lost */
+	__atomic_store_n(&r->barrier_wait, 1, __ATOMIC_SEQ_CST);
+	b = __atomic_load_n(r->barrier.guest_word, __ATOMIC_ACQUIRE);
+	done = __atomic_load_n(r->barrier.done, __ATOMIC_SEQ_CST);
+	if (b == done)
+		return true; /* the last one announced has run (also: none yet) */
+	processed = __atomic_load_n(r->barrier.processed, __ATOMIC_ACQUIRE);
+	/* wrap-around order (protocol 5.2); a value ahead of every request
+	 * the host ran holds this context's doorbells until it is run */
+	return (int32_t)(processed - b) >= 0;
+}
+
+/* Forward one active slot's value if it moved; r->lock held. Returns
+ * whether it moved; *held when the map barrier kept it back. */
+static bool relay_slot_pass(struct doorbell_relay *r, struct relay_slot *s, bool *held)
 {
 	uint64_t v = __atomic_load_n(s->value, __ATOMIC_ACQUIRE);
 
 	r->stats.visits++;
 	if (v == s->last)
 		return false;
+	if (!barrier_passed(r)) {
+		/* left unseen: the next pass tries again */
+		r->stats.deferred++;
+		*held = true;
+		return false;
+	}
 	s->last = v;
 	if (doorbell_value(s->src, v, &v)) {
 		__atomic_store_n(s->real_db, v, __ATOMIC_RELEASE);
@@ -70,12 +104,14 @@ static bool relay_slot_pass(struct doorbell_relay *r, struct relay_slot *s)
 /* One pass over the active slots; returns true if a value moved. */
 static bool relay_scan(struct doorbell_relay *r)
 {
-	bool moved = false;
+	bool moved = false, held = false;
 
 	pthread_mutex_lock(&r->lock);
 	r->stats.scans++;
 	for (uint32_t i = 0; i < r->n_active; i++)
-		moved |= relay_slot_pass(r, &r->slots[r->active[i]]);
+		moved |= relay_slot_pass(r, &r->slots[r->active[i]], &held);
+	if (!held)
+		__atomic_store_n(&r->barrier_wait, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
 	return moved;
 }
@@ -254,11 +290,30 @@ void doorbell_relay_flush_slot(struct doorbell_relay *r, uint32_t slot)
 {
 	if (slot >= r->n_slots)
 		return;
+	bool held = false;
+
 	pthread_mutex_lock(&r->lock);
 	r->stats.scans++;
 	if (r->slots[slot].real_db)
-		relay_slot_pass(r, &r->slots[slot]);
+		relay_slot_pass(r, &r->slots[slot], &held);
 	pthread_mutex_unlock(&r->lock);
+	/* the relay thread retries a held slot on its own passes */
+}
+
+void doorbell_relay_set_barrier(struct doorbell_relay *r, const struct doorbell_relay_barrier *b)
+{
+	pthread_mutex_lock(&r->lock);
+	r->have_barrier = b != NULL;
+	if (b)
+		r->barrier = *b;
+	pthread_mutex_unlock(&r->lock);
+	kick(r);
+}
+
+void doorbell_relay_barrier_progress(struct doorbell_relay *r)
+{
+	if (r && __atomic_load_n(&r->barrier_wait, __ATOMIC_SEQ_CST))
+		kick(r);
 }
 
 int doorbell_relay_efd(struct doorbell_relay *r)
@@ -273,6 +328,7 @@ void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_st
 	st->copies = r->stats.copies;
 	st->scans = r->stats.scans;
 	st->visits = r->stats.visits;
+	st->deferred = r->stats.deferred;
 	pthread_mutex_unlock(&r->lock);
 	/* counted by the relay thread outside the lock */
 	st->efd_wakeups = __atomic_load_n(&r->stats.efd_wakeups, __ATOMIC_RELAXED);

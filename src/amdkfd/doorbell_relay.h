@@ -24,6 +24,17 @@
  * relay polls the write pointers adaptively: every RELAY_POLL_MIN_US after
  * activity, backing off exponentially to RELAY_POLL_MAX_US when idle. With
  * no active queue the thread sleeps until woken.
+ *
+ * Map barrier (protocol 1.1's MAP_MEMORY_ASYNC, docs/protocol.md 14.5): the
+ * guest stores the seqno of its last asynchronous MAP into a word of the
+ * shared memory before its MAP ioctl returns, so before any doorbell store
+ * that ROCr makes afterwards. A write pointer that moved is forwarded only
+ * when, read after that write pointer, the barrier names a request the
+ * executor has finished; otherwise the slot is left as it was (deferred)
+ * and rechecked on the next pass or when the executor reports progress
+ * (doorbell_relay_barrier_progress). The relay is per context, so a
+ * barrier that never passes (a hostile value) holds only that context's
+ * own queues, until the context is lost or destroyed.
  */
 #ifndef VKFD_DOORBELL_RELAY_H
 #define VKFD_DOORBELL_RELAY_H
@@ -41,6 +52,15 @@ struct doorbell_relay_stats {
 	uint64_t scans;  /* passes over the active slots (or over one, a notify) */
 	uint64_t visits; /* slots examined: at most scans x active queues */
 	uint64_t efd_wakeups;
+	uint64_t deferred; /* moved write pointers held back by the map barrier */
+};
+
+/* Where the relay finds the map barrier. All three words stay valid until
+ * doorbell_relay_stop() (the context's shared memory and its own fields). */
+struct doorbell_relay_barrier {
+	const volatile uint32_t *guest_word; /* shmem header map_barrier (guest-written) */
+	const uint32_t *done;                /* seqno of the last MAP_MEMORY_ASYNC run (atomic) */
+	const uint32_t *processed;           /* seqno of the last request run (atomic) */
 };
 
 enum doorbell_relay_src {
@@ -79,6 +99,11 @@ void doorbell_relay_flush_slot(struct doorbell_relay *r, uint32_t slot);
  * value again, and its mapping is gone. */
 void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot);
 int doorbell_relay_efd(struct doorbell_relay *r);
+/* Honour the map barrier from now on (b) or no longer (NULL). */
+void doorbell_relay_set_barrier(struct doorbell_relay *r, const struct doorbell_relay_barrier *b);
+/* The executor finished a MAP_MEMORY_ASYNC: wake the relay if it holds a
+ * write pointer back (cheap when it does not). */
+void doorbell_relay_barrier_progress(struct doorbell_relay *r);
 void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_stats *st);
 void doorbell_relay_stop(struct doorbell_relay *r);
 

@@ -61,6 +61,7 @@ int cmd_alloc_memory(struct cmd_ctx *c);
 int cmd_alloc_memory_async(struct cmd_ctx *c);
 int cmd_free_memory(struct cmd_ctx *c);
 int cmd_map_memory(struct cmd_ctx *c);
+int cmd_map_memory_async(struct cmd_ctx *c);
 int cmd_unmap_memory(struct cmd_ctx *c);
 int cmd_bind_blob(struct cmd_ctx *c);
 int cmd_import_resource(struct cmd_ctx *c);

@@ -56,7 +56,7 @@ uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_fl
 
 	/* protocol 1.1 features, unless a test asks for a 1.0 host */
 	if (v11)
-		f |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
+		f |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC | VKFD_FEAT_ASYNC_MAP;
 
 	if (caps->flags & VKFD_DEVICE_CAP_EVENT_AGES)
 		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;
@@ -101,6 +101,24 @@ void host_budget_publish(struct vkfd_host_context *ctx)
 	__atomic_store_n(&sh->max_bos, on ? ctx->bos.max : 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh->budget_bytes, on ? bytes : 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh->budget_allocs, on ? ctx->gtt_allocs : 0, __ATOMIC_RELEASE);
+}
+
+/* After HELLO: the relay honours the guest's map barrier word exactly while
+ * VKFD_FEAT_ASYNC_MAP is granted (docs/protocol.md 14.5). */
+void host_map_barrier_publish(struct vkfd_host_context *ctx)
+{
+	struct doorbell_relay_barrier b;
+
+	if (!ctx->relay)
+		return;
+	if (!ctx->shmem.map || !host_ctx_has(ctx, VKFD_FEAT_ASYNC_MAP)) {
+		doorbell_relay_set_barrier(ctx->relay, NULL);
+		return;
+	}
+	b.guest_word = &vkfd_shmem_hdr(ctx->shmem.map)->map_barrier;
+	b.done = &ctx->async_map_done;
+	b.processed = &ctx->exec_seqno;
+	doorbell_relay_set_barrier(ctx->relay, &b);
 }
 
 void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, void *rsp,

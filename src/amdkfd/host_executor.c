@@ -58,6 +58,7 @@ static const cmd_fn handlers[VKFD_CMD_COUNT_] = {
     [VKFD_CMD_IMPORT_RESOURCE] = cmd_import_resource,
     [VKFD_CMD_GET_RESOURCE_INFO] = cmd_get_resource_info,
     [VKFD_CMD_ALLOC_MEMORY_ASYNC] = cmd_alloc_memory_async,
+    [VKFD_CMD_MAP_MEMORY_ASYNC] = cmd_map_memory_async,
     [VKFD_CMD_CREATE_QUEUE] = cmd_create_queue,
     [VKFD_CMD_DESTROY_QUEUE] = cmd_destroy_queue,
     [VKFD_CMD_UPDATE_QUEUE] = cmd_update_queue,
@@ -286,6 +287,7 @@ static void run_batch(struct vkfd_host_context *ctx, const uint8_t *data, size_t
 		if (cpu)
 			c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 		stats_add(ctx->stats, v.known ? v.hdr.cmd : 0, t0, c1);
+		__atomic_store_n(&ctx->exec_seqno, v.hdr.seqno, __ATOMIC_RELEASE);
 		vkfd_store_release_u32(&sh->seqno, v.hdr.seqno);
 	}
 }

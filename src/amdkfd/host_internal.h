@@ -231,6 +231,12 @@ struct vkfd_host_context {
 	uint32_t lost; /* VKFD_ASYNC_ERR_* once lost */
 	struct exec_item *q_head, *q_tail;
 	uint64_t submitted, executed;
+	/* seqno of the last request run (atomic, the executor's): what the
+	 * relay's map barrier compares with, instead of the header's copy
+	 * the guest can overwrite */
+	uint32_t exec_seqno;
+	/* seqno of the last MAP_MEMORY_ASYNC run (atomic, seq_cst) */
+	uint32_t async_map_done;
 	uint64_t submit_hint;  /* atomic copy of submitted: the executor's spin */
 	uint32_t exec_spin_ns; /* atomic; vkfd_host_context_set_exec_spin */
 	size_t queued_bytes;   /* host_batch_cost() of each queued batch */
@@ -311,6 +317,8 @@ static inline bool host_ctx_has(const struct vkfd_host_context *ctx, uint64_t fe
 /* Publish the asynchronous-allocation budget words (after HELLO, every
  * allocation request and every free). */
 void host_budget_publish(struct vkfd_host_context *ctx);
+/* Arm or disarm the relay's map barrier after HELLO (VKFD_FEAT_ASYNC_MAP). */
+void host_map_barrier_publish(struct vkfd_host_context *ctx);
 /* First call wins: refuse further work, tell the guest, complete every fence. */
 void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why);
 /* Write a response into the request's slot of the shared response area. */

@@ -126,6 +126,20 @@ int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len)
 	return r ? bk_transport_err(r) : 0;
 }
 
+/* An asynchronous request that becomes the map barrier (MAP_MEMORY_ASYNC):
+ * its seqno is in the shared memory before this returns. */
+int bk_call_async_barrier(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len)
+{
+	struct vkfd_req_hdr *h = req;
+	int r;
+
+	h->cmd = cmd;
+	h->len = (uint32_t)req_len;
+	__atomic_fetch_add(&c->n_async, 1, __ATOMIC_RELAXED);
+	r = vkfd_guest_call_async_barrier(c->g, req, req_len);
+	return r ? bk_transport_err(r) : 0;
+}
+
 static bool bk_env_is(const char *name, const char *value)
 {
 	const char *v = getenv(name);
@@ -181,6 +195,10 @@ struct bk_conn *bk_conn_new(int *err)
 	/* protocol 1.1 allocation, unless a test asks for a 1.0 guest */
 	if (!bk_env_is("VKFD_GUEST_PROTO_1_0", "1"))
 		req.features |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
+	/* asynchronous MAP, unless 1.0 or a measurement's baseline asks for
+	 * synchronous maps (VKFD_GUEST_SYNC_MAP=1) */
+	if (!bk_env_is("VKFD_GUEST_PROTO_1_0", "1") && !bk_env_is("VKFD_GUEST_SYNC_MAP", "1"))
+		req.features |= VKFD_FEAT_ASYNC_MAP;
 	r = bk_call(c, VKFD_CMD_HELLO, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r) {
 		bk_log("HELLO failed: %d", r);
@@ -190,6 +208,7 @@ struct bk_conn *bk_conn_new(int *err)
 		return NULL;
 	}
 	c->features = rsp.features;
+	c->set_flush_always = bk_env_is("VKFD_GUEST_SET_FLUSH", "1");
 	bk_alloc_state_init(c);
 	return c;
 }

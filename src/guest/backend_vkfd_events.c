@@ -102,9 +102,20 @@ static int bk_event_cmd(struct bk_conn *c, uint32_t event_id, uint32_t cmd)
 		acmd = cmd == VKFD_CMD_SET_EVENT ? VKFD_CMD_SET_EVENT_ASYNC
 						 : VKFD_CMD_RESET_EVENT_ASYNC;
 		r = bk_call_async(c, acmd, &req, sizeof(req));
-		/* sent now (a waiter elsewhere may depend on it), not
-		 * waited for: no round trip */
-		if (!r && vkfd_guest_flush(c->g))
+		/* Sent now only when a thread of this process is blocked in a
+		 * WAIT_EVENTS on the host, which this SET may end; else it
+		 * rides with the next request (or the ~1 ms flush). Nothing
+		 * else can observe it earlier: KFD events belong to one
+		 * process; a WAIT_EVENTS started later is a synchronous call
+		 * whose batch carries this SET ahead of it (stream order);
+		 * a zero-timeout poll is not answered locally for an event
+		 * touched above (bk_ev_touch). The counter is raised before
+		 * the waiter's batch is built and read here after this SET
+		 * was queued (both seq_cst): a waiter this load misses builds
+		 * its batch after the SET was queued, so carries it. */
+		if (!r &&
+		    (c->set_flush_always || __atomic_load_n(&c->n_host_waits, __ATOMIC_SEQ_CST)) &&
+		    vkfd_guest_flush(c->g))
 			r = -EIO;
 		return r;
 	}
@@ -253,7 +264,9 @@ int bk_ioctl_wait_events(struct bk_conn *c, void *arg, uint32_t usize)
 	req->hdr.cmd = VKFD_CMD_WAIT_EVENTS;
 	req->hdr.len = VKFD_REQ_WAIT_EVENTS_LEN(n);
 	bk_stats_count(&bk_stats.waits);
+	__atomic_fetch_add(&c->n_host_waits, 1, __ATOMIC_SEQ_CST);
 	r = vkfd_guest_call_wait(c->g, req, req->hdr.len, rsp, VKFD_RSP_WAIT_EVENTS_LEN(n));
+	__atomic_fetch_sub(&c->n_host_waits, 1, __ATOMIC_SEQ_CST);
 	if (r) {
 		r = bk_transport_err(r);
 		goto out;

@@ -123,6 +123,7 @@ struct bk_bo {
 	uint64_t uptr_len;      /* bytes of it backed by the blob */
 	bool userptr_mapped;    /* the range still holds our blob mapping */
 	bool event_page;        /* given to CREATE_EVENT: FREE -> EPERM */
+	bool async_alloc;       /* made by ALLOC_MEMORY_ASYNC: its MAP waits */
 	struct bk_arena *arena; /* memory is a slice of this arena's blob */
 	uint64_t arena_offset;
 	/* a USERPTR range registered over pages another registration had
@@ -209,6 +210,11 @@ struct bk_conn {
 	 * benchmark reports as round trips) */
 	uint64_t n_sync, n_async;
 	uint64_t n_blobs; /* BO blobs created (atomic) */
+	/* threads of this process inside a WAIT_EVENTS that went to the
+	 * host (atomic, seq_cst; backend_vkfd_events.c: when SET_EVENT must
+	 * be flushed) */
+	uint32_t n_host_waits;
+	bool set_flush_always; /* VKFD_GUEST_SET_FLUSH=1: the old rule (baseline) */
 };
 
 enum bk_kind { BK_KFD = 1, BK_RENDER = 2 };
@@ -304,6 +310,7 @@ int bk_errno(int r);
 int bk_transport_err(int r);
 int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp, size_t rsp_len);
 int bk_call_async(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len);
+int bk_call_async_barrier(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len);
 
 struct bk_conn *bk_conn_new(int *err);
 void bk_conn_free(struct bk_conn *c);

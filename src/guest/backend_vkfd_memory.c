@@ -134,7 +134,7 @@ static int bk_arena_zero(struct bk_conn *c, const struct bk_arena *a, uint64_t o
  */
 static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
 			 uint32_t flags, const struct bk_arena *arena, uint64_t arena_offset,
-			 struct vkfd_rsp_alloc_memory *rsp)
+			 struct vkfd_rsp_alloc_memory *rsp, bool *sent_async)
 {
 	struct vkfd_req_alloc_memory req;
 	bool gtt = flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT, async;
@@ -170,6 +170,7 @@ static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t
 			rsp->blob_size = size;
 			rsp->map_info = VKFD_MAP_CACHED;
 			rsp->map_flags = VKFD_ALLOC_MAP_ARENA;
+			*sent_async = true;
 			return 0;
 		}
 	} else {
@@ -201,7 +202,7 @@ static int bk_alloc_in_arena(struct bk_conn *c, uint64_t va, uint64_t size, uint
 		bk_log("no arena for %#" PRIx64 " bytes (%d): a blob of its own", size, r);
 		return 1;
 	}
-	r = bk_alloc_host(c, va, size, gpu_id, flags, a, off, rsp);
+	r = bk_alloc_host(c, va, size, gpu_id, flags, a, off, rsp, &b->async_alloc);
 	if (r)
 		bk_arena_put_locked(a, off, size);
 	else if (!(rsp->map_flags & VKFD_ALLOC_MAP_ARENA) || rsp->blob_size != size)
@@ -252,7 +253,8 @@ int bk_ioctl_alloc_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	if (bk_arena_wanted(c, flags, a->va_addr, a->size, userptr))
 		r = bk_alloc_in_arena(c, a->va_addr, a->size, a->gpu_id, flags, b, &rsp);
 	if (r == 1)
-		r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, NULL, 0, &rsp);
+		r = bk_alloc_host(c, a->va_addr, a->size, a->gpu_id, flags, NULL, 0, &rsp,
+				  &b->async_alloc);
 	if (r) {
 		free(b);
 		return r;
@@ -376,6 +378,52 @@ _Static_assert(offsetof(struct kfd_ioctl_unmap_memory_from_gpu_args, n_success) 
 	       "map/unmap args");
 
 /*
+ * May this MAP go without a reply (MAP_MEMORY_ASYNC, docs/protocol.md
+ * 14.5)? Only where the kernel's synchronous MAP gives nothing that stream
+ * order and the relay's map barrier do not: the host runs every later
+ * request after the map, and the relay rings no doorbell stored after it
+ * until the map has run. That covers GPU work started through a doorbell
+ * and every later ioctl (CREATE_QUEUE's checks of its ring, EOP and
+ * context-save areas, SET_SCRATCH_BACKING_VA, CREATE_EVENT's event page).
+ * It does not cover what the GPU reaches without a doorbell or a later
+ * ioctl, nor a caller that needs the kernel's errno, so these stay
+ * synchronous:
+ * - scratch: libhsakmt allocates scratch backing as VRAM that is neither
+ *   EXECUTABLE nor PUBLIC (every other libhsakmt VRAM allocation is
+ *   EXECUTABLE), and a queue waiting for scratch resumes without a new
+ *   doorbell;
+ * - registered application memory (USERPTR) and imported BOs (IPC,
+ *   interop): their errors (an evicted or revoked source) are not the
+ *   guest's to predict;
+ * - DOORBELL, MMIO_REMAP and AQL_QUEUE_MEM BOs, and the event page: the
+ *   queue and event machinery itself;
+ * - a BO without a GPU VA, or a GPU id the guest does not know (the
+ *   kernel's n_success then matters);
+ * - a BO allocated with ALLOC_MEMORY_ASYNC: its MAP is the synchronous use
+ *   that reports a deferred ALLOC error.
+ * bk_table_lock held.
+ */
+static bool bk_map_async_ok_locked(const struct bk_conn *c, const struct bk_bo *b)
+{
+	const uint32_t kind = KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+			      KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR |
+			      KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM;
+
+	if (!(c->features & VKFD_FEAT_ASYNC_MAP) || !b->va)
+		return false;
+	if (b->userptr || b->imported || b->event_page || (b->kfd_flags & kind))
+		return false;
+	/* the MAP is where an asynchronous ALLOC's deferred error is answered
+	 * (docs/protocol.md 14.2) */
+	if (b->async_alloc)
+		return false;
+	if ((b->kfd_flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) &&
+	    !(b->kfd_flags & (KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC)))
+		return false; /* scratch backing */
+	return true;
+}
+
+/*
  * MAP and UNMAP. async_cmd, when not 0, is the command that carries the
  * request without a reply; it is used when the guest can check everything
  * the kernel would refuse (the handle and every GPU id are known), else
@@ -414,6 +462,8 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd, uint32_t as
 	 * wait for the stream), read the range and race its FREE */
 	if (b && b->userptr && b->va != b->cpu_va)
 		async_cmd = 0;
+	if (cmd == VKFD_CMD_MAP_MEMORY)
+		async_cmd = b && bk_map_async_ok_locked(c, b) ? VKFD_CMD_MAP_MEMORY_ASYNC : 0;
 	/* the kernel stops at the first unknown GPU: only the synchronous
 	 * command tells how far it got */
 	for (uint32_t i = a->n_success; known && async_cmd && i < a->n_devices; i++)
@@ -427,6 +477,15 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd, uint32_t as
 	req.handle = a->handle;
 	req.n_devices = a->n_devices;
 	req.n_success = a->n_success;
+	if (async_cmd == VKFD_CMD_MAP_MEMORY_ASYNC) {
+		/* the barrier's seqno is stored before this returns, so before
+		 * any doorbell the caller stores after the ioctl */
+		r = bk_call_async_barrier(c, async_cmd, &req,
+					  VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
+		if (!r)
+			a->n_success = a->n_devices;
+		return r;
+	}
 	if (async_cmd) {
 		r = bk_call_async(c, async_cmd, &req, VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
 		if (!r)

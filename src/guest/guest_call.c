@@ -144,6 +144,7 @@ static int flush_locked(struct vkfd_guest *g, uint32_t ring, uint64_t *fence)
 	if (!g->b.count && !fence)
 		return 0;
 	r = g->t->ops->submit(g->t, g->batch, g->b.len, ring, fence);
+	__atomic_store_n(&g->n_submits, g->n_submits + 1, __ATOMIC_RELAXED);
 	vkfd_builder_reset(&g->b);
 	g->first_pending_ns = 0;
 	if (r) {
@@ -316,6 +317,46 @@ int vkfd_guest_call_async(struct vkfd_guest *g, const void *req, size_t req_len)
 	}
 	pthread_mutex_unlock(&g->lock);
 	return r;
+}
+
+/*
+ * An asynchronous MAP_MEMORY_ASYNC whose seqno becomes the map barrier
+ * (docs/protocol.md 14.5): stored into the shared memory's map_barrier word
+ * under g->lock, after the request is queued, so the word only moves
+ * forward in stream order whatever the number of threads, and before this
+ * returns, so before any doorbell store the caller makes afterwards.
+ */
+int vkfd_guest_call_async_barrier(struct vkfd_guest *g, const void *req, size_t req_len)
+{
+	struct vkfd_shmem_hdr *sh;
+	union req_buf buf;
+	uint32_t seqno = 0;
+	int r;
+
+	if (!g)
+		return -EINVAL;
+	r = take_req(req, req_len, &buf);
+	if (r)
+		return r;
+	sh = (struct vkfd_shmem_hdr *)g->shmem;
+	pthread_mutex_lock(&g->lock);
+	r = add_locked(g, &buf, (uint32_t)req_len, 0, &seqno);
+	if (!r) {
+		__atomic_store_n(&sh->map_barrier, seqno, __ATOMIC_RELEASE);
+		if (g->b.len >= GUEST_ASYNC_FLUSH_BYTES) {
+			r = flush_locked(g, 0, NULL);
+		} else if (!g->first_pending_ns) {
+			g->first_pending_ns = guest_now_ns();
+			pthread_cond_signal(&g->flush_cond);
+		}
+	}
+	pthread_mutex_unlock(&g->lock);
+	return r;
+}
+
+uint64_t vkfd_guest_submit_count(struct vkfd_guest *g)
+{
+	return g ? __atomic_load_n(&g->n_submits, __ATOMIC_RELAXED) : 0;
 }
 
 int vkfd_guest_flush(struct vkfd_guest *g)

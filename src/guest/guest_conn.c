@@ -105,7 +105,9 @@ static int map_shmem(struct vkfd_guest *g)
 		guest_log(GUEST_LOG_ERROR, "shmem blob: %s", strerror(-r));
 		return r;
 	}
-	void *p = g->t->ops->blob_map(g->t, &g->shmem_blob, NULL, VKFD_SHMEM_SIZE, 0, PROT_READ);
+	/* writable for the one guest-written word, map_barrier (protocol 5.1) */
+	void *p = g->t->ops->blob_map(g->t, &g->shmem_blob, NULL, VKFD_SHMEM_SIZE, 0,
+				      PROT_READ | PROT_WRITE);
 
 	if (p == MAP_FAILED) {
 		r = -errno;

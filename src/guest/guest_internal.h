@@ -45,6 +45,7 @@ struct vkfd_guest {
 	struct vkfd_builder b;
 	uint8_t *batch;
 	uint64_t first_pending_ns; /* 0: nothing queued */
+	uint64_t n_submits;        /* transport submits (under lock; read atomically) */
 	int err; /* sticky: connection unusable; written under lock (atomic store), read under lock
 		    or atomically */
 	pthread_t flusher;

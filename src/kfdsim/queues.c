@@ -330,6 +330,11 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	q->percent = a->queue_percentage & 0xff;
 	q->priority = a->queue_priority;
 	q->doorbell_id = (unsigned)db;
+	/* a fresh queue has rung nothing: the AQL doorbell holds the index of
+	 * the last packet ready, so "none" is all ones (sim_engine.h) */
+	__atomic_store_n((uint64_t *)(pdd->doorbells->host + (size_t)db * 8u),
+			 q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? UINT64_MAX : 0,
+			 __ATOMIC_RELEASE);
 	r = engine_start(q);
 	if (r)
 		goto out;

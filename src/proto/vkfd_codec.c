@@ -67,6 +67,8 @@ static const struct vkfd_cmd_info cmd_table[VKFD_CMD_COUNT_] = {
 	SYNC(VKFD_CMD_GET_RESOURCE_INFO, "GET_RESOURCE_INFO", struct vkfd_req_get_resource_info,
 	     struct vkfd_rsp_get_resource_info),
 	ASYNC(VKFD_CMD_ALLOC_MEMORY_ASYNC, "ALLOC_MEMORY_ASYNC", struct vkfd_req_alloc_memory),
+	CMD(VKFD_CMD_MAP_MEMORY_ASYNC, "MAP_MEMORY_ASYNC", struct vkfd_req_map_memory, 0, false,
+	    true),
 	SYNC(VKFD_CMD_CREATE_ARENA, "CREATE_ARENA", struct vkfd_req_create_arena,
 	     struct vkfd_rsp_empty),
 	SYNC(VKFD_CMD_DESTROY_ARENA, "DESTROY_ARENA", struct vkfd_req_destroy_arena,

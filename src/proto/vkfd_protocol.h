@@ -59,10 +59,11 @@ extern "C" {
 #define VKFD_FEAT_SIM_DEVICE      (1ull << 7) /* device is kfdsim, not a real GPU */
 #define VKFD_FEAT_ALL_V1          ((1ull << 8) - 1)
 /* Protocol 1.1 (docs/protocol.md section 14, docs/design-protocol-1.1.md);
- * each feature is negotiated alone. Bit 10 is reserved for an asynchronous
- * MAP (not built), bit 13 for the other 1.1 parts. */
+ * each feature is negotiated alone. Bit 13 is reserved for the other
+ * 1.1 parts. */
 #define VKFD_FEAT_GUEST_HANDLES (1ull << 8)  /* ALLOC_MEMORY.new_handle: guest names BOs */
 #define VKFD_FEAT_ASYNC_ALLOC   (1ull << 9)  /* budget words, ALLOC_MEMORY_ASYNC */
+#define VKFD_FEAT_ASYNC_MAP     (1ull << 10) /* MAP_MEMORY_ASYNC, the map barrier word */
 #define VKFD_FEAT_ARENAS        (1ull << 11) /* CREATE_ARENA, ALLOC_MEMORY from an arena */
 /* ALLOC_USERPTR_PIECES: one BO over several arena ranges (user memory
  * registered twice); needs VKFD_FEAT_ARENAS */
@@ -143,6 +144,7 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 #define VKFD_ASYNC_ERR_WORKER_DIED 4u /* host worker process ended */
 #define VKFD_ASYNC_ERR_DESTROYED   5u /* context is being destroyed */
 #define VKFD_ASYNC_ERR_BUDGET      6u /* an ALLOC_MEMORY_ASYNC inside the budget failed */
+#define VKFD_ASYNC_ERR_MAP         7u /* a MAP_MEMORY_ASYNC failed (no deferred error) */
 
 /* vkfd_shmem_hdr.flags */
 #define VKFD_SHMEM_FLAG_EVENT_HINTS (1u << 0) /* event-state table is maintained */
@@ -162,12 +164,17 @@ struct vkfd_shmem_hdr {
 	uint32_t max_bos;       /* BO handle indices are 1..max_bos */
 	uint32_t budget_allocs; /* GTT allocation requests processed (host: release) */
 	uint64_t budget_bytes;  /* GTT bytes guaranteed after budget_allocs */
-	uint64_t reserved;      /* zero */
+	/* VKFD_FEAT_ASYNC_MAP: the one word the GUEST writes (store-release):
+	 * seqno of its last MAP_MEMORY_ASYNC. The host's doorbell relay rings
+	 * nothing it read after it until that request has run (protocol 14.5). */
+	uint32_t map_barrier;
+	uint32_t reserved; /* zero */
 };
 VKFD_ASSERT_SIZE(struct vkfd_shmem_hdr, 64);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, max_bos, 40);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, budget_allocs, 44);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, budget_bytes, 48);
+VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, map_barrier, 56);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, seqno, 16);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, async_error, 20);
 VKFD_ASSERT_OFF(struct vkfd_shmem_hdr, rsp_off, 24);
@@ -245,6 +252,7 @@ enum vkfd_cmd {
 	VKFD_CMD_IMPORT_RESOURCE = 0x16,
 	VKFD_CMD_GET_RESOURCE_INFO = 0x17,
 	VKFD_CMD_ALLOC_MEMORY_ASYNC = 0x18,   /* async, VKFD_FEAT_ASYNC_ALLOC */
+	VKFD_CMD_MAP_MEMORY_ASYNC = 0x19,     /* async, VKFD_FEAT_ASYNC_MAP */
 	VKFD_CMD_CREATE_ARENA = 0x1a,         /* VKFD_FEAT_ARENAS */
 	VKFD_CMD_DESTROY_ARENA = 0x1b,        /* VKFD_FEAT_ARENAS */
 	VKFD_CMD_ALLOC_USERPTR_PIECES = 0x1c, /* VKFD_FEAT_USERPTR_PIECES */

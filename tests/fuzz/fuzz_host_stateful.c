@@ -39,6 +39,9 @@
  *  - ALLOC_USERPTR_PIECES (9.4.2): accepted only with every piece inside a
  *    live arena and the sizes adding up; pages no live BO held read zero;
  *    their pages count as held for the range and busy rules above.
+ *  - a map barrier word the guest sets to anything (docs/protocol.md 14.5)
+ *    holds at most this context's doorbells: destroy still returns
+ *    (bounded by the -timeout, as above).
  */
 #include <errno.h>
 #include <linux/kfd_ioctl.h>
@@ -278,7 +281,8 @@ static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
 		return false;
 	if (vkfd_host_context_get_blob(g->ctx, 0, 0, VKFD_SHMEM_SIZE, 1, &g->shm_blob))
 		return false;
-	g->shm = mmap(NULL, VKFD_SHMEM_SIZE, PROT_READ, MAP_SHARED, g->shm_blob.fd, 0);
+	/* writable: a 1.1 guest writes the map barrier word */
+	g->shm = mmap(NULL, VKFD_SHMEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, g->shm_blob.fd, 0);
 	if (g->shm == MAP_FAILED) {
 		g->shm = NULL;
 		return false;
@@ -296,7 +300,8 @@ static bool guest_open(struct guest *g, uint32_t ctx_id, uint32_t first_seqno)
 	/* an odd first seqno: a protocol 1.1 guest (docs/protocol.md 14) */
 	g->v11 = first_seqno & 1;
 	if (g->v11)
-		hello.features |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC;
+		hello.features |=
+		    VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC | VKFD_FEAT_ASYNC_MAP;
 	if (call(g, VKFD_CMD_HELLO, &hello, sizeof(hello), NULL, 0))
 		return false;
 	memset(&ga, 0, sizeof(ga));
@@ -438,6 +443,48 @@ static void op_map(struct guest *g, struct cursor *c, bool map)
 	/* a BO without a GPU VA passed no VA check: it must never be mapped */
 	if (map && ret == 0 && b->va == 0)
 		__builtin_trap();
+}
+
+static void op_queue_cmd(struct guest *g, struct cursor *c);
+
+/* MAP_MEMORY_ASYNC (docs/protocol.md 14.5), announced in the map barrier
+ * as a guest does, sometimes after a burst of doorbell notifies of a queue
+ * so that the relay holds them; or a hostile barrier word (anything,
+ * including values far ahead of every seqno): it may stall only this
+ * context's doorbells, and destroy must still return. A MAP the host
+ * cannot run loses the context, which the model then only tears down. */
+static void op_async_map(struct guest *g, struct cursor *c)
+{
+	struct vkfd_shmem_hdr *h = (struct vkfd_shmem_hdr *)g->shm;
+	uint8_t what = u8(c);
+	struct vkfd_req_map_memory r;
+	struct bo *b;
+	uint32_t s;
+
+	if ((what & 3) == 1) {
+		uint32_t v = u16(c) << 16 | u16(c);
+
+		__atomic_store_n(&h->map_barrier, (what & 4) ? g->b.seqno + v % 64u : v,
+				 __ATOMIC_RELEASE);
+		return;
+	}
+	b = pick_bo(g, c);
+	if (!b)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.handle = b->handle;
+	r.n_devices = 1;
+	r.device_ids[0] = (what & 8) ? g->gpu_id ^ 0x5a5a : g->gpu_id;
+	s = g->b.seqno;
+	async(g, VKFD_CMD_MAP_MEMORY_ASYNC, &r, VKFD_REQ_MAP_MEMORY_LEN(1));
+	if ((what & 3) != 3)
+		__atomic_store_n(&h->map_barrier, s, __ATOMIC_RELEASE);
+	if (what & 0x10) {
+		uint8_t qb[2] = {(uint8_t)(what >> 5), 0};
+		struct cursor qc = {qb, sizeof(qb)};
+
+		op_queue_cmd(g, &qc); /* one notify behind the MAP, still queued */
+	}
 }
 
 static void op_free(struct guest *g, struct cursor *c)
@@ -1031,8 +1078,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	while (c.n) {
 		/* opcodes 0..15 as before arenas (the committed seeds), 16, 17,
-		 * 18 (pieces) */
-		switch (u8(&c) % 19) {
+		 * 18 (pieces), 19 the asynchronous MAP */
+		switch (u8(&c) % 20) {
 		case 0:
 		case 1:
 			op_alloc(&g, &c);
@@ -1089,6 +1136,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 18:
 			op_pieces_alloc(&g, &c);
+			break;
+		case 19:
+			op_async_map(&g, &c);
 			break;
 		default:
 			/* destroy with whatever is queued or in flight */

@@ -103,6 +103,9 @@ static size_t session(uint32_t gpu)
 		r.n_devices = 1;
 		r.device_ids[0] = gpu;
 		add(&b, VKFD_CMD_MAP_MEMORY, &r, VKFD_REQ_MAP_MEMORY_LEN(1), &off);
+		/* not granted by this HELLO: unknown to the context (14.5) */
+		r.handle = VKFD_HANDLE(2, 1);
+		add(&b, VKFD_CMD_MAP_MEMORY_ASYNC, &r, VKFD_REQ_MAP_MEMORY_LEN(1), &off);
 	}
 	{
 		struct vkfd_req_bind_blob r = {.handle = VKFD_HANDLE(2, 1), .blob_id = 9};

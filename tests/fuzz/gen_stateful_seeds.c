@@ -32,6 +32,9 @@ enum {
 	OP_ARENA = 16,       /* what: 0 create, 1 destroy, 2 get_blob; id */
 	OP_ARENA_ALLOC = 17, /* slot, arena id, where, pages - 1 [, page] */
 	OP_PIECES = 18,      /* slot, n - 1, n x (arena id, where, pages - 1 [, page]), size */
+	OP_ASYNC_MAP = 19,   /* what (bits 0-1: 0 map + barrier, 1 barrier word only,
+			      * 3 map without it; 4 word near the seqno, 8 bad GPU,
+			      * 0x10 then a notify of queue what >> 5), slot or word */
 };
 
 /* alloc_flags[] indices */
@@ -138,6 +141,24 @@ int main(int argc, char **argv)
 	OP(&s, OP_DESTROY, 0);
 	ret |= write_seed(argv[1], "session", &s);
 
+	/* protocol 1.1 asynchronous MAP: a queue, maps announced in the map
+	 * barrier with notifies behind them, a hostile barrier word, and a
+	 * MAP the host cannot run (the context is lost), then destroy */
+	memset(&s, 0, sizeof(s));
+	first_seqno(&s, 0x300);     /* read back as seqno 3: odd, a 1.1 guest */
+	bo(&s, 1, GTT, 1, AT_NEXT); /* read / write pointers */
+	bo(&s, 2, GTT, 1, AT_NEXT); /* ring */
+	OP(&s, OP_QUEUE, 2, 1, 9, 0);
+	OP(&s, OP_ALLOC, 4, VRAM, 3, AT_NEXT);
+	OP(&s, OP_ASYNC_MAP, 0x10, 4);
+	OP(&s, OP_TIME, 0);
+	OP(&s, OP_ASYNC_MAP, 0x05, 0, 0, 0, 40); /* a word past every seqno */
+	OP(&s, OP_QUEUE_CMD, 0, 2);
+	OP(&s, OP_TIME, 1);
+	OP(&s, OP_ASYNC_MAP, 0x08, 4); /* an unknown GPU: the context is lost */
+	OP(&s, OP_TIME, 0);
+	OP(&s, OP_DESTROY, 0);
+	ret |= write_seed(argv[1], "async-map", &s);
 	/* threat case: an event page with half its span of memory */
 	memset(&s, 0, sizeof(s));
 	first_seqno(&s, 0x90000000u); /* and seqnos in the upper half */

@@ -38,7 +38,8 @@ static uint32_t set_counts(uint32_t cmd, union any_req *r, unsigned variant)
 	switch (cmd) {
 	case VKFD_CMD_MAP_MEMORY:
 	case VKFD_CMD_UNMAP_MEMORY:
-	case VKFD_CMD_UNMAP_MEMORY_ASYNC: {
+	case VKFD_CMD_UNMAP_MEMORY_ASYNC:
+	case VKFD_CMD_MAP_MEMORY_ASYNC: {
 		struct vkfd_req_map_memory *m = (void *)r;
 
 		n = variant ? VKFD_MAX_MAP_DEVICES : 3;
@@ -141,9 +142,10 @@ static uint32_t expected_rsp_size(uint32_t cmd, const union any_req *r)
 }
 
 static const uint32_t async_cmds[] = {
-    VKFD_CMD_FREE_MEMORY,     VKFD_CMD_UNMAP_MEMORY_ASYNC, VKFD_CMD_BIND_BLOB,
-    VKFD_CMD_DOORBELL_NOTIFY, VKFD_CMD_HDP_FLUSH,          VKFD_CMD_DESTROY_EVENT_ASYNC,
-    VKFD_CMD_SET_EVENT_ASYNC, VKFD_CMD_RESET_EVENT_ASYNC,  VKFD_CMD_ALLOC_MEMORY_ASYNC,
+    VKFD_CMD_FREE_MEMORY,      VKFD_CMD_UNMAP_MEMORY_ASYNC, VKFD_CMD_BIND_BLOB,
+    VKFD_CMD_DOORBELL_NOTIFY,  VKFD_CMD_HDP_FLUSH,          VKFD_CMD_DESTROY_EVENT_ASYNC,
+    VKFD_CMD_SET_EVENT_ASYNC,  VKFD_CMD_RESET_EVENT_ASYNC,  VKFD_CMD_ALLOC_MEMORY_ASYNC,
+    VKFD_CMD_MAP_MEMORY_ASYNC,
 };
 
 static bool is_async(uint32_t cmd)
@@ -182,9 +184,9 @@ static void test_cmd_table(void **state)
 	}
 	/* 37 commands in protocol version 1.0; 1.1 adds ALLOC_MEMORY_ASYNC
 	 * (VKFD_FEAT_ASYNC_ALLOC), CREATE_ARENA, DESTROY_ARENA
-	 * (VKFD_FEAT_ARENAS) and ALLOC_USERPTR_PIECES
-	 * (VKFD_FEAT_USERPTR_PIECES) */
-	assert_int_equal(known, 41);
+	 * (VKFD_FEAT_ARENAS), ALLOC_USERPTR_PIECES (VKFD_FEAT_USERPTR_PIECES)
+	 * and MAP_MEMORY_ASYNC (VKFD_FEAT_ASYNC_MAP) */
+	assert_int_equal(known, 42);
 }
 
 /* Build every known command (twice: small and maximal counts) into one or

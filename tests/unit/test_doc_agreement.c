@@ -54,7 +54,8 @@ static const struct struct_desc structs[] = {
 	  F(vkfd_shmem_hdr, async_error), F(vkfd_shmem_hdr, rsp_off), F(vkfd_shmem_hdr, rsp_size),
 	  F(vkfd_shmem_hdr, event_off), F(vkfd_shmem_hdr, event_count),
 	  F(vkfd_shmem_hdr, max_bos), F(vkfd_shmem_hdr, budget_allocs),
-	  F(vkfd_shmem_hdr, budget_bytes), F(vkfd_shmem_hdr, reserved)),
+	  F(vkfd_shmem_hdr, budget_bytes), F(vkfd_shmem_hdr, map_barrier),
+	  F(vkfd_shmem_hdr, reserved)),
 	S(vkfd_event_state, F(vkfd_event_state, age)),
 	S(vkfd_req_hdr, F(vkfd_req_hdr, cmd), F(vkfd_req_hdr, len), F(vkfd_req_hdr, seqno),
 	  F(vkfd_req_hdr, rsp_off)),
@@ -247,7 +248,8 @@ static const struct const_desc features[] = {
 	C(VKFD_FEAT_EVENT_HINTS),     C(VKFD_FEAT_EVENT_AGES),   C(VKFD_FEAT_VRAM_EXPORT),
 	C(VKFD_FEAT_IMPORT_RESOURCE), C(VKFD_FEAT_AMDGPU_QUERY), C(VKFD_FEAT_DOORBELL_RELAY),
 	C(VKFD_FEAT_MULTI_CONTEXT),   C(VKFD_FEAT_SIM_DEVICE),   C(VKFD_FEAT_GUEST_HANDLES),
-	C(VKFD_FEAT_ASYNC_ALLOC),     C(VKFD_FEAT_ARENAS),       C(VKFD_FEAT_USERPTR_PIECES),
+	C(VKFD_FEAT_ASYNC_ALLOC),     C(VKFD_FEAT_ASYNC_MAP),    C(VKFD_FEAT_ARENAS),
+	C(VKFD_FEAT_USERPTR_PIECES),
 };
 #define N_FEATURES (sizeof(features) / sizeof(features[0]))
 /* clang-format on */

@@ -102,16 +102,14 @@ enum engine_status aql_process(struct sim_engine_queue *q)
 		struct aql_amd_barrier_value_packet bvalue;
 		struct aql_amd_pm4_ib_packet pm4;
 	} pkt;
-	const uint64_t *wptr;
 	uint64_t *rptr, slot_va, completion;
 	uint16_t *slot, header;
 	enum engine_status st;
 	uint64_t w;
 
-	wptr = engine_mem_object(q, q->desc.wptr_va, sizeof(*wptr), false);
-	if (!wptr)
-		return ENGINE_DEAD;
-	w = __atomic_load_n(wptr, __ATOMIC_ACQUIRE);
+	st = engine_write_limit(q, &w);
+	if (st != ENGINE_OK)
+		return st;
 	/* A write index at or behind ours (including a hostile one moved
 	 * backwards) means no work. */
 	if ((int64_t)(w - q->rptr) <= 0)

@@ -46,6 +46,9 @@ struct sim_engine_queue {
 	/* Engine-private read index: packets for AQL, bytes for SDMA. */
 	uint64_t rptr;
 	uint64_t last_doorbell;
+	/* How far the doorbell released work, in rptr's units (the engine
+	 * thread's alone; engine_write_limit). */
+	uint64_t db_limit;
 	/* Packet at `rptr` has been seen since start_ts (barriers may be
 	 * evaluated many times; their start is when first seen). */
 	bool pkt_seen;
@@ -87,6 +90,10 @@ void engine_queue_error(struct sim_engine_queue *q, int reason);
  * errors) writes into the queue's amd_queue_t and raises before the queue
  * halts. False when that faulted (reported) or the queue was stopped. */
 bool engine_report_queue_error(struct sim_engine_queue *q, int reason);
+
+/* The write index the processors work up to: from the doorbell (as the
+ * hardware), or the write pointer in memory for a queue without one. */
+enum engine_status engine_write_limit(struct sim_engine_queue *q, uint64_t *out);
 
 /* ---- packet processors: process what is available, return status ---- */
 enum engine_status aql_process(struct sim_engine_queue *q);

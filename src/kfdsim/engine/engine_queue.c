@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Engine queue lifecycle: one thread per queue that watches the doorbell
- * and the write pointer with adaptive polling and hands work to the AQL or
- * SDMA packet processor.
+ * with adaptive polling and hands work to the AQL or SDMA packet processor,
+ * up to the doorbell value (engine_write_limit).
  */
 #include "engine_internal.h"
+#include "engine_mem.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -162,6 +163,36 @@ bool engine_sleep_ns(struct sim_engine_queue *q, uint64_t ns)
 	return !atomic_load(&q->stop);
 }
 
+/*
+ * How far user space has rung: packets (AQL) or bytes (SDMA) before which
+ * the engine may work. As on hardware, the doorbell value is the write
+ * pointer the engine acts on; the write pointer in memory is not looked
+ * at. An AQL doorbell holds the index of the last packet made ready, an
+ * SDMA doorbell the write offset in bytes. The limit only moves forward
+ * (wrap-around order): a producer that rings an older index after a newer
+ * one (two producers racing) un-rings nothing. A queue without a doorbell
+ * (desc.doorbell NULL) follows its write pointer in memory instead.
+ */
+enum engine_status engine_write_limit(struct sim_engine_queue *q, uint64_t *out)
+{
+	const uint64_t *wptr;
+	uint64_t bell, cand;
+
+	if (!q->desc.doorbell) {
+		wptr = engine_mem_object(q, q->desc.wptr_va, sizeof(*wptr), false);
+		if (!wptr)
+			return ENGINE_DEAD;
+		*out = __atomic_load_n(wptr, __ATOMIC_ACQUIRE);
+		return ENGINE_OK;
+	}
+	bell = __atomic_load_n(q->desc.doorbell, __ATOMIC_ACQUIRE);
+	cand = q->desc.type == SIM_QUEUE_COMPUTE_AQL ? bell + 1 : bell;
+	if ((int64_t)(cand - q->db_limit) > 0)
+		q->db_limit = cand;
+	*out = q->db_limit;
+	return ENGINE_OK;
+}
+
 /* A halted queue never touches memory again: park for good, then report. */
 void engine_vm_fault(struct sim_engine_queue *q, uint64_t va, bool write)
 {
@@ -282,6 +313,8 @@ struct sim_engine_queue *sim_engine_queue_start(const struct sim_queue_desc *des
 	q->rptr = rp ? __atomic_load_n(rp, __ATOMIC_ACQUIRE) : 0;
 	if (desc->type == SIM_QUEUE_SDMA)
 		q->rptr &= ~3ull;
+	/* nothing rung beyond where the queue resumes */
+	q->db_limit = q->rptr;
 	if (desc->doorbell)
 		q->last_doorbell = __atomic_load_n(desc->doorbell, __ATOMIC_ACQUIRE);
 

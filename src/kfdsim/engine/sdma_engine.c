@@ -272,15 +272,14 @@ static enum engine_status execute(struct sim_engine_queue *q, const uint32_t *p)
 enum engine_status sdma_process(struct sim_engine_queue *q)
 {
 	uint32_t p[SDMA_MAX_PACKET_DW] = {0};
-	const uint64_t *wptr;
 	uint64_t *rptr, w, avail;
 	enum engine_status st;
 	unsigned n;
 
-	wptr = engine_mem_object(q, q->desc.wptr_va, sizeof(*wptr), false);
-	if (!wptr)
-		return ENGINE_DEAD;
-	w = __atomic_load_n(wptr, __ATOMIC_ACQUIRE) & ~3ull;
+	st = engine_write_limit(q, &w);
+	if (st != ENGINE_OK)
+		return st;
+	w &= ~3ull;
 	avail = w - q->rptr;
 	if ((int64_t)avail <= 0)
 		return ENGINE_RETRY;

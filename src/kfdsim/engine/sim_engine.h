@@ -79,7 +79,11 @@ struct sim_queue_desc {
 	uint64_t rptr_va;   /* read pointer the engine writes */
 	uint64_t wptr_va;   /* write pointer user space writes */
 	/* Host pointer to this queue's 64-bit doorbell slot in the process's
-	 * doorbell page (user space stores the write pointer there). */
+	 * doorbell page. User space stores there what the engine works up to:
+	 * AQL, the index of the last packet ready (so a fresh AQL queue's slot
+	 * must hold UINT64_MAX, "nothing rung"); SDMA, the write offset in
+	 * bytes (0 for a fresh queue). NULL: the engine follows the write
+	 * pointer in memory instead (tests of the processors alone). */
 	volatile uint64_t *doorbell;
 	/* Index of that doorbell in the process's doorbell slice: what a
 	 * wave's MSG_GET_DOORBELL yields (the trap handler masks 10 bits). */

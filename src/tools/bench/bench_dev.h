@@ -66,9 +66,10 @@ struct bench_dev *bench_dev_open(enum bench_path p, char *why, size_t why_len);
  * shim's vkfd backend with the same KFD ioctls (bench_dev_shim.c). */
 struct bench_dev *bench_dev_open_kfd(enum bench_path p, char *why, size_t why_len);
 /* Through the shim's backend: protocol requests sent with a reply awaited
- * (sync) and without (async), blobs created. -EOPNOTSUPP otherwise. */
-int bench_shim_backend_counts(struct bench_dev *d, uint64_t *sync, uint64_t *async,
-			      uint64_t *blobs);
+ * (sync) and without (async), blobs created, transport submits (batches
+ * and fence requests). -EOPNOTSUPP otherwise. */
+int bench_shim_backend_counts(struct bench_dev *d, uint64_t *sync, uint64_t *async, uint64_t *blobs,
+			      uint64_t *submits);
 void bench_dev_close(struct bench_dev *d);
 enum bench_path bench_dev_path(const struct bench_dev *d);
 struct bench_counts *bench_dev_counts(struct bench_dev *d);

@@ -160,7 +160,8 @@ int bench_shim_sync(struct bench_dev *d)
 	return B.ioctl(d->kfd, AMDKFD_IOC_AVAILABLE_MEMORY, &a);
 }
 
-int bench_shim_backend_counts(struct bench_dev *d, uint64_t *sync, uint64_t *async, uint64_t *blobs)
+int bench_shim_backend_counts(struct bench_dev *d, uint64_t *sync, uint64_t *async, uint64_t *blobs,
+			      uint64_t *submits)
 {
 	struct bk_file *f;
 	struct bk_conn *c = NULL;
@@ -175,6 +176,7 @@ int bench_shim_backend_counts(struct bench_dev *d, uint64_t *sync, uint64_t *asy
 		*sync = __atomic_load_n(&c->n_sync, __ATOMIC_RELAXED);
 		*async = __atomic_load_n(&c->n_async, __ATOMIC_RELAXED);
 		*blobs = __atomic_load_n(&c->n_blobs, __ATOMIC_RELAXED);
+		*submits = vkfd_guest_submit_count(c->g);
 	}
 	bk_table_unlock();
 	return c ? 0 : -EBADF;

@@ -54,7 +54,7 @@ struct storm_acc {
 	struct bench_counts counts; /* of the last run */
 	/* through the shim's backend, of the last run */
 	bool have_backend;
-	uint64_t sync_requests, async_requests, backend_blobs;
+	uint64_t sync_requests, async_requests, backend_blobs, transport_submits;
 };
 
 /* One replay on a fresh device; returns the wall time in ns, 0 on failure
@@ -68,7 +68,7 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 	struct bench_counts before, *cnt;
 	uint32_t event = 0;
 	uint64_t t0, t1, wall = 0;
-	uint64_t s0 = 0, a0 = 0, b0 = 0, s1 = 0, a1 = 0, b1 = 0;
+	uint64_t s0 = 0, a0 = 0, b0 = 0, t0s = 0, s1 = 0, a1 = 0, b1 = 0, t1s = 0;
 	char why[BENCH_REASON_LEN];
 	size_t i;
 	int r;
@@ -91,7 +91,7 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 	}
 	cnt = bench_dev_counts(d);
 	before = *cnt;
-	acc->have_backend = !bench_shim_backend_counts(d, &s0, &a0, &b0);
+	acc->have_backend = !bench_shim_backend_counts(d, &s0, &a0, &b0, &t0s);
 	t0 = bench_now_ns();
 	for (i = 0; i < t->n; i++) {
 		const struct trace_op *op = &t->ops[i];
@@ -135,10 +135,11 @@ static uint64_t storm_run(enum bench_path p, const struct trace *t, struct storm
 	acc->counts.blob_creates = cnt->blob_creates - before.blob_creates;
 	acc->counts.cpu_maps = cnt->cpu_maps - before.cpu_maps;
 	acc->counts.cpu_unmaps = cnt->cpu_unmaps - before.cpu_unmaps;
-	if (acc->have_backend && !bench_shim_backend_counts(d, &s1, &a1, &b1)) {
+	if (acc->have_backend && !bench_shim_backend_counts(d, &s1, &a1, &b1, &t1s)) {
 		acc->sync_requests = s1 - s0;
 		acc->async_requests = a1 - a0;
 		acc->backend_blobs = b1 - b0;
+		acc->transport_submits = t1s - t0s;
 	}
 out:
 	/* the device's teardown releases whatever the trace left behind */
@@ -201,6 +202,9 @@ static void storm_path(enum bench_path p, const struct trace *t, unsigned runs,
 		 * waited for (a round trip through the VMM in a VM) */
 		bench_cell_metric(c, "replies_waited", (double)acc.sync_requests);
 		bench_cell_metric(c, "async_requests", (double)acc.async_requests);
+		/* batches and fence requests handed to the transport: each a
+		 * virtqueue notify (a VM exit) in a VM */
+		bench_cell_metric(c, "transport_submits", (double)acc.transport_submits);
 	}
 	bench_cell_metric(c, "cpu_maps", (double)acc.counts.cpu_maps);
 	bench_cell_metric(c, "cpu_unmaps", (double)acc.counts.cpu_unmaps);

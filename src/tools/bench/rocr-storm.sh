@@ -13,6 +13,12 @@
 #   rocr-storm.sh BUILD_DIR [ROUNDS] [REPEAT]
 #
 # ROUNDS: hsa_storm rounds (default 200); REPEAT: runs per mode (default 5).
+# ROCR_STORM_MODES: the modes, in the order they are interleaved (default
+# "native arenas blobs"); "syncmap" is "arenas" with every MAP synchronous
+# (VKFD_GUEST_SYNC_MAP=1, the baseline of protocol 1.1's asynchronous MAP);
+# "setflush" is "arenas" with every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1);
+# "baseline" both (the shim before the asynchronous MAP and the flush rule).
+# The last two columns compare with "blobs", when it ran.
 # Exit 0, 1 on a failed run, 77 when hsa_storm or vkfd-run is missing.
 set -u
 build=${1:?usage: rocr-storm.sh BUILD_DIR [ROUNDS] [REPEAT]}
@@ -35,6 +41,13 @@ one() {
 	native) out=$("$run" --native -- "$storm" "$rounds") ;;
 	arenas) out=$(VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
 	blobs) out=$(VKFD_ARENAS=0 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
+	syncmap) out=$(VKFD_GUEST_SYNC_MAP=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
+	setflush) out=$(VKFD_GUEST_SET_FLUSH=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
+	baseline)
+		out=$(VKFD_GUEST_SYNC_MAP=1 VKFD_GUEST_SET_FLUSH=1 VKFD_SHIM_STATS="$stats" "$run" -- \
+			"$storm" "$rounds")
+		;;
+	*) echo "unknown mode $1"; exit 1 ;;
 	esac || { echo "$1 run failed: $out"; exit 1; }
 	ms=$(printf '%s\n' "$out" | sed -n 's/.*storm_ms \([0-9.]*\).*/\1/p')
 	[ -n "$ms" ] || { echo "$1 run printed no storm_ms: $out"; exit 1; }
@@ -49,9 +62,11 @@ one() {
 	fi
 }
 
+modes=${ROCR_STORM_MODES:-native arenas blobs}
+case " $modes " in *" native "*) ;; *) echo "ROCR_STORM_MODES must include native"; exit 1 ;; esac
 i=0
 while [ "$i" -lt "$repeat" ]; do
-	for m in native arenas blobs; do
+	for m in $modes; do
 		one "$m"
 	done
 	i=$((i + 1))
@@ -61,13 +76,17 @@ median() { # column $2 of file $1
 	sort -n -k"$2" "$1" | awk -v c="$2" '{v[NR] = $c} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 nat=$(median "$tmp/native" 1)
-blobs_b=$(median "$tmp/blobs" 4)
-replies_b=$(median "$tmp/blobs" 2)
+blobs_b=0
+replies_b=0
+if [ -f "$tmp/blobs" ]; then
+	blobs_b=$(median "$tmp/blobs" 4)
+	replies_b=$(median "$tmp/blobs" 2)
+fi
 echo "hsa_storm $rounds rounds, $repeat runs per mode, medians ($(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 echo "| mode | storm_ms | vs native | alloc / copy / free ms | replies | waits | blobs | blobs vs per-BO blobs | replies vs per-BO blobs |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for m in native arenas blobs; do
+for m in $modes; do
 	ms=$(median "$tmp/$m" 1)
 	r=$(median "$tmp/$m" 2)
 	w=$(median "$tmp/$m" 3)
@@ -77,8 +96,9 @@ for m in native arenas blobs; do
 	pf=$(median "$tmp/$m" 7)
 	awk -v m="$m" -v ms="$ms" -v nat="$nat" -v r="$r" -v w="$w" -v b="$b" -v bb="$blobs_b" -v rb="$replies_b" \
 		-v pa="$pa" -v pc="$pc" -v pf="$pf" 'BEGIN {
-		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
+		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : m == "syncmap" ? "vkfd, arenas, synchronous MAP (VKFD_GUEST_SYNC_MAP=1)" : m == "setflush" ? "vkfd, arenas, every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1)" : m == "baseline" ? "vkfd, arenas, both (before)" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
+		cmp = m != "native" && bb > 0 && rb > 0
 		printf "| %s | %.1f | %.2fx | %.0f / %.0f / %.0f | %d | %d | %d | %s | %s |\n", name, ms, ms / nat, pa, pc, pf, r, w, b,
-			m == "native" ? "-" : sprintf("%.2fx", b / bb), m == "native" ? "-" : sprintf("%.2fx", r / rb)
+			cmp ? sprintf("%.2fx", b / bb) : "-", cmp ? sprintf("%.2fx", r / rb) : "-"
 	}'
 done

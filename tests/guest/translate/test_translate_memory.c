@@ -124,6 +124,68 @@ static uint64_t sync_calls(struct bk_conn *c)
 	return __atomic_load_n(&c->n_sync, __ATOMIC_RELAXED);
 }
 
+static uint32_t map_barrier(struct bk_conn *c)
+{
+	const volatile struct vkfd_shmem_hdr *h = vkfd_guest_shmem(c->g, NULL);
+
+	return __atomic_load_n(&h->map_barrier, __ATOMIC_ACQUIRE);
+}
+
+/* Protocol 1.1's asynchronous MAP (docs/protocol.md 14.5): a plain VRAM BO
+ * is mapped without a reply and its seqno becomes the map barrier before
+ * the ioctl returns; the host has run the map by the next synchronous
+ * call. Scratch backing (VRAM neither EXECUTABLE nor PUBLIC, as libhsakmt
+ * makes it) and a list with an unknown GPU stay synchronous. Without the
+ * feature (a 1.0 guest or host, VKFD_GUEST_SYNC_MAP=1) every map waits. */
+static void test_map_async_barrier(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a, sc;
+	struct bk_conn *c = kfd_conn();
+	bool async = c->features & VKFD_FEAT_ASYNC_MAP;
+	uint64_t va = va_reserve(4 * PAGE), sva = va_reserve(4 * PAGE), s0;
+	uint32_t ids[2] = {gpu_id, gpu_id ^ 0x5a5a}, ns = 0, b0, b1;
+
+	(void)state;
+	print_message("asynchronous MAP %s\n", async ? "granted" : "not granted");
+	assert_int_equal(alloc_bo(va, 4 * PAGE, VRAM_FLAGS, &a), 0);
+	b0 = map_barrier(c);
+	s0 = sync_calls(c);
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(sync_calls(c), s0 + (async ? 0 : 1));
+	b1 = map_barrier(c);
+	if (async)
+		assert_true(b1 != b0);
+	else
+		assert_int_equal(b1, b0);
+	/* the host ran it: a synchronous unmap (the unknown second GPU keeps
+	 * it synchronous) gets past the first GPU */
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU), a.handle, ids, 2, &ns),
+			 -EINVAL);
+	assert_int_equal(ns, 1);
+	/* an unknown GPU in a map: the kernel's n_success, so synchronous */
+	s0 = sync_calls(c);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 2, &ns),
+			 -EINVAL);
+	assert_int_equal(ns, 1);
+	assert_int_equal(sync_calls(c), s0 + 1);
+	assert_int_equal(map_barrier(c), b1);
+	/* scratch backing: synchronous */
+	assert_int_equal(alloc_bo(sva, 4 * PAGE,
+				  KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+				  &sc),
+			 0);
+	s0 = sync_calls(c);
+	ns = 0;
+	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), sc.handle, ids, 1, &ns), 0);
+	assert_int_equal(sync_calls(c), s0 + 1);
+	assert_int_equal(map_barrier(c), b1);
+	assert_int_equal(free_bo(sc.handle), 0);
+	assert_int_equal(free_bo(a.handle), 0);
+}
+
 /* Protocol 1.1 (docs/protocol.md 14): a small GTT BO or USERPTR range that
  * goes into an arena is allocated without a reply, under a guest-chosen
  * handle, and is usable at once (CPU map, GPU map); a BO with a blob of its
@@ -672,6 +734,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_vram_alloc_mmap_map_free),
 	    cmocka_unit_test(test_gtt_async_alloc),
+	    cmocka_unit_test(test_map_async_barrier),
 	    cmocka_unit_test(test_gtt_aql_mirrored),
 	    cmocka_unit_test(test_small_gtt_bos_share_arena),
 	    cmocka_unit_test(test_arena_exclusions),

@@ -278,6 +278,72 @@ static void test_wait_does_not_block_others(void **state)
 	munmap((void *)(uintptr_t)va, 16 * PAGE);
 }
 
+static struct bk_conn *kfd_conn(void)
+{
+	struct bk_conn *c;
+
+	bk_table_lock();
+	c = bk_file_get_locked(kfd)->conn;
+	bk_table_unlock();
+	return c;
+}
+
+/* SET_EVENT is sent at once only while a thread of this process waits on
+ * the host (backend_vkfd_events.c); otherwise it rides with the next
+ * request, ahead of it: a WAIT_EVENTS after it still sees the event set. */
+static void test_set_event_flush_rule(void **state)
+{
+	struct bk_conn *c = kfd_conn();
+	struct kfd_ioctl_create_event_args ce;
+	struct kfd_ioctl_set_event_args ei;
+	struct kfd_ioctl_wait_events_args wa;
+	struct vkfd_kfd_event_data ed;
+	struct waiter_arg w;
+	uint64_t s0;
+	pthread_t th;
+
+	(void)state;
+	memset(&ce, 0, sizeof(ce));
+	ce.event_type = KFD_IOC_EVENT_SIGNAL;
+	ce.event_page_offset = event_page_handle;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_CREATE_EVENT), sizeof(ce), &ce), 0);
+	memset(&ei, 0, sizeof(ei));
+	ei.event_id = ce.event_id;
+
+	/* nobody waits: queued, not submitted */
+	s0 = vkfd_guest_submit_count(c->g);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei), 0);
+	assert_int_equal(vkfd_guest_submit_count(c->g), s0);
+	/* a poll after it sees it (it goes out ahead of the wait) */
+	memset(&ed, 0, sizeof(ed));
+	ed.event_id = ce.event_id;
+	memset(&wa, 0, sizeof(wa));
+	wa.events_ptr = (uintptr_t)&ed;
+	wa.num_events = 1;
+	wa.timeout = 0;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), sizeof(wa), &wa), 0);
+	assert_int_equal(wa.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
+
+	/* a thread blocked on the host: the SET is sent at once (the RESET
+	 * rides ahead of the waiter's WAIT_EVENTS) */
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_RESET_EVENT), sizeof(ei), &ei),
+			 0);
+	memset(&w, 0, sizeof(w));
+	w.event_id = ce.event_id;
+	assert_int_equal(pthread_create(&th, NULL, waiter_main, &w), 0);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&c->n_host_waits, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	assert_int_equal(__atomic_load_n(&c->n_host_waits, __ATOMIC_SEQ_CST), 1);
+	s0 = vkfd_guest_submit_count(c->g);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_SET_EVENT), sizeof(ei), &ei), 0);
+	assert_true(vkfd_guest_submit_count(c->g) > s0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(w.r, 0);
+	assert_int_equal(w.result, KFD_IOC_WAIT_RESULT_COMPLETE);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_DESTROY_EVENT), sizeof(ei), &ei),
+			 0);
+}
+
 /* SMI_EVENTS (KFD 1.3), answered in the guest: a client fd that takes
  * the event mask and gives records without waiting; the host's events
  * never reach it. */
@@ -519,6 +585,7 @@ int main(void)
 	    cmocka_unit_test(test_events),
 	    cmocka_unit_test(test_event_ages),
 	    cmocka_unit_test(test_wait_does_not_block_others),
+	    cmocka_unit_test(test_set_event_flush_rule),
 	    cmocka_unit_test(test_create_queue_sizes),
 	    cmocka_unit_test(test_smi_events),
 	};

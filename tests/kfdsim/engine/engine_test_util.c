@@ -79,6 +79,8 @@ void tq_start_sdma_ip(struct test_queue *t, struct fake_gpu *g, enum sim_queue_t
 	t->desc.rptr_va = qva + Q_RPTR_OFF;
 	t->desc.wptr_va = qva + Q_RPTR_OFF + 8;
 	t->desc.doorbell = &t->doorbell;
+	/* a fresh queue has rung nothing (sim_engine.h) */
+	t->doorbell = type == SIM_QUEUE_COMPUTE_AQL ? UINT64_MAX : 0;
 	if (type == SIM_QUEUE_SDMA && !sim_sdma_format_for_ip(ip_major, ip_minor, &t->desc.sdma))
 		abort();
 	t->q = sim_engine_queue_start(&t->desc, &g->env);

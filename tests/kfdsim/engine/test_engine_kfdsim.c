@@ -60,6 +60,7 @@ struct world {
 	uint32_t mem_event_id;
 	volatile uint64_t *doorbell;
 	void *db_map;
+	uint64_t db_page; /* its mmap offset */
 	uint32_t queue_id;
 	uint64_t next;
 };
@@ -200,6 +201,7 @@ static int setup_target(void **state, const char *target)
 
 	/* the doorbell slice through the kfd fd, as libhsakmt maps it */
 	db_page = cq.doorbell_offset & ~(uint64_t)(8192 - 1);
+	w->db_page = db_page;
 	w->db_map = w->ops->mmap(w->sim, NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, w->kfd,
 				 (off_t)db_page);
 	assert_true(w->db_map != MAP_FAILED);
@@ -449,7 +451,8 @@ static void ring_invalidate(uint8_t *ring)
 	}
 }
 
-static uint32_t make_queue(struct world *w, uint8_t *ring, uint8_t *ptrs)
+/* An AQL queue; *db (if db) is its doorbell in the world's doorbell map. */
+static uint32_t make_queue(struct world *w, uint8_t *ring, uint8_t *ptrs, volatile uint64_t **db)
 {
 	struct kfd_ioctl_create_queue_args cq;
 
@@ -464,6 +467,11 @@ static uint32_t make_queue(struct world *w, uint8_t *ring, uint8_t *ptrs)
 	cq.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
 	cq.queue_percentage = 100;
 	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
+	if (db) {
+		/* every queue of the process on this GPU: one doorbell slice */
+		assert_int_equal(cq.doorbell_offset & ~(uint64_t)8191, w->db_page);
+		*db = (volatile uint64_t *)((uint8_t *)w->db_map + (cq.doorbell_offset & 8191));
+	}
 	return cq.queue_id;
 }
 
@@ -542,8 +550,10 @@ static void test_eviction_races_restart_and_destroy(void **state)
 		pthread_t th;
 		bool seen = false;
 
-		fq = make_queue(w, f_ring, f_ptrs);
-		r.queue_id = make_queue(w, r.rings[0], pg + 4096 * PG_B_PTRS);
+		volatile uint64_t *f_db;
+
+		fq = make_queue(w, f_ring, f_ptrs, &f_db);
+		r.queue_id = make_queue(w, r.rings[0], pg + 4096 * PG_B_PTRS, NULL);
 		assert_int_equal(pthread_create(&th, NULL, restart_loop, &r), 0);
 
 		memcpy(w->buf + OFF_KARG + 0x100, &bad, 8);
@@ -557,6 +567,7 @@ static void test_eviction_races_restart_and_destroy(void **state)
 		memcpy(f_ring + 2, (const uint8_t *)&p + 2, 62);
 		__atomic_store_n((uint16_t *)f_ring, p.header, __ATOMIC_RELEASE);
 		__atomic_store_n((uint64_t *)f_ptrs, 1, __ATOMIC_RELEASE);
+		*f_db = 0; /* packet 0 is ready: the engine works up to the doorbell */
 
 		/* the event may still hold the last round's fault: poll */
 		for (int ms = 0; ms < 10000 && !seen; ms++) {
