@@ -397,6 +397,8 @@ void bk_atfork_prepare(void);
 int bk_svm_ioctl(struct bk_conn *c, uint64_t uarg, uint32_t usize);
 void bk_svm_munmap_notify(void *addr, size_t len);
 void bk_svm_conn_free_locked(struct bk_conn *c);
+/* SET_XNACK_MODE answered mode: new SVM pages' default access follows */
+void bk_svm_note_xnack(struct bk_conn *c, int32_t mode);
 
 /* backend_vkfd_ipc.c */
 int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);

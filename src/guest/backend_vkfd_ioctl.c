@@ -202,8 +202,10 @@ static int bk_ioctl_set_xnack_mode(struct bk_conn *c, void *arg, uint32_t usize)
 	memset(&req, 0, sizeof(req));
 	req.xnack_enabled = a->xnack_enabled;
 	r = bk_call(c, VKFD_CMD_SET_XNACK_MODE, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r)
+	if (!r) {
 		a->xnack_enabled = rsp.xnack_enabled;
+		bk_svm_note_xnack(c, rsp.xnack_enabled);
+	}
 	return r;
 }
 

@@ -57,6 +57,7 @@ struct bk_svm {
 	uint32_t gpu_ids[VKFD_MAX_GPUS];
 	unsigned int n_gpus;
 	int kfd_minor; /* the host's, -1 until asked */
+	int xnack;     /* the process's XNACK mode, -1 until asked */
 };
 
 /* connections with an SVM state (a fast path for every munmap) */
@@ -171,8 +172,11 @@ static int bk_svm_gpu_index(void *ctx, uint32_t gpu_id)
 
 static struct svm_gpus bk_svm_gpus(struct bk_svm *s)
 {
-	/* XNACK off: new pages have no GPU access */
-	return (struct svm_gpus){.index = bk_svm_gpu_index, .ctx = s, .default_access = 0};
+	/* new pages: no GPU access with XNACK off, every GPU with it on */
+	uint32_t all = s->n_gpus >= 32 ? UINT32_MAX : (1u << s->n_gpus) - 1;
+
+	return (struct svm_gpus){
+	    .index = bk_svm_gpu_index, .ctx = s, .default_access = s->xnack > 0 ? all : 0};
 }
 
 static struct bk_svm *bk_svm_state_locked(struct bk_conn *c)
@@ -186,6 +190,7 @@ static struct bk_svm *bk_svm_state_locked(struct bk_conn *c)
 	if (!s)
 		return NULL;
 	s->kfd_minor = -1;
+	s->xnack = -1;
 	bk_table_lock();
 	s->n_gpus = bk.n_gpus < VKFD_MAX_GPUS ? bk.n_gpus : VKFD_MAX_GPUS;
 	for (unsigned int i = 0; i < s->n_gpus; i++)
@@ -208,13 +213,22 @@ void bk_svm_conn_free_locked(struct bk_conn *c)
 	atomic_fetch_sub(&bk_svm_states, 1);
 }
 
-/* The KFD minor version the host serves (capped as GET_VERSION is). */
+/* The KFD minor version the host serves (capped as GET_VERSION is) and
+ * the process's XNACK mode, asked once. */
 static int bk_svm_minor_locked(struct bk_conn *c, struct bk_svm *s)
 {
 	struct vkfd_req_get_version req;
 	struct vkfd_rsp_get_version rsp;
+	struct vkfd_req_set_xnack_mode xreq;
+	struct vkfd_rsp_set_xnack_mode xrsp;
 	int r;
 
+	if (s->xnack < 0) {
+		memset(&xreq, 0, sizeof(xreq));
+		xreq.xnack_enabled = -1; /* a query */
+		r = bk_call(c, VKFD_CMD_SET_XNACK_MODE, &xreq, sizeof(xreq), &xrsp, sizeof(xrsp));
+		s->xnack = !r && xrsp.xnack_enabled > 0 ? 1 : 0;
+	}
 	if (s->kfd_minor >= 0)
 		return s->kfd_minor;
 	memset(&req, 0, sizeof(req));
@@ -223,6 +237,14 @@ static int bk_svm_minor_locked(struct bk_conn *c, struct bk_svm *s)
 		return r;
 	s->kfd_minor = (int)(rsp.minor < BK_KFD_MINOR_MAX ? rsp.minor : BK_KFD_MINOR_MAX);
 	return s->kfd_minor;
+}
+
+void bk_svm_note_xnack(struct bk_conn *c, int32_t mode)
+{
+	bk_mem_lock_take();
+	if (c->svm)
+		c->svm->xnack = mode > 0 ? 1 : 0;
+	bk_mem_lock_release();
 }
 
 /* ------------------------------------------------------------------ */

@@ -361,6 +361,28 @@ static void test_piece_not_freeable(void **state)
 	unmap(p, 4 * PAGE);
 }
 
+/* New pages' default access follows the process's XNACK mode: none with
+ * it off, every GPU with it on (svm_range_new). */
+static void test_xnack_defaults(void **state)
+{
+	unsigned char *p = anon(4 * PAGE);
+	struct kfd_ioctl_set_xnack_mode_args x = {1};
+	struct kfd_ioctl_svm_attribute g[1];
+
+	(void)state;
+	g[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_ACCESS, gpu_id};
+	assert_int_equal(svm(KFD_IOCTL_SVM_OP_GET_ATTR, p, 4 * PAGE, g, 1), 0);
+	assert_int_equal(g[0].type, KFD_IOCTL_SVM_ATTR_NO_ACCESS);
+	/* gfx90a can turn XNACK on while the process has no queue */
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SET_XNACK_MODE), sizeof(x), &x), 0);
+	g[0] = (struct kfd_ioctl_svm_attribute){KFD_IOCTL_SVM_ATTR_ACCESS, gpu_id};
+	assert_int_equal(svm(KFD_IOCTL_SVM_OP_GET_ATTR, p, 4 * PAGE, g, 1), 0);
+	assert_int_equal(g[0].type, KFD_IOCTL_SVM_ATTR_ACCESS);
+	x.xnack_enabled = 0;
+	assert_int_equal(kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SET_XNACK_MODE), sizeof(x), &x), 0);
+	unmap(p, 4 * PAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +393,7 @@ int main(void)
 	    cmocka_unit_test(test_unmapped_unseen),
 	    cmocka_unit_test(test_read_only_mapping),
 	    cmocka_unit_test(test_piece_not_freeable),
+	    cmocka_unit_test(test_xnack_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
