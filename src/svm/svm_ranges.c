@@ -72,6 +72,7 @@ static void defaults(const struct svm_gpus *g, struct svm_range *r)
 	r->granularity = SVM_RANGES_DEFAULT_GRANULARITY;
 	r->access = g->default_access;
 	r->aip = 0;
+	r->mapped = 0;
 }
 
 static bool loc_valid(const struct svm_gpus *g, uint32_t v)

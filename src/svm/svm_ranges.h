@@ -5,10 +5,11 @@
  * each with its own attributes. SET_ATTR splits ranges at the request's
  * edges, gives pages no range covers the defaults and applies the
  * attributes in order; GET_ATTR intersects the ranges of a request; a CPU
- * unmap removes pages. No I/O, no mapping, no locking: the caller (the
- * guest's vkfd backend) owns the table and does the rest
- * (docs/guest-vkfd-backend.md, "SVM"). Written to kfdsim's svm.c rules so
- * both answer alike.
+ * unmap removes pages. No I/O, no mapping, no locking: the caller owns
+ * the table and does the rest. Shared by kfdsim (src/kfdsim/svm.c, which
+ * maps the CPU pages themselves) and the guest's vkfd backend
+ * (backend_vkfd_svm.c, which backs them with host BOs), so both answer
+ * alike (docs/kfdsim.md and docs/guest-vkfd-backend.md, "SVM").
  */
 #ifndef VKFD_SVM_RANGES_H
 #define VKFD_SVM_RANGES_H
@@ -23,11 +24,12 @@
 #define SVM_RANGES_DEFAULT_GRANULARITY 9u    /* svm_default_granularity: 2 MiB */
 #define SVM_RANGES_MAX_GRANULARITY     0x3fu /* svm_range_apply_attrs clamps to it */
 
-/* One interval; access and aip are bit masks of GPU indices. */
+/* One interval; access, aip and mapped are bit masks of GPU indices. */
 struct svm_range {
 	uint64_t start, end;
 	uint32_t preferred_loc, prefetch_loc, flags, granularity;
 	uint32_t access, aip; /* ACCESS, ACCESS_IN_PLACE */
+	uint32_t mapped;      /* the owner's: GPUs whose VM maps it (0 when new) */
 };
 
 struct svm_ranges {
