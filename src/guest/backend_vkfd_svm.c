@@ -318,13 +318,24 @@ static void bk_svm_piece_free_locked(struct bk_conn *c, struct bk_svm *s, size_t
 	bk_svm_piece_drop_locked(c, bk_svm_piece_unlink_locked(c, s, i));
 }
 
-/* A new piece over [va, va+len), which lies in one CPU mapping of
- * protection prot and no piece covers: a GTT BO at GPU VA == CPU VA, the
- * pages' contents copied into it and its blob mapped over them. Not yet
- * GPU-mapped. Its index in s, or -errno. */
-static ssize_t bk_svm_piece_new_locked(struct bk_conn *c, struct bk_svm *s, uint64_t va,
-				       uint64_t len, int prot)
+/* The GPU a new piece is allocated on: the first of mask (one the
+ * process acquired), GPU 0 for none. */
+static uint32_t bk_svm_alloc_gpu(const struct bk_svm *s, uint32_t mask)
 {
+	for (unsigned int g = 0; g < s->n_gpus; g++)
+		if ((mask >> g) & 1u)
+			return s->gpu_ids[g];
+	return s->gpu_ids[0];
+}
+
+/* A new piece over [va, va+len), which lies in one CPU mapping of
+ * protection prot and no piece covers: a GTT BO at GPU VA == CPU VA on
+ * the GPU of mask's first bit, the pages' contents copied into it and its
+ * blob mapped over them. Not yet GPU-mapped. Its index in s, or -errno. */
+static ssize_t bk_svm_piece_new_locked(struct bk_conn *c, struct bk_svm *s, uint64_t va,
+				       uint64_t len, int prot, uint32_t mask)
+{
+	uint32_t gpu_id = bk_svm_alloc_gpu(s, mask);
 	uint32_t flags = KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |
 			 KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE;
 	struct vkfd_rsp_alloc_memory rsp;
@@ -352,7 +363,7 @@ static ssize_t bk_svm_piece_new_locked(struct bk_conn *c, struct bk_svm *s, uint
 		return -ENOMEM;
 	if (bk_arena_wanted(c, flags, va, len, true) && bk_arena_take_locked(c, len, &a, &off))
 		a = NULL;
-	r = bk_alloc_host(c, va, len, s->gpu_ids[0], flags, a, off, &rsp);
+	r = bk_alloc_host(c, va, len, gpu_id, flags, a, off, &rsp);
 	if (!r && a && (!(rsp.map_flags & VKFD_ALLOC_MAP_ARENA) || rsp.blob_size != len)) {
 		bk_send_free(c, rsp.handle);
 		r = -EPROTO; /* the host answered for another kind of BO */
@@ -367,7 +378,7 @@ static ssize_t bk_svm_piece_new_locked(struct bk_conn *c, struct bk_svm *s, uint
 	b->va = b->cpu_va = va;
 	b->size = len;
 	b->blob_size = rsp.blob_size;
-	b->gpu_id = s->gpu_ids[0];
+	b->gpu_id = gpu_id;
 	b->kfd_flags = flags | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
 	b->map_info = rsp.map_info;
 	b->map_flags = rsp.map_flags;
@@ -460,7 +471,7 @@ static int bk_svm_back_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, 
 
 			if (ps >= pe)
 				continue;
-			ni = bk_svm_piece_new_locked(c, s, ps, pe - ps, v[k].prot);
+			ni = bk_svm_piece_new_locked(c, s, ps, pe - ps, v[k].prot, mask);
 			if (ni < 0)
 				r = (int)ni;
 			else
@@ -702,7 +713,8 @@ static void bk_svm_unmap_locked(struct bk_conn *c, struct bk_svm *s, uint64_t us
 				if (ps >= pe)
 					continue;
 				if (nmade == sizeof(made) / sizeof(made[0]) ||
-				    bk_svm_piece_new_locked(c, s, ps, pe - ps, v[m].prot) < 0) {
+				    bk_svm_piece_new_locked(c, s, ps, pe - ps, v[m].prot,
+							    old.mapped) < 0) {
 					bk_log("svm: cannot keep %#" PRIx64 "-%#" PRIx64
 					       " after a partial unmap",
 					       ps, pe);
