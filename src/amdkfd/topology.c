@@ -147,10 +147,8 @@ struct node_rw {
 };
 
 /* HSA_MEM_HEAP_TYPE_FB_PUBLIC / FB_PRIVATE: the GPU's local memory */
-/* HSA_CAP_SVMAPI_SUPPORTED of kfd_sysfs.h */
-#define TOPO_CAP_SVMAPI_SUPPORTED 0x08000000u
-#define TOPO_HEAP_FB_PUBLIC       1
-#define TOPO_HEAP_FB_PRIVATE      2
+#define TOPO_HEAP_FB_PUBLIC  1
+#define TOPO_HEAP_FB_PRIVATE 2
 
 static bool node_rewrite(void *arg, const char *key, size_t klen, uint64_t old, uint64_t *val,
 			 bool *drop)
@@ -160,14 +158,6 @@ static bool node_rewrite(void *arg, const char *key, size_t klen, uint64_t old, 
 	(void)drop;
 	if (klen == 16 && !strncmp(key, "drm_render_minor", klen)) {
 		*val = 128 + rw->index;
-		return true;
-	}
-	/* SVM ranges are guest memory the protocol does not carry: the guest
-	 * answers AMDKFD_IOC_SVM as a kernel without CONFIG_HSA_AMD_SVM, so
-	 * its GPUs must not claim the SVM API (ROCr and HIP then take their
-	 * non-SVM paths; docs/guest-vkfd-backend.md, "SVM") */
-	if (klen == 10 && !strncmp(key, "capability", klen) && (old & TOPO_CAP_SVMAPI_SUPPORTED)) {
-		*val = old & ~(uint64_t)TOPO_CAP_SVMAPI_SUPPORTED;
 		return true;
 	}
 	if (klen == 14 && !strncmp(key, "local_mem_size", klen) && rw->vram_cap &&

@@ -220,6 +220,7 @@ void bk_conn_free(struct bk_conn *c)
 	if (!c)
 		return;
 	bk_userptr_conn_free_locked(c);
+	bk_svm_conn_free_locked(c);
 	for (b = c->bos; b; b = n) {
 		n = b->next;
 		if (b->has_blob && !c->dead)

@@ -13,6 +13,7 @@
  *   backend_vkfd_budget.c    protocol 1.1: guest-chosen handles, the async-alloc budget
  *   backend_vkfd_userptr.c   USERPTR ranges: conversion to blobs and back
  *   backend_vkfd_userptr_share.c  registrations that share arena pages
+ *   backend_vkfd_svm.c       AMDKFD_IOC_SVM: attribute ranges, host-backed pieces
  *   backend_vkfd_ipc.c       dmabuf export/import between processes of one guest
  *   backend_vkfd_queue.c     queue ioctls
  *   backend_vkfd_events.c    event ioctls, waits, SMI events
@@ -77,6 +78,7 @@ struct bk_gpu {
 };
 
 struct bk_conn;
+struct bk_svm;
 
 /* Arenas (VKFD_FEAT_ARENAS, docs/guest-vkfd-backend.md "Arenas"): small
  * CPU-visible GTT BOs are sub-allocated from 64 MiB host arenas, one blob
@@ -124,6 +126,8 @@ struct bk_bo {
 	bool userptr_mapped;    /* the range still holds our blob mapping */
 	bool event_page;        /* given to CREATE_EVENT: FREE -> EPERM */
 	bool async_alloc;       /* made by ALLOC_MEMORY_ASYNC: its MAP waits */
+	bool svm;               /* a piece under SVM ranges (backend_vkfd_svm.c):
+				 * the application has no handle of it */
 	struct bk_arena *arena; /* memory is a slice of this arena's blob */
 	uint64_t arena_offset;
 	/* a USERPTR range registered over pages another registration had
@@ -177,6 +181,8 @@ struct bk_conn {
 	bool closed;        /* last file gone while users > 0 */
 	bool dead;          /* inherited over fork: unusable (set in the child) */
 	struct bk_bo *bos;
+	/* under bk_mem_lock: SVM ranges and pieces (backend_vkfd_svm.c) */
+	struct bk_svm *svm;
 	/* under bk_mem_lock: freed USERPTR BOs of libhsakmt's own host memory
 	 * whose copy-back is deferred (backend_vkfd_userptr.c) */
 	struct bk_bo *uptr_freed;
@@ -346,6 +352,14 @@ int bk_bind_new_blob_locked(struct bk_conn *c, const struct bk_bo *b, uint32_t f
 			    struct vkfd_guest_blob *out);
 int bk_bo_blob_locked(struct bk_conn *c, struct bk_bo *b);
 void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+struct vkfd_rsp_alloc_memory;
+/* ALLOC_MEMORY (or ALLOC_MEMORY_ASYNC for an arena range, then
+ * *sent_async is set) of one BO */
+int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id, uint32_t flags,
+		  const struct bk_arena *arena, uint64_t arena_offset,
+		  struct vkfd_rsp_alloc_memory *rsp, bool *sent_async);
+/* FREE_MEMORY, sent without a reply; the handle index is released */
+int bk_send_free(struct bk_conn *c, uint64_t handle);
 
 /* backend_vkfd_stats.c: counters (relaxed atomics), reported at exit */
 struct bk_stats {
@@ -424,6 +438,15 @@ void bk_userptr_settle_locked(uint64_t s, uint64_t e);
 void bk_munmap_notify(void *addr, size_t len);
 void bk_remap_notify(void *addr, size_t len);
 void bk_atfork_prepare(void);
+
+/* backend_vkfd_svm.c: AMDKFD_IOC_SVM with the caller's argument and
+ * ioctl size; the shim's munmap/MAP_FIXED notification (USERPTR's first);
+ * the connection's SVM state freed (bk_mem_lock, or unreachable) */
+int bk_svm_ioctl(struct bk_conn *c, uint64_t uarg, uint32_t usize);
+void bk_svm_munmap_notify(void *addr, size_t len);
+void bk_svm_conn_free_locked(struct bk_conn *c);
+/* SET_XNACK_MODE answered mode: new SVM pages' default access follows */
+void bk_svm_note_xnack(struct bk_conn *c, int32_t mode);
 
 /* backend_vkfd_ipc.c */
 int bk_ioctl_export_dmabuf(struct bk_conn *c, void *arg, uint32_t usize);

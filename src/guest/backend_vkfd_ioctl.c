@@ -202,8 +202,10 @@ static int bk_ioctl_set_xnack_mode(struct bk_conn *c, void *arg, uint32_t usize)
 	memset(&req, 0, sizeof(req));
 	req.xnack_enabled = a->xnack_enabled;
 	r = bk_call(c, VKFD_CMD_SET_XNACK_MODE, &req, sizeof(req), &rsp, sizeof(rsp));
-	if (!r)
+	if (!r) {
 		a->xnack_enabled = rsp.xnack_enabled;
+		bk_svm_note_xnack(c, rsp.xnack_enabled);
+	}
 	return r;
 }
 
@@ -349,15 +351,6 @@ static int bk_ioctl_dbg_trap(struct bk_conn *c, void *arg, uint32_t usize)
 	return -EINVAL;
 }
 
-/* SVM in a kernel built without CONFIG_HSA_AMD_SVM */
-static int bk_ioctl_svm(struct bk_conn *c, void *arg, uint32_t usize)
-{
-	(void)c;
-	(void)arg;
-	(void)usize;
-	return -EPERM;
-}
-
 /* CRIU_OP for a caller without CAP_CHECKPOINT_RESTORE: a guest process
  * never checkpoints through vkfd */
 static int bk_ioctl_criu_op(struct bk_conn *c, void *arg, uint32_t usize)
@@ -414,8 +407,7 @@ static const struct bk_ioctl_desc bk_ioctls[] = {
     BK_IOCTL(AMDKFD_IOC_IMPORT_DMABUF, BK_IN | BK_OUT, bk_ioctl_import_dmabuf),
     BK_IOCTL(AMDKFD_IOC_ALLOC_QUEUE_GWS, BK_IN | BK_OUT, bk_ioctl_alloc_queue_gws),
     BK_IOCTL(AMDKFD_IOC_SMI_EVENTS, BK_IN | BK_OUT, bk_ioctl_smi_events),
-    /* like a kernel built without SVM support */
-    BK_IOCTL(AMDKFD_IOC_SVM, BK_IN | BK_OUT, bk_ioctl_svm),
+    /* AMDKFD_IOC_SVM: bk_svm_ioctl, with the caller's own argument */
     BK_IOCTL(AMDKFD_IOC_SET_XNACK_MODE, BK_IN | BK_OUT, bk_ioctl_set_xnack_mode),
     BK_IOCTL(AMDKFD_IOC_CRIU_OP, BK_IN | BK_OUT, bk_ioctl_criu_op),
     BK_IOCTL(AMDKFD_IOC_AVAILABLE_MEMORY, BK_IN | BK_OUT, bk_ioctl_available_memory),
@@ -437,8 +429,12 @@ int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 
 	if (_IOC_TYPE(request) != 'K')
 		return -ENOTTY;
-	if (nr >= sizeof(bk_ioctls) / sizeof(bk_ioctls[0]) || !bk_ioctls[nr].fn)
+	if ((nr >= sizeof(bk_ioctls) / sizeof(bk_ioctls[0]) || !bk_ioctls[nr].fn) &&
+	    nr != _IOC_NR(AMDKFD_IOC_SVM))
 		return -ENOTTY; /* includes the out-of-tree 0x80..0x85 */
+	/* the attributes follow the header, sized by the ioctl */
+	if (nr == _IOC_NR(AMDKFD_IOC_SVM))
+		return bk_svm_ioctl(c, (uintptr_t)arg, usize);
 	d = &bk_ioctls[nr];
 	memset(buf, 0, sizeof(buf));
 	/* the kernel copies what the caller declared and zero-extends */

@@ -132,9 +132,9 @@ static int bk_arena_zero(struct bk_conn *c, const struct bk_arena *a, uint64_t o
  * is exact when memory is tight (ROCr frees caches and retries). The
  * handle is chosen here when the host allows it.
  */
-static int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id,
-			 uint32_t flags, const struct bk_arena *arena, uint64_t arena_offset,
-			 struct vkfd_rsp_alloc_memory *rsp, bool *sent_async)
+int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id, uint32_t flags,
+		  const struct bk_arena *arena, uint64_t arena_offset,
+		  struct vkfd_rsp_alloc_memory *rsp, bool *sent_async)
 {
 	struct vkfd_req_alloc_memory req;
 	bool gtt = flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT, async;
@@ -337,8 +337,9 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	(void)usize;
 	bk_mem_lock_take();
 	bk_table_lock();
+	/* an SVM piece is no handle the application was given */
 	for (pp = &c->bos; (b = *pp); pp = &b->next)
-		if (b->handle == a->handle)
+		if (b->handle == a->handle && !b->svm)
 			break;
 	if (!b) {
 		r = -EINVAL;

@@ -23,6 +23,7 @@
 #include "kfdsim_test_hooks.h"
 #include "sim_kfd_internal.h"
 #include "engine/sim_engine.h"
+#include "svm_ranges.h"
 
 #define SIM_PAGE_SIZE        4096ULL
 #define SIM_DOORBELL_SLICE   8192u                    /* SOC15 process doorbell slice */
@@ -314,21 +315,6 @@ struct sim_queue {
 	bool suspended;
 };
 
-/* An SVM range (svm.c): CPU pages [start, end) with one set of
- * attributes; GPU sets are bitmaps of GPU indexes. */
-struct sim_svm_range {
-	uint64_t start, end;
-	uint32_t preferred_loc, prefetch_loc, flags, granularity;
-	uint32_t access, aip; /* ACCESS, ACCESS_IN_PLACE */
-	uint32_t mapped;      /* GPUs whose VM maps the range */
-};
-
-/* A process's SVM ranges, sorted by start, no overlap (under lock). */
-struct sim_svm {
-	struct sim_svm_range *r;
-	size_t n, cap;
-};
-
 struct sim_process {
 	struct kfdsim *sim;
 	unsigned refs; /* under sim->lock */
@@ -337,8 +323,8 @@ struct sim_process {
 	struct sim_pdd pdd[KFDSIM_MAX_GPUS];
 	int32_t xnack;
 	bool runtime_enabled;
-	bool secondary; /* made by AMDKFD_IOC_CREATE_PROCESS (KFD 1.19) */
-	struct sim_svm svm;
+	bool secondary;        /* made by AMDKFD_IOC_CREATE_PROCESS (KFD 1.19) */
+	struct svm_ranges svm; /* SVM ranges (svm.c), under lock */
 
 	/* runtime enable and debugger state (debug_trap.c), under lock */
 	uint64_t r_debug;

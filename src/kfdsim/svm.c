@@ -9,7 +9,9 @@
  * GPU_RO. GET_ATTR intersects the attributes of the ranges in the
  * request. The memory never moves: kfdsim's "VRAM" is host memory too, so
  * a prefetch or preferred location is recorded and reported, nothing more
- * (docs/kfdsim.md, "SVM").
+ * (docs/kfdsim.md, "SVM"). The attribute intervals themselves (splitting,
+ * defaults, GET_ATTR's intersection) are src/svm/svm_ranges.c, which the
+ * guest's vkfd backend shares.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,10 +21,7 @@
 
 #include "sim_priv.h"
 
-#define SVM_DEFAULT_FLAGS       (KFD_IOCTL_SVM_FLAG_HOST_ACCESS | KFD_IOCTL_SVM_FLAG_COHERENT)
-#define SVM_DEFAULT_GRANULARITY 9u    /* the svm_default_granularity parameter: 2 MiB */
-#define SVM_MAX_GRANULARITY     0x3fu /* apply_attrs clamps to it */
-#define SVM_CLR_FLAGS_MINOR     6     /* 1.6: GET_ATTR reports CLR_FLAGS */
+#define SVM_CLR_FLAGS_MINOR 6 /* 1.6: GET_ATTR reports CLR_FLAGS */
 
 /* One CPU mapping (a line of /proc/self/maps). */
 struct svm_vma {
@@ -100,39 +99,20 @@ static uint32_t gpu_bit(const struct sim_pdd *pdd)
 	return 1u << pdd->gpu->index;
 }
 
-/* Location values: system memory, undefined, or a GPU of the process. */
-static bool svm_loc_valid(struct sim_process *p, uint32_t v)
+static int svm_gpu_index(void *ctx, uint32_t gpu_id)
 {
-	return v == KFD_IOCTL_SVM_LOCATION_SYSMEM || v == KFD_IOCTL_SVM_LOCATION_UNDEFINED ||
-	       sim_pdd_by_id(p, v) != NULL;
+	struct sim_pdd *pdd = sim_pdd_by_id(ctx, gpu_id);
+
+	return pdd ? (int)pdd->gpu->index : -1;
 }
 
-/* svm_range_check_attr */
-static int svm_check_attrs(struct sim_process *p, const struct kfd_ioctl_svm_attribute *at,
-			   uint32_t n)
+/* The process's GPUs for svm_ranges; new pages get every GPU with XNACK
+ * on, none with it off (svm_range_new). */
+static struct svm_gpus svm_gpus_of(struct sim_process *p)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		switch (at[i].type) {
-		case KFD_IOCTL_SVM_ATTR_PREFERRED_LOC:
-		case KFD_IOCTL_SVM_ATTR_PREFETCH_LOC:
-			if (!svm_loc_valid(p, at[i].value))
-				return -EINVAL;
-			break;
-		case KFD_IOCTL_SVM_ATTR_ACCESS:
-		case KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE:
-		case KFD_IOCTL_SVM_ATTR_NO_ACCESS:
-			if (!sim_pdd_by_id(p, at[i].value))
-				return -EINVAL;
-			break;
-		case KFD_IOCTL_SVM_ATTR_SET_FLAGS:
-		case KFD_IOCTL_SVM_ATTR_CLR_FLAGS:
-		case KFD_IOCTL_SVM_ATTR_GRANULARITY:
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return (struct svm_gpus){.index = svm_gpu_index,
+				 .ctx = p,
+				 .default_access = p->xnack > 0 ? (1u << p->sim->ngpus) - 1 : 0};
 }
 
 /* svm_range_check_vm: a BO or GEM_VA mapping of any GPU VM of the
@@ -158,133 +138,11 @@ static int svm_check_vm(struct sim_process *p, uint64_t s, uint64_t e)
 	return r;
 }
 
-/* Index of the first range ending above va. */
-static size_t svm_lower_bound(const struct sim_svm *svm, uint64_t va)
-{
-	size_t lo = 0, hi = svm->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (svm->r[mid].end <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static int svm_reserve(struct sim_svm *svm, size_t more)
-{
-	size_t cap = svm->cap ? svm->cap : 16;
-	struct sim_svm_range *n;
-
-	while (cap < svm->n + more)
-		cap *= 2;
-	if (cap == svm->cap)
-		return 0;
-	n = realloc(svm->r, cap * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	svm->r = n;
-	svm->cap = cap;
-	return 0;
-}
-
-static void svm_insert_at(struct sim_svm *svm, size_t i, const struct sim_svm_range *r)
-{
-	memmove(&svm->r[i + 1], &svm->r[i], (svm->n - i) * sizeof(svm->r[0]));
-	svm->r[i] = *r;
-	svm->n++;
-}
-
-/* Split the range containing va (if va falls inside one) in two at va;
- * room for one more range must have been reserved. */
-static void svm_split_at(struct sim_svm *svm, uint64_t va)
-{
-	size_t i = svm_lower_bound(svm, va);
-	struct sim_svm_range tail;
-
-	if (i == svm->n || svm->r[i].start >= va)
-		return;
-	tail = svm->r[i];
-	tail.start = va;
-	svm->r[i].end = va;
-	svm_insert_at(svm, i + 1, &tail);
-}
-
-/* The attributes of a page no SET_ATTR has named yet
- * (svm_range_set_default_attributes, and svm_range_new's access: every
- * GPU with XNACK on, none with it off). */
-static void svm_defaults(struct sim_process *p, struct sim_svm_range *r)
-{
-	r->preferred_loc = KFD_IOCTL_SVM_LOCATION_UNDEFINED;
-	r->prefetch_loc = KFD_IOCTL_SVM_LOCATION_UNDEFINED;
-	r->flags = SVM_DEFAULT_FLAGS;
-	r->granularity = SVM_DEFAULT_GRANULARITY;
-	r->access = p->xnack > 0 ? (1u << p->sim->ngpus) - 1 : 0;
-	r->aip = 0;
-	r->mapped = 0;
-}
-
-/* svm_range_apply_attrs */
-static void svm_apply(struct sim_process *p, struct sim_svm_range *r,
-		      const struct kfd_ioctl_svm_attribute *at, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		struct sim_pdd *pdd;
-
-		switch (at[i].type) {
-		case KFD_IOCTL_SVM_ATTR_PREFERRED_LOC:
-			r->preferred_loc = at[i].value;
-			break;
-		case KFD_IOCTL_SVM_ATTR_PREFETCH_LOC:
-			r->prefetch_loc = at[i].value;
-			break;
-		case KFD_IOCTL_SVM_ATTR_ACCESS:
-		case KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE:
-		case KFD_IOCTL_SVM_ATTR_NO_ACCESS:
-			pdd = sim_pdd_by_id(p, at[i].value);
-			r->access &= ~gpu_bit(pdd);
-			r->aip &= ~gpu_bit(pdd);
-			if (at[i].type == KFD_IOCTL_SVM_ATTR_ACCESS)
-				r->access |= gpu_bit(pdd);
-			else if (at[i].type == KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE)
-				r->aip |= gpu_bit(pdd);
-			break;
-		case KFD_IOCTL_SVM_ATTR_SET_FLAGS:
-			r->flags |= at[i].value;
-			break;
-		case KFD_IOCTL_SVM_ATTR_CLR_FLAGS:
-			r->flags &= ~at[i].value;
-			break;
-		case KFD_IOCTL_SVM_ATTR_GRANULARITY:
-			r->granularity =
-			    at[i].value < SVM_MAX_GRANULARITY ? at[i].value : SVM_MAX_GRANULARITY;
-			break;
-		default:
-			break; /* refused by svm_check_attrs */
-		}
-	}
-}
-
-/* svm_range_apply_attrs' update_mapping: access and flags change the GPU
- * mappings; locations and granularity alone do not (no migration here). */
-static bool svm_updates_mapping(const struct kfd_ioctl_svm_attribute *at, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (at[i].type != KFD_IOCTL_SVM_ATTR_PREFERRED_LOC &&
-		    at[i].type != KFD_IOCTL_SVM_ATTR_PREFETCH_LOC &&
-		    at[i].type != KFD_IOCTL_SVM_ATTR_GRANULARITY)
-			return true;
-	return false;
-}
-
 /* (Re)write the GPU mappings of range r in pdd's VM: the CPU
  * pages at the same address, one mapping per CPU mapping so each gets
  * its own write permission (svm_range_validate_and_map maps read-only
  * what the CPU may not write). */
-static int svm_map_gpu(struct sim_pdd *pdd, const struct sim_svm_range *r, const struct svm_vma *v,
+static int svm_map_gpu(struct sim_pdd *pdd, const struct svm_range *r, const struct svm_vma *v,
 		       size_t nv)
 {
 	int err = 0;
@@ -329,8 +187,8 @@ static void svm_unmap_gpus(struct sim_process *p, uint64_t s, uint64_t e, uint32
  * mapping leave their range and every GPU VM. */
 static int svm_drop_unmapped(struct sim_process *p)
 {
-	struct sim_svm *svm = &p->svm;
-	struct sim_svm_range *out;
+	struct svm_ranges *svm = &p->svm;
+	struct svm_range *out;
 	struct svm_vma *v;
 	size_t k = 0, cap;
 	ssize_t nv;
@@ -348,7 +206,7 @@ static int svm_drop_unmapped(struct sim_process *p)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < svm->n; i++) {
-		struct sim_svm_range *r = &svm->r[i];
+		struct svm_range *r = &svm->r[i];
 		uint64_t at = r->start;
 
 		for (ssize_t j = 0; j < nv && at < r->end; j++) {
@@ -381,13 +239,13 @@ static int svm_drop_unmapped(struct sim_process *p)
 static int svm_set_attr(struct sim_process *p, uint64_t s, uint64_t e,
 			const struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
-	struct sim_svm *svm = &p->svm;
+	struct svm_gpus g = svm_gpus_of(p);
 	struct svm_vma *v = NULL;
+	size_t first, last;
 	ssize_t nv;
-	size_t i;
 	int r;
 
-	r = svm_check_attrs(p, at, n);
+	r = svm_ranges_check_attrs(&g, at, n);
 	if (r)
 		return r;
 	nv = svm_vmas(s, e, &v);
@@ -396,45 +254,18 @@ static int svm_set_attr(struct sim_process *p, uint64_t s, uint64_t e,
 	r = svm_covered(v, (size_t)nv, s, e);
 	if (!r)
 		r = svm_check_vm(p, s, e);
-	if (r)
+	if (!r)
+		r = svm_ranges_set(&p->svm, s, e, at, n, &g, &first, &last);
+	if (r || !svm_ranges_update_mapping(at, n))
 		goto out;
-	/* the edges may split two ranges, and every gap needs one */
-	r = svm_reserve(svm, 2);
-	if (r)
-		goto out;
-	svm_split_at(svm, s);
-	svm_split_at(svm, e);
-	for (uint64_t at_va = s; at_va < e;) {
-		i = svm_lower_bound(svm, at_va);
-		if (i < svm->n && svm->r[i].start <= at_va) {
-			at_va = svm->r[i].end;
-			continue;
-		}
-		{
-			struct sim_svm_range nr;
-
-			r = svm_reserve(svm, 1);
-			if (r)
-				goto out;
-			svm_defaults(p, &nr);
-			nr.start = at_va;
-			nr.end = i < svm->n && svm->r[i].start < e ? svm->r[i].start : e;
-			svm_insert_at(svm, i, &nr);
-			at_va = nr.end;
-		}
-	}
-	for (i = svm_lower_bound(svm, s); i < svm->n && svm->r[i].start < e; i++) {
-		struct sim_svm_range *rg = &svm->r[i];
-		uint32_t want;
-
-		svm_apply(p, rg, at, n);
-		if (!svm_updates_mapping(at, n))
-			continue;
+	for (size_t i = first; i < last && !r; i++) {
+		struct svm_range *rg = &p->svm.r[i];
 		/* XNACK off: map every GPU with access now; a GPU that lost
 		 * access keeps its mapping (the kernel leaves it too) */
-		want = rg->access | rg->aip;
-		for (unsigned g = 0; g < p->sim->ngpus && !r; g++) {
-			struct sim_pdd *pdd = &p->pdd[g];
+		uint32_t want = rg->access | rg->aip;
+
+		for (unsigned gi = 0; gi < p->sim->ngpus && !r; gi++) {
+			struct sim_pdd *pdd = &p->pdd[gi];
 
 			if (!((want | rg->mapped) & gpu_bit(pdd)))
 				continue;
@@ -445,52 +276,22 @@ static int svm_set_attr(struct sim_process *p, uint64_t s, uint64_t e,
 			if (!r)
 				rg->mapped |= gpu_bit(pdd);
 		}
-		if (r)
-			break;
 	}
 out:
 	free(v);
 	return r;
 }
 
-/* What GET_ATTR reports for a page no range covers
- * (svm_range_get_attr's "not found" values). */
+/* svm_range_get_attr: the same checks as SET_ATTR, then the ranges'
+ * attributes intersected (svm_ranges_get). */
 static int svm_get_attr(struct sim_process *p, uint64_t s, uint64_t e,
 			struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
-	struct sim_svm *svm = &p->svm;
-	uint32_t all = (1u << p->sim->ngpus) - 1;
-	uint32_t loc = KFD_IOCTL_SVM_LOCATION_UNDEFINED, pf = KFD_IOCTL_SVM_LOCATION_UNDEFINED;
-	uint32_t flags_and = UINT32_MAX, flags_or = 0, gran = SVM_MAX_GRANULARITY;
-	uint32_t access = all, aip = all;
-	bool want_loc = false, want_pf = false;
+	struct svm_gpus g = svm_gpus_of(p);
 	struct svm_vma *v;
 	ssize_t nv;
-	size_t i;
 	int r;
 
-	for (uint32_t k = 0; k < n; k++) {
-		switch (at[k].type) {
-		case KFD_IOCTL_SVM_ATTR_PREFERRED_LOC:
-			want_loc = true;
-			break;
-		case KFD_IOCTL_SVM_ATTR_PREFETCH_LOC:
-			want_pf = true;
-			break;
-		case KFD_IOCTL_SVM_ATTR_CLR_FLAGS:
-			if (p->sim->cfg.kfd_minor < SVM_CLR_FLAGS_MINOR)
-				return -EINVAL;
-			break;
-		case KFD_IOCTL_SVM_ATTR_ACCESS:
-		case KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE:
-		case KFD_IOCTL_SVM_ATTR_NO_ACCESS:
-		case KFD_IOCTL_SVM_ATTR_SET_FLAGS:
-		case KFD_IOCTL_SVM_ATTR_GRANULARITY:
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
 	nv = svm_vmas(s, e, &v);
 	if (nv < 0)
 		return (int)nv;
@@ -498,81 +299,10 @@ static int svm_get_attr(struct sim_process *p, uint64_t s, uint64_t e,
 	free(v);
 	if (!r)
 		r = svm_check_vm(p, s, e);
-	if (r)
-		return r;
-	i = svm_lower_bound(svm, s);
-	if (i == svm->n || svm->r[i].start >= e) {
-		struct sim_svm_range d;
-
-		svm_defaults(p, &d);
-		flags_and = flags_or = d.flags;
-		gran = d.granularity;
-		access = d.access;
-		aip = 0;
-	}
-	for (; i < svm->n && svm->r[i].start < e; i++) {
-		const struct sim_svm_range *rg = &svm->r[i];
-
-		access &= rg->access;
-		aip &= rg->aip;
-		/* a location differing between ranges is undefined */
-		if (want_loc) {
-			if (rg->preferred_loc == KFD_IOCTL_SVM_LOCATION_UNDEFINED ||
-			    (loc != KFD_IOCTL_SVM_LOCATION_UNDEFINED && loc != rg->preferred_loc)) {
-				loc = KFD_IOCTL_SVM_LOCATION_UNDEFINED;
-				want_loc = false;
-			} else {
-				loc = rg->preferred_loc;
-			}
-		}
-		if (want_pf) {
-			if (rg->prefetch_loc == KFD_IOCTL_SVM_LOCATION_UNDEFINED ||
-			    (pf != KFD_IOCTL_SVM_LOCATION_UNDEFINED && pf != rg->prefetch_loc)) {
-				pf = KFD_IOCTL_SVM_LOCATION_UNDEFINED;
-				want_pf = false;
-			} else {
-				pf = rg->prefetch_loc;
-			}
-		}
-		flags_and &= rg->flags;
-		flags_or |= rg->flags;
-		if (rg->granularity < gran)
-			gran = rg->granularity;
-	}
-	for (uint32_t k = 0; k < n; k++) {
-		struct sim_pdd *pdd;
-
-		switch (at[k].type) {
-		case KFD_IOCTL_SVM_ATTR_PREFERRED_LOC:
-			at[k].value = loc;
-			break;
-		case KFD_IOCTL_SVM_ATTR_PREFETCH_LOC:
-			at[k].value = pf;
-			break;
-		case KFD_IOCTL_SVM_ATTR_ACCESS:
-		case KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE:
-		case KFD_IOCTL_SVM_ATTR_NO_ACCESS:
-			pdd = sim_pdd_by_id(p, at[k].value);
-			if (!pdd)
-				return -EINVAL;
-			at[k].type = (access & gpu_bit(pdd)) ? KFD_IOCTL_SVM_ATTR_ACCESS
-				     : (aip & gpu_bit(pdd))  ? KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
-							     : KFD_IOCTL_SVM_ATTR_NO_ACCESS;
-			break;
-		case KFD_IOCTL_SVM_ATTR_SET_FLAGS:
-			at[k].value = flags_and;
-			break;
-		case KFD_IOCTL_SVM_ATTR_CLR_FLAGS:
-			at[k].value = ~flags_or;
-			break;
-		case KFD_IOCTL_SVM_ATTR_GRANULARITY:
-			at[k].value = gran;
-			break;
-		default:
-			break;
-		}
-	}
-	return 0;
+	if (!r)
+		r = svm_ranges_get(&p->svm, s, e, at, n, &g,
+				   p->sim->cfg.kfd_minor >= SVM_CLR_FLAGS_MINOR);
+	return r;
 }
 
 bool sim_svm_args_fit(const void *args, size_t usize)
@@ -615,7 +345,5 @@ int sim_ioctl_svm(struct sim_process *p, void *args)
 
 void sim_svm_release(struct sim_process *p)
 {
-	free(p->svm.r);
-	p->svm.r = NULL;
-	p->svm.n = p->svm.cap = 0;
+	svm_ranges_fini(&p->svm);
 }

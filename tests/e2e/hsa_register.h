@@ -24,8 +24,8 @@
  * Where libhsakmt 6.x registered it as SVM pages (the GPU advertises the
  * SVM API), its unlock issues no ioctl, the kernel keeps the GPU mapping
  * and the copy completes: then it must have read the buffer's bytes.
- * Through vkfd the copy may complete too (UNMAP and FREE are
- * asynchronous; documented). The version matrix says which to expect.
+ * Through vkfd the same (the guest serves the SVM API). The version
+ * matrix says which to expect.
  * Included by hsa_e2e.c.
  */
 #ifndef VKFD_HSA_REGISTER_H

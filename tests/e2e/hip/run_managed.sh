@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: MIT
 # hipMallocManaged the same natively and through vkfd.
 #   run_managed.sh VKFD_RUN HIP_MANAGED SANITIZE
-# Natively kfdsim has the SVM API and HIP takes its SVM path; through vkfd
-# the guest has none and HIP takes the path of a kernel without SVM
-# (docs/guest-vkfd-backend.md, "SVM"). Both runs must pass and print the
-# same lines. HIP_MANAGED is empty when hipcc was not found at configure
+# kfdsim has the SVM API natively and the guest serves it through vkfd
+# (docs/guest-vkfd-backend.md, "SVM"): HIP takes its SVM path both ways
+# (the shim's debug log shows its SVM ACCESS calls). Both runs must pass
+# and print the same lines. HIP_MANAGED is empty when hipcc was not found at configure
 # time. Exit 0 pass, 1 fail, 77 skip.
 set -u
 vkfd_run=$1
@@ -36,8 +36,12 @@ for mode in native vkfd; do
 	args=
 	[ $mode = native ] && args=--native
 	# shellcheck disable=SC2086 # args is empty or one word
-	"$vkfd_run" $args -- "$prog" >"$out/$mode.stdout" 2>"$out/$mode.stderr"
+	VKFD_DEBUG=debug "$vkfd_run" $args -- "$prog" >"$out/$mode.stdout" 2>"$out/$mode.stderr"
 	rc=$?
+	if ! grep -Eq 'svm set_attr 0x[0-9a-f]+ size .* access(_in_place)? 0x' "$out/$mode.stderr"; then
+		echo "FAIL: hip_managed ($mode) did not take HIP's SVM path (no SVM ACCESS call logged)"
+		failed=1
+	fi
 	if [ $rc -ne 0 ] || ! grep -q '^hip_managed: all passed' "$out/$mode.stdout"; then
 		echo "FAIL: hip_managed ($mode) exited with $rc"
 		cat "$out/$mode.stdout"

@@ -28,16 +28,16 @@
 #                     vkfd's documented differences, tests/e2e/hsa_register.h);
 #   hsa_e2e unlock-busy  unlock with a copy of the range queued: the GPU
 #                     fault where libhsakmt registered the buffer as a
-#                     USERPTR BO (5.2, HSA_USE_SVM=0, vkfd's guest), the copy
-#                     with the right bytes where it registered the buffer as
-#                     SVM pages (6.x natively: lock_svm below) or through
-#                     vkfd (documented); run both ways on every version;
+#                     USERPTR BO (5.2, HSA_USE_SVM=0), the copy with the
+#                     right bytes where it registered the buffer as SVM
+#                     pages (6.x: lock_svm below), natively and through
+#                     vkfd alike; run both ways on every version;
 #   hsa_e2e hostmem   64 MiB of system memory through the thunk, twice;
 #                     through vkfd both frees must defer their copy-back and
 #                     libhsakmt's unmap must drop the range (shim debug log).
-#   hsa_e2e svm       the SVM API: natively kfdsim has it (attributes,
-#                     a dispatch into mmap'ed memory, prefetch), through
-#                     vkfd the guest has not and ROCr refuses (one GPU);
+#   hsa_e2e svm       the SVM API (attributes, a dispatch into mmap'ed
+#                     memory, prefetch): kfdsim has it natively, the guest
+#                     serves it through vkfd; the same output (one GPU);
 #   hsa_e2e ipc       IPC memory between two processes, in ROCr's default
 #                     mode and with HSA_ENABLE_IPC_MODE_LEGACY=0 (its dmabuf
 #                     mode): the answer upstream amdkfd gives each ROCr
@@ -54,8 +54,8 @@
 # chroot, and they run natively and through vkfd on kfdsim's ISA
 # interpreter: hip_basic with "copy" on one gfx90a of 6 GiB, isa_hip on two
 # gfx90a; HIP_MANAGED_SRC (tests/e2e/hip/hip_managed.cpp, hipMallocManaged:
-# HIP's SVM path natively, its non-SVM path through vkfd) on one gfx90a;
-# each run's output the same both ways.
+# HIP's SVM path natively and through vkfd, the shim's log must show its
+# SVM calls both ways) on one gfx90a; each run's output the same both ways.
 # Environment: VKFD_CACHE (cache root), VKFD_DEBIAN_MIRROR (overrides the
 # mirror read from apt's sources), VKFD_MATRIX_KEEP=1 (keep the logs).
 # Exit 0 pass, 1 fail, 77 skip (not root, no debootstrap/unshare, ROCm or
@@ -100,6 +100,8 @@ case $SUITE in
 # stay mapped, and a copy queued before the unlock reads the buffer: no
 # fault, as on kfdsim (the shim's debug log shows the two SET_ATTRs and
 # nothing at the unlock; kfdsim_svm test_lock_sequence_outlives_unlock).
+# Through vkfd the guest serves the SVM API the same way
+# (docs/guest-vkfd-backend.md, "SVM"): the same answer.
 bookworm) ipc_dmabuf=0x1001 rocr_version='5\.2\.' lock_svm=no sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.2\.' hipcc_version='5\.2\.' ;;
 trixie) ipc_dmabuf=0x1001 rocr_version='6\.1\.' lock_svm=yes sdma_1gpu=1 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='5\.7\.' hipcc_version='5\.7\.' ;;
 sid) ipc_dmabuf=0x0 rocr_version='6\.4\.' lock_svm=yes sdma_1gpu=4 sdma_2gpu=1 sdma_1gpu_vkfd=1 hip_version='6\.4\.' hipcc_version='7\.0\.' ;;
@@ -381,14 +383,13 @@ check_rc0() {
 	fi
 }
 
-# hsa_e2e svm: the SVM API natively, ROCr's refusal through vkfd.
+# hsa_e2e svm: the SVM API, natively and through vkfd (the outputs are
+# compared after both runs).
 check_svm() {
-	want=yes
-	[ "$2" = vkfd ] && want=no
-	if grep -qx "hsa_e2e: SVM API $want" "$out/$1.stdout"; then
+	if grep -qx "hsa_e2e: SVM API yes" "$out/$1.stdout"; then
 		check_rc0 "$1"
 	else
-		fail "$1" "expected SVM API $want"
+		fail "$1" "expected SVM API yes"
 	fi
 }
 
@@ -430,11 +431,10 @@ check_fault() {
 
 # unlock-busy: the kernel's fault at the unregistered agent pointer where
 # the buffer was a USERPTR BO (EXPECT fault); where libhsakmt registered it
-# as SVM pages (EXPECT svm: natively with lock_svm=yes) the copy completes
-# with the buffer's bytes, and the shim's debug log must show that
-# registration (ACCESS_IN_PLACE on the agent pointer, the pointer being the
-# buffer itself) and no SVM call taking the access away; through vkfd the
-# copy may also complete with the buffer's bytes (documented).
+# as SVM pages (EXPECT svm: lock_svm=yes, natively and through vkfd) the
+# copy completes with the buffer's bytes, and the shim's debug log must
+# show that registration (ACCESS_IN_PLACE on the agent pointer, the pointer
+# being the buffer itself) and no SVM call taking the access away.
 check_unlock_busy() {
 	name=$1 backend=$2 expect=$3
 	rc=$(cat "$out/$name.rc")
@@ -639,8 +639,13 @@ hip_part() {
 			log=$out/serverhip1.log
 			start_server hip1 --vram-mb $hip_vram_mb
 		fi
+		debug=debug
 		run hip-managed-$backend $backend hip1 $bin/hip_managed
+		debug=0
 		check_hip hip-managed-$backend hip_managed "$log"
+		# HIP's SVM path both ways: its SVM calls in the shim's log
+		grep -Eq 'svm set_attr 0x[0-9a-f]+ size .* access(_in_place)? 0x' "$out/hip-managed-$backend.stderr" ||
+			fail hip-managed-$backend "HIP did not take its SVM path (no SVM ACCESS call in the shim's log)"
 		[ $backend = vkfd ] && stop_server
 	done
 	echo "  isa-hip-native: $(grep -c 'kfdsim isa: dispatch' "$out/isa-hip-native.stderr") kernel dispatches interpreted"
@@ -692,13 +697,13 @@ for gpus in 1 2; do
 			check_rc0 lock-$tag
 			run register-$tag $backend $gpus $bin/$(basename "$hsa_e2e") register
 			check_rc0 register-$tag
-			# natively on 6.x the buffer is SVM pages (lock_svm above);
-			# with HSA_USE_SVM=0 libhsakmt makes it a USERPTR BO again
-			# and the copy must fault natively on every version
-			# (the debug log only where it is checked: it slows the
-			# vkfd run)
+			# on 6.x the buffer is SVM pages (lock_svm above), natively
+			# and through vkfd; with HSA_USE_SVM=0 libhsakmt makes it a
+			# USERPTR BO again and the copy must fault on every
+			# version (the debug log only where it is checked: it
+			# slows the vkfd run)
 			expect=fault debug=0
-			[ $backend = native ] && [ $lock_svm = yes ] && expect=svm debug=debug
+			[ $lock_svm = yes ] && expect=svm debug=debug
 			run unlock-busy-$tag $backend $gpus $bin/$(basename "$hsa_e2e") unlock-busy
 			debug=0
 			check_unlock_busy unlock-busy-$tag $backend $expect
@@ -710,7 +715,7 @@ for gpus in 1 2; do
 			debug=0
 			check_hostmem hostmem-$tag $backend
 			run svm-$tag $backend $gpus $bin/$(basename "$hsa_e2e") svm
-			check_svm svm-$tag $backend
+			check_svm svm-$tag
 			run ipc-$tag $backend $gpus $bin/$(basename "$hsa_e2e") ipc
 			check_ipc ipc-$tag 0x1001
 			# the same answer natively and through vkfd: the guest
@@ -723,6 +728,12 @@ for gpus in 1 2; do
 		[ $backend = vkfd ] && stop_server
 	done
 	# The same results natively and through vkfd.
+	if [ $gpus = 1 ] && ! diff -u "$out/svm-native-1gpu.stdout" "$out/svm-vkfd-1gpu.stdout" \
+		>"$out/svm-1gpu.diff"; then
+		fail svm-1gpu "native and vkfd SVM results differ: $(head -n 20 "$out/svm-1gpu.diff")"
+	elif [ $gpus = 1 ]; then
+		echo "ok (svm-1gpu): native and vkfd results identical"
+	fi
 	if ! diff -u "$out/hsa-native-${gpus}gpu.stdout" "$out/hsa-vkfd-${gpus}gpu.stdout" \
 		>"$out/hsa-${gpus}gpu.diff"; then
 		fail hsa-${gpus}gpu "native and vkfd results differ: $(head -n 20 "$out/hsa-${gpus}gpu.diff")"
