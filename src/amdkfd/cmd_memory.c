@@ -257,9 +257,20 @@ static void budget_count(struct vkfd_host_context *ctx, const struct vkfd_req_al
 	host_budget_publish(ctx);
 }
 
-int cmd_alloc_memory(struct cmd_ctx *c)
+/* The answer to a synchronous allocation: what the guest needs to map it. */
+static void alloc_answer(struct cmd_ctx *c, const struct host_bo *bo)
 {
 	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
+
+	rsp->handle = bo->handle;
+	rsp->blob_size = bo->blob_size;
+	rsp->map_info = bo->map_info;
+	rsp->map_flags = bo->map_flags;
+	c->rsp_len = sizeof(*rsp);
+}
+
+int cmd_alloc_memory(struct cmd_ctx *c)
+{
 	const struct vkfd_req_alloc_memory *r = CMD_REQ(c, struct vkfd_req_alloc_memory);
 	struct host_bo *bo = NULL;
 	int ret = alloc_memory(c, r, false, NULL, &bo);
@@ -267,11 +278,7 @@ int cmd_alloc_memory(struct cmd_ctx *c)
 	budget_count(c->ctx, r);
 	if (ret)
 		return ret;
-	rsp->handle = bo->handle;
-	rsp->blob_size = bo->blob_size;
-	rsp->map_info = bo->map_info;
-	rsp->map_flags = bo->map_flags;
-	c->rsp_len = sizeof(*rsp);
+	alloc_answer(c, bo);
 	return 0;
 }
 
@@ -283,7 +290,6 @@ int cmd_alloc_memory(struct cmd_ctx *c)
  */
 int cmd_alloc_userptr_pieces(struct cmd_ctx *c)
 {
-	struct vkfd_rsp_alloc_memory *rsp = (void *)c->rsp;
 	const struct vkfd_req_alloc_userptr_pieces *r =
 	    CMD_REQ(c, struct vkfd_req_alloc_userptr_pieces);
 	struct vkfd_req_alloc_memory am;
@@ -305,11 +311,7 @@ int cmd_alloc_userptr_pieces(struct cmd_ctx *c)
 	budget_count(c->ctx, &am);
 	if (ret)
 		return ret;
-	rsp->handle = bo->handle;
-	rsp->blob_size = bo->blob_size;
-	rsp->map_info = bo->map_info;
-	rsp->map_flags = bo->map_flags;
-	c->rsp_len = sizeof(*rsp);
+	alloc_answer(c, bo);
 	return 0;
 }
 
