@@ -121,8 +121,9 @@ static void test_topology_sanitized(void **state)
 			assert_true(key_val(&e, "simd_count") > 0);
 			assert_int_equal(key_val(&e, "drm_render_minor"), 128);
 			assert_true(key_val(&e, "local_mem_size") <= VRAM_QUOTA);
-			/* kfdsim has the SVM API; the protocol does not carry it */
-			assert_int_equal(key_val(&e, "capability") & 0x08000000u, 0);
+			/* kfdsim has the SVM API (HSA_CAP_SVMAPI_SUPPORTED) and
+			 * the guest serves it: exported unchanged */
+			assert_int_equal(key_val(&e, "capability") & 0x08000000u, 0x08000000u);
 		}
 		if (path_is(&e, "nodes/0/gpu_id")) {
 			{
