@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #define RELAY_POLL_MIN_US 20
-#define RELAY_POLL_MAX_US 2000
+#define RELAY_POLL_MAX_US 1000
 
 struct doorbell_relay;
 
