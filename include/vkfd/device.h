@@ -81,6 +81,17 @@ struct vkfd_device_ops {
 	 * -errno. The host refuses a device without it (devices that only a
 	 * guest library uses may leave it NULL). */
 	int (*query_caps)(void *dev, struct vkfd_device_caps *caps);
+
+	/* Ring a doorbell: store `value` into `slot`, the 64-bit doorbell at
+	 * byte `offset` of the doorbell slice of GPU `gpu_id` that mmap above
+	 * mapped from kfd fd `fd` (offset: CREATE_QUEUE's doorbell_offset
+	 * modulo the slice size). The real device does the plain store (the
+	 * hardware watches the page); kfdsim stores and then wakes the engine
+	 * serving that doorbell, which would otherwise see the store only at
+	 * its next poll. A store by someone else (ROCr on the mapped page)
+	 * still works: the engine polls as well. NULL: the caller stores. */
+	void (*ring_doorbell)(void *dev, int fd, uint32_t gpu_id, uint32_t offset,
+			      volatile uint64_t *slot, uint64_t value);
 };
 
 /* The real /dev/kfd backend (dev argument is ignored; pass NULL). */

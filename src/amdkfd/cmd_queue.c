@@ -170,6 +170,20 @@ static enum doorbell_relay_src relay_src(uint32_t queue_type)
 							    : RELAY_SRC_WPTR_RAW;
 }
 
+/* The relay's ring of this queue's real doorbell: through the device seam,
+ * so that kfdsim wakes the queue's engine (include/vkfd/device.h). */
+static void queue_ring(void *arg, volatile uint64_t *real_db, uint64_t value)
+{
+	const struct host_queue *q = arg;
+	struct vkfd_host_context *ctx = q->ctx;
+
+	if (ctx->ops->ring_doorbell)
+		ctx->ops->ring_doorbell(ctx->dev, ctx->kfd_fd, q->gpu_id, q->slot * 8u, real_db,
+					value);
+	else
+		__atomic_store_n(real_db, value, __ATOMIC_RELEASE);
+}
+
 static void queue_forget(struct vkfd_host_context *ctx, struct host_queue *q)
 {
 	if (ctx->relay)
@@ -274,6 +288,10 @@ int cmd_create_queue(struct cmd_ctx *c)
 	q->relay_slot = (uint32_t)g * VKFD_KFD_DOORBELL_SLICE_SLOTS + slot;
 	memset(&rq, 0, sizeof(rq));
 	rq.real_db = ctx->gpu[g].real_db + slot;
+	q->ctx = ctx;
+	q->gpu_id = r->gpu_id;
+	rq.ring = queue_ring;
+	rq.ring_arg = q;
 	rq.src = relay_src(r->queue_type);
 	ret = map_write_pointer(ctx, r->write_pointer_address, &rq);
 	if (ret) {

@@ -97,6 +97,17 @@ static int real_query_caps(void *dev, struct vkfd_device_caps *caps)
 	return 0;
 }
 
+/* The GPU's doorbell page: the store is the ring. */
+static void real_ring_doorbell(void *dev, int fd, uint32_t gpu_id, uint32_t offset,
+			       volatile uint64_t *slot, uint64_t value)
+{
+	(void)dev;
+	(void)fd;
+	(void)gpu_id;
+	(void)offset;
+	__atomic_store_n(slot, value, __ATOMIC_RELEASE);
+}
+
 static const struct vkfd_device_ops real_ops = {
     .name = "kfd",
     .open_kfd = real_open_kfd,
@@ -107,6 +118,7 @@ static const struct vkfd_device_ops real_ops = {
     .close = real_close,
     .sysfs_root = real_sysfs_root,
     .query_caps = real_query_caps,
+    .ring_doorbell = real_ring_doorbell,
 };
 
 VKFD_EXPORT const struct vkfd_device_ops *vkfd_real_device_ops(void)

@@ -17,6 +17,8 @@
 struct relay_slot {
 	const volatile uint64_t *value; /* shadow slot or write pointer */
 	volatile uint64_t *real_db;     /* NULL = inactive */
+	void (*ring)(void *arg, volatile uint64_t *real_db, uint64_t value); /* NULL: store */
+	void *ring_arg;
 	enum doorbell_relay_src src;
 	uint64_t last; /* last raw value seen */
 	void *map;     /* owned mapping of the write pointer's page */
@@ -95,7 +97,10 @@ static bool relay_slot_pass(struct doorbell_relay *r, struct relay_slot *s, bool
 	}
 	s->last = v;
 	if (doorbell_value(s->src, v, &v)) {
-		__atomic_store_n(s->real_db, v, __ATOMIC_RELEASE);
+		if (s->ring)
+			s->ring(s->ring_arg, s->real_db, v);
+		else
+			__atomic_store_n(s->real_db, v, __ATOMIC_RELEASE);
 		r->stats.copies++;
 	}
 	return true;
@@ -225,6 +230,8 @@ int doorbell_relay_add_queue(struct doorbell_relay *r, uint32_t slot,
 		return -EBUSY;
 	}
 	s->real_db = q->real_db;
+	s->ring = q->ring;
+	s->ring_arg = q->ring_arg;
 	s->value = q->value;
 	s->src = q->src;
 	s->map = q->map;

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #define RELAY_POLL_MIN_US 20
-#define RELAY_POLL_MAX_US 2000
+#define RELAY_POLL_MAX_US 1000
 
 struct doorbell_relay;
 
@@ -75,6 +75,13 @@ struct doorbell_relay_queue {
 	 * aligned, inside map) */
 	const volatile uint64_t *value;
 	volatile uint64_t *real_db;
+	/* How a value reaches real_db: NULL, a plain release store; else
+	 * ring(ring_arg, real_db, value), called from the relay thread (or a
+	 * flush) with the relay's lock held, until doorbell_relay_remove()
+	 * returns. The host passes the device seam's ring_doorbell, so that
+	 * kfdsim's engine wakes at once instead of at its next poll. */
+	void (*ring)(void *ring_arg, volatile uint64_t *real_db, uint64_t value);
+	void *ring_arg;
 	/* A host mapping the relay takes over on success and munmaps once
 	 * the slot is removed (or the relay stops); NULL if none. */
 	void *map;

@@ -147,6 +147,9 @@ struct host_queue {
 	uint32_t gpu;
 	uint32_t slot; /* u64 index in the shadow doorbell page */
 	uint32_t relay_slot;
+	/* for the relay's ring (queue_ring): the device's gpu id, the context */
+	uint32_t gpu_id;
+	struct vkfd_host_context *ctx;
 };
 
 struct host_event {

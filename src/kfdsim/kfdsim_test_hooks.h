@@ -7,6 +7,7 @@
 #ifndef VKFD_KFDSIM_TEST_HOOKS_H
 #define VKFD_KFDSIM_TEST_HOOKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "vkfd/kfdsim.h"
@@ -24,6 +25,12 @@ void kfdsim_inject_gpu_reset(struct kfdsim *sim, unsigned gpu_index);
 /* WAIT_EVENTS calls asleep right now (all processes): a test that must act
  * while a wait is blocked polls it instead of sleeping a guessed time. */
 unsigned kfdsim_blocked_waits(struct kfdsim *sim);
+
+/* Engines of every kfdsim in this process: false, an idle engine never
+ * polls its doorbell and waits for a wake-up (ring_doorbell, set_active,
+ * stop), so a test sees whether a ring wakes it; true (the default), it
+ * polls as ROCr's own doorbell stores need. */
+void kfdsim_test_engine_idle_poll(bool on);
 
 /* Bytes of BO memory currently allocated (all processes), for leak tests. */
 uint64_t kfdsim_bytes_allocated(struct kfdsim *sim);

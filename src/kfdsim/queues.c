@@ -539,6 +539,30 @@ void sim_queue_refresh_active(struct sim_queue *q)
 	engine_set_active(q, queue_active(q));
 }
 
+void sim_queues_doorbell_rung(struct sim_process *p, uint32_t gpu_id, unsigned doorbell_id)
+{
+	unsigned seen = 0;
+
+	/* under q_lock a queue in the table keeps its engine (engine_stop
+	 * runs after the queue left the table) */
+	pthread_mutex_lock(&p->q_lock);
+	for (unsigned i = 0; i < SIM_MAX_QUEUES && seen < p->nqueues; i++) {
+		struct sim_queue *q = p->queues[i];
+
+		if (!q)
+			continue;
+		seen++;
+		if (q->doorbell_id != doorbell_id || q->pdd->gpu->gpu_id != gpu_id)
+			continue;
+#ifdef KFDSIM_HAVE_ENGINES
+		if (q->eng)
+			sim_engine_queue_kick(q->eng);
+#endif
+		break;
+	}
+	pthread_mutex_unlock(&p->q_lock);
+}
+
 unsigned sim_pdd_queue_count(struct sim_pdd *pdd)
 {
 	struct sim_process *p = pdd->proc;

@@ -580,6 +580,31 @@ static int sim_query_caps(void *dev, struct vkfd_device_caps *caps)
 	return sim ? kfdsim_config_caps(&sim->cfg, caps) : -EINVAL;
 }
 
+/* The store ROCr would make, then a wake-up of the engine that watches
+ * that doorbell (sim_queues_doorbell_rung): its poll may be long asleep. */
+static void sim_ring_doorbell(void *dev, int fd, uint32_t gpu_id, uint32_t offset,
+			      volatile uint64_t *slot, uint64_t value)
+{
+	struct kfdsim *sim = dev;
+	struct sim_file *f;
+	struct sim_process *p = NULL;
+
+	__atomic_store_n(slot, value, __ATOMIC_RELEASE);
+	if (!sim)
+		return;
+	pthread_mutex_lock(&sim->lock);
+	f = file_lookup_locked(sim, fd);
+	if (f && f->kind == SIM_FILE_KFD) {
+		p = f->proc;
+		p->refs++;
+	}
+	pthread_mutex_unlock(&sim->lock);
+	if (!p)
+		return;
+	sim_queues_doorbell_rung(p, gpu_id, (offset % SIM_DOORBELL_SLICE) / 8u);
+	sim_process_put(p);
+}
+
 static const struct vkfd_device_ops kfdsim_ops = {
     .name = "kfdsim",
     .open_kfd = sim_open_kfd,
@@ -590,6 +615,7 @@ static const struct vkfd_device_ops kfdsim_ops = {
     .close = sim_close,
     .sysfs_root = sim_sysfs_root,
     .query_caps = sim_query_caps,
+    .ring_doorbell = sim_ring_doorbell,
 };
 
 const struct vkfd_device_ops *kfdsim_device_ops(void)

@@ -400,6 +400,9 @@ void *sim_translate(void *ctx, uint64_t va, uint64_t len, bool write);
 int sim_vm_lookup(struct sim_pdd *pdd, uint64_t va, bool *writable);
 struct sim_bo *sim_bo_by_offset(struct sim_pdd *pdd, uint64_t off, uint64_t len);
 int sim_doorbells_get(struct sim_pdd *pdd);
+/* A doorbell of this process was rung through the device seam
+ * (ring_doorbell): kick the engine of the queue that owns it, if any. */
+void sim_queues_doorbell_rung(struct sim_process *p, uint32_t gpu_id, unsigned doorbell_id);
 int sim_mmio_get(struct sim_pdd *pdd);
 struct sim_mapping *sim_mapping_find(struct sim_pdd *pdd, uint64_t va);
 /* The VM primitives GEM_VA shares with MAP_MEMORY_TO_GPU: insert (page

@@ -74,8 +74,9 @@ static void wait_held_or_rung(struct doorbell_relay *r, uint64_t held0,
 }
 
 /* Let the relay make a few more passes: with a slot held it backs off to
- * RELAY_POLL_MAX_US, longer than kfdsim's longest idle sleep (1 ms), so an
- * engine that looked at its write pointer in memory would have run by then. */
+ * RELAY_POLL_MAX_US, as long as kfdsim's longest idle sleep (1 ms), so
+ * after three passes an engine that looked at its write pointer in memory
+ * would have run. */
 static void settle(struct doorbell_relay *r)
 {
 	struct doorbell_relay_stats a, b;

@@ -10,6 +10,7 @@
 #include <linux/kfd_ioctl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -107,6 +108,61 @@ static void test_relay_aql_value_from_wptr(void **state)
 	assert_int_equal(msync((void *)page, 4096, MS_ASYNC), -1);
 	assert_int_equal(errno, ENOMEM);
 	doorbell_relay_stop(r);
+}
+
+struct ring_log {
+	volatile uint64_t *real_db; /* the one the relay was given */
+	uint64_t rings, last;       /* under the relay's lock */
+	bool wrong_db;
+};
+
+static void log_ring(void *arg, volatile uint64_t *real_db, uint64_t value)
+{
+	struct ring_log *l = arg;
+
+	l->wrong_db |= real_db != l->real_db;
+	l->rings++;
+	l->last = value;
+	__atomic_store_n(real_db, value, __ATOMIC_RELEASE);
+}
+
+/* A queue with a ring function (the host's: the device seam) is rung
+ * through it, once per moved value, with the value ROCr would store. */
+static void test_relay_rings_through_device(void **state)
+{
+	volatile uint64_t *page, real = 0, *wptr;
+	struct ring_log log = {.real_db = &real};
+	struct doorbell_relay_queue q;
+	struct doorbell_relay_stats st;
+	struct doorbell_relay *r;
+
+	(void)state;
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(page != MAP_FAILED);
+	wptr = page + 3;
+	assert_int_equal(doorbell_relay_start(&r, 2), 0);
+	memset(&q, 0, sizeof(q));
+	q.src = RELAY_SRC_WPTR_AQL;
+	q.value = wptr;
+	q.real_db = &real;
+	q.ring = log_ring;
+	q.ring_arg = &log;
+	q.map = (void *)page;
+	q.map_len = 4096;
+	assert_int_equal(doorbell_relay_add_queue(r, 0, &q), 0);
+	__atomic_store_n(wptr, 2, __ATOMIC_RELEASE);
+	assert_int_equal(wait_value(&real, 1), 1);
+	__atomic_store_n(wptr, 7, __ATOMIC_RELEASE);
+	assert_int_equal(wait_value(&real, 6), 6);
+	settle(r);
+	doorbell_relay_get_stats(r, &st);
+	doorbell_relay_remove(r, 0);
+	doorbell_relay_stop(r);
+	/* the relay thread joined: its writes to the log are visible */
+	assert_false(log.wrong_db);
+	assert_int_equal(log.last, 6);
+	assert_int_equal(log.rings, st.copies);
+	assert_int_equal(log.rings, 2);
 }
 
 static void test_relay_raw_wptr_and_shadow(void **state)
@@ -320,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_relay_aql_value_from_wptr),
 	    cmocka_unit_test(test_relay_raw_wptr_and_shadow),
+	    cmocka_unit_test(test_relay_rings_through_device),
 	};
 	const struct CMUnitTest ctx_tests[] = {
 	    cmocka_unit_test(test_context_aql_queue),

@@ -63,11 +63,15 @@ struct sim_engine_queue {
 struct engine_backoff {
 	unsigned spins;
 	uint64_t sleep_ns;
+	uint64_t gen; /* wake_gen at the mark */
 };
 
 void engine_backoff_reset(struct engine_backoff *b);
+/* Note the wake generation before looking for work: a wake-up that comes
+ * after the mark ends the next wait at once, even if the look missed it. */
+void engine_backoff_mark(struct sim_engine_queue *q, struct engine_backoff *b);
 /* One step of waiting: spins, or sleeps until the next interval ends or a
- * kick/stop/set_active arrives. */
+ * kick/stop/set_active arrives after the mark. */
 void engine_backoff_wait(struct sim_engine_queue *q, struct engine_backoff *b);
 /* Preemption point: returns false when the queue must stop; blocks while
  * the queue is inactive (the packet resumes where it was, like a

@@ -18,6 +18,15 @@
 #define BACKOFF_MIN_NS 1000ull
 #define BACKOFF_MAX_NS 1000000ull
 
+/* Test hook (kfdsim_test_hooks.h): when set, an idle engine never polls
+ * and sleeps until a kick, set_active or stop wakes it. */
+static atomic_bool idle_poll_off;
+
+void kfdsim_test_engine_idle_poll(bool on)
+{
+	atomic_store(&idle_poll_off, !on);
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -52,12 +61,14 @@ uint64_t engine_gpu_clock(struct sim_engine_queue *q)
 }
 
 /* Wait until wake_gen moves away from `gen` or the absolute monotonic
- * deadline passes. */
+ * deadline passes (UINT64_MAX: no deadline). */
 static void wait_gen_until(struct sim_engine_queue *q, uint64_t gen, uint64_t deadline_ns)
 {
 	struct timespec ts = ns_to_timespec(deadline_ns);
 
 	pthread_mutex_lock(&q->lock);
+	while (atomic_load(&q->wake_gen) == gen && deadline_ns == UINT64_MAX)
+		pthread_cond_wait(&q->cond, &q->lock);
 	while (atomic_load(&q->wake_gen) == gen && mono_ns() < deadline_ns) {
 		if (pthread_cond_timedwait(&q->cond, &q->lock, &ts) == ETIMEDOUT)
 			break;
@@ -79,16 +90,26 @@ void engine_backoff_reset(struct engine_backoff *b)
 	b->sleep_ns = BACKOFF_MIN_NS;
 }
 
+void engine_backoff_mark(struct sim_engine_queue *q, struct engine_backoff *b)
+{
+	b->gen = atomic_load(&q->wake_gen);
+}
+
 void engine_backoff_wait(struct sim_engine_queue *q, struct engine_backoff *b)
 {
-	uint64_t gen;
+	uint64_t gen = b->gen;
 
+	if (atomic_load(&idle_poll_off)) {
+		/* only a wake-up after the mark ends this */
+		wait_gen_until(q, gen, UINT64_MAX);
+		engine_backoff_reset(b);
+		return;
+	}
 	if (b->spins < BACKOFF_SPINS) {
 		b->spins++;
 		cpu_relax();
 		return;
 	}
-	gen = atomic_load(&q->wake_gen);
 	if (atomic_load(&q->stop))
 		return;
 	wait_gen_until(q, gen, mono_ns() + b->sleep_ns);
@@ -236,6 +257,9 @@ static void *engine_thread(void *arg)
 		}
 		if (!engine_checkpoint(q))
 			break;
+		/* before the doorbell is read: a ring (store, then kick) that
+		 * this pass misses has moved wake_gen past the mark */
+		engine_backoff_mark(q, &backoff);
 		if (q->desc.doorbell) {
 			bell = __atomic_load_n(q->desc.doorbell, __ATOMIC_ACQUIRE);
 			if (bell != q->last_doorbell) {

@@ -99,6 +99,9 @@ struct sim_engine_queue;
  * doorbell (adaptive polling) and executes packets. NULL + errno on error. */
 struct sim_engine_queue *sim_engine_queue_start(const struct sim_queue_desc *desc,
 						const struct sim_gpu_env *env);
+/* Test hook, also declared in kfdsim_test_hooks.h: false stops idle
+ * engines from polling (they wait for a wake-up). */
+void kfdsim_test_engine_idle_poll(bool on);
 /* Kick the engine (a doorbell write is known to have happened). */
 void sim_engine_queue_kick(struct sim_engine_queue *q);
 /* Make the queue inactive (UPDATE_QUEUE to 0 % / size 0) or active again. */

@@ -24,6 +24,7 @@
 #include <linux/kfd_ioctl.h>
 
 #include "aql_packets.h"
+#include "kfdsim_test_hooks.h"
 #include "vkfd/kfdsim.h"
 
 #define RING_SIZE 4096u
@@ -315,6 +316,61 @@ static void test_dispatch_signals_event(void **state)
 	     i++)
 		usleep(1000);
 	assert_int_equal(*(uint64_t *)(w->buf + OFF_RPTR), 1);
+}
+
+/*
+ * The host's doorbell relay rings through the device seam's ring_doorbell.
+ * With the engines' idle poll off (test hook) only the wake-up that
+ * ring_doorbell adds can start the packet: if it were lost the wait below
+ * would end without the event.
+ */
+static void test_ring_doorbell_wakes_engine(void **state)
+{
+	struct world *w = *state;
+	struct aql_amd_signal *sig = (void *)(w->buf + OFF_SIG);
+	uint32_t *data = (void *)(w->buf + OFF_DATA);
+	uint64_t dst = va(w, OFF_DATA);
+	uint32_t value = 0x5eed0001, count = 16;
+	struct aql_dispatch_packet p;
+	uint8_t *slot;
+
+	assert_non_null(w->ops->ring_doorbell);
+	kfdsim_test_engine_idle_poll(false);
+	for (uint32_t round = 0; round < 3; round++) {
+		sig->kind = 1;
+		sig->value = 1;
+		sig->event_mailbox_ptr = w->ev_page_va + 8ull * w->event_id;
+		sig->event_id = w->event_id;
+		memcpy(w->buf + OFF_KARG, &dst, 8);
+		value++;
+		memcpy(w->buf + OFF_KARG + 8, &value, 4);
+		memcpy(w->buf + OFF_KARG + 12, &count, 4);
+
+		memset(&p, 0, sizeof(p));
+		p.header = AQL_TYPE_KERNEL_DISPATCH | AQL_HEADER_BARRIER;
+		p.setup = 1;
+		p.workgroup_size[0] = p.workgroup_size[1] = p.workgroup_size[2] = 1;
+		p.grid_size[0] = p.grid_size[1] = p.grid_size[2] = 1;
+		p.kernel_object = va(w, OFF_KOBJ + 64 * KFDSIM_BUILTIN_FILL_U32);
+		p.kernarg_address = va(w, OFF_KARG);
+		p.completion_signal = va(w, OFF_SIG);
+		slot = w->buf + OFF_RING + (w->next % (RING_SIZE / 64)) * 64;
+		memcpy(slot + 2, (const uint8_t *)&p + 2, 62);
+		__atomic_store_n((uint16_t *)slot, p.header, __ATOMIC_RELEASE);
+		w->next++;
+		__atomic_store_n((uint64_t *)(w->buf + OFF_WPTR), w->next, __ATOMIC_RELEASE);
+		/* as the relay rings it: the slot through the seam */
+		w->ops->ring_doorbell(w->sim, w->kfd, w->gpu_id,
+				      (uint32_t)((uintptr_t)w->doorbell - (uintptr_t)w->db_map),
+				      w->doorbell, w->next - 1);
+
+		assert_int_equal(wait_event(w, w->event_id, 30000, NULL),
+				 KFD_IOC_WAIT_RESULT_COMPLETE);
+		assert_int_equal(__atomic_load_n(&sig->value, __ATOMIC_ACQUIRE), 0);
+		for (uint32_t i = 0; i < count; i++)
+			assert_int_equal(data[i], value);
+	}
+	kfdsim_test_engine_idle_poll(true);
 }
 
 static void test_fault_raises_memory_event(void **state)
@@ -738,6 +794,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_dispatch_signals_event, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ring_doorbell_wakes_engine, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_raises_memory_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sdma_copy_signals_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_races_restart_and_destroy, setup,
