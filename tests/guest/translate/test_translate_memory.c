@@ -173,10 +173,9 @@ static void test_map_async_barrier(void **state)
 	assert_int_equal(sync_calls(c), s0 + 1);
 	assert_int_equal(map_barrier(c), b1);
 	/* scratch backing: synchronous */
-	assert_int_equal(alloc_bo(sva, 4 * PAGE,
-				  KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
-				  &sc),
-			 0);
+	assert_int_equal(
+	    alloc_bo(sva, 4 * PAGE, KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE, &sc),
+	    0);
 	s0 = sync_calls(c);
 	ns = 0;
 	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), sc.handle, ids, 1, &ns), 0);
