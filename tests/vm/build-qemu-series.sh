@@ -123,7 +123,7 @@ if want steps; then
 	done
 	mkdir -p "$qemu/build"
 	(cd "$qemu/build" &&
-		PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig ../configure \
+		PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig:$work/pkgconfig ../configure \
 			--target-list=x86_64-softmmu --without-default-features \
 			--enable-tcg --enable-virglrenderer --enable-opengl \
 			--enable-pixman --enable-gtk --enable-fdt=system \
