@@ -30,10 +30,10 @@
 #            and QEMU rebuilt (needs the full stage's tree)
 #
 # QEMU 10.0's configure needs meson >= 1.5 (Debian 12 has 1.0.1) and
-# pycotap >= 1.1 as Python modules, and the +ds tarball has not the wheels
+# pycotap >= 1.1 as Python modules, and the +ds tarball lacks the wheels
 # it would otherwise install them from: put both on PYTHONPATH, e.g. the
 # unpacked files (dpkg-deb -x) of Debian trixie's meson and python3-pycotap
-# packages. The +ds tarball has no firmware; empty
+# packages. The +ds tarball has no firmware either; empty
 # pc-bios/edk2-*.fd.bz2 placeholders let the build finish (UEFI unused).
 # Needs: libepoxy-dev libgbm-dev libdrm-dev libgtk-3-dev libpixman-1-dev
 # libglib2.0-dev libfdt-dev flex bison ninja-build and vkfd's build deps.
