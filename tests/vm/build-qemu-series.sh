@@ -29,9 +29,11 @@
 #            to WORKDIR/qemu-system-x86_64.minus-0005, then both re-applied
 #            and QEMU rebuilt (needs the full stage's tree)
 #
-# QEMU 10.0's configure needs meson >= 1.5 as a Python module (Debian 12
-# has 1.0.1): put a newer one on PYTHONPATH, e.g. the unpacked files of
-# Debian trixie's meson package. The +ds tarball has no firmware; empty
+# QEMU 10.0's configure needs meson >= 1.5 (Debian 12 has 1.0.1) and
+# pycotap >= 1.1 as Python modules, and the +ds tarball lacks the wheels
+# it would otherwise install them from: put both on PYTHONPATH, e.g. the
+# unpacked files (dpkg-deb -x) of Debian trixie's meson and python3-pycotap
+# packages. The +ds tarball has no firmware either; empty
 # pc-bios/edk2-*.fd.bz2 placeholders let the build finish (UEFI unused).
 # Needs: libepoxy-dev libgbm-dev libdrm-dev libgtk-3-dev libpixman-1-dev
 # libglib2.0-dev libfdt-dev flex bison ninja-build and vkfd's build deps.
@@ -121,7 +123,7 @@ if want steps; then
 	done
 	mkdir -p "$qemu/build"
 	(cd "$qemu/build" &&
-		PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig ../configure \
+		PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig:$work/pkgconfig ../configure \
 			--target-list=x86_64-softmmu --without-default-features \
 			--enable-tcg --enable-virglrenderer --enable-opengl \
 			--enable-pixman --enable-gtk --enable-fdt=system \

@@ -8,8 +8,10 @@
 #   run-all.sh QEMU_TARBALL VIRGL_GIT WORKDIR MIRROR
 #
 # QEMU_TARBALL, VIRGL_GIT, WORKDIR: as for build-qemu-series.sh (QEMU
-# 10.0.x; its configure needs meson >= 1.5 on PYTHONPATH). MIRROR: a Debian
-# mirror for build-guest-image.sh. Needs the packages build-qemu-series.sh
+# 10.0.x; its configure needs meson >= 1.5 and pycotap on PYTHONPATH;
+# keep that PYTHONPATH for every step: the vkfd build tree is configured by
+# the meson found there, and the image step runs `meson install` in it).
+# MIRROR: a Debian mirror for build-guest-image.sh. Needs the packages build-qemu-series.sh
 # lists, debootstrap, e2fsprogs (debugfs), xvfb, libgl1-mesa-dri, seabios
 # and qemu-system-data (firmware), python3.
 #
