@@ -26,15 +26,19 @@
 
 #define NPAGES 64 /* 256 KiB: an arena slice where the host has arenas */
 
-struct svm_call {
+/* the ioctl's argument: the header and up to 8 attributes in its
+ * flexible array (a struct with the array as a second member would not be
+ * ISO C) */
+union svm_call {
 	struct kfd_ioctl_svm_args h;
-	struct kfd_ioctl_svm_attribute at[8];
+	unsigned char
+	    bytes[sizeof(struct kfd_ioctl_svm_args) + 8 * sizeof(struct kfd_ioctl_svm_attribute)];
 };
 
 static int svm(uint32_t op, const void *p, size_t size, struct kfd_ioctl_svm_attribute *at,
 	       uint32_t n)
 {
-	struct svm_call c;
+	union svm_call c;
 	int r;
 
 	memset(&c, 0, sizeof(c));
@@ -42,9 +46,9 @@ static int svm(uint32_t op, const void *p, size_t size, struct kfd_ioctl_svm_att
 	c.h.size = size;
 	c.h.op = op;
 	c.h.nattr = n;
-	memcpy(c.at, at, n * sizeof(*at));
+	memcpy(c.h.attrs, at, n * sizeof(*at));
 	r = kio(kfd, RW, _IOC_NR(AMDKFD_IOC_SVM), sizeof(c.h) + n * sizeof(*at), &c);
-	memcpy(at, c.at, n * sizeof(*at));
+	memcpy(at, c.h.attrs, n * sizeof(*at));
 	return r;
 }
 
@@ -117,7 +121,7 @@ static void test_args(void **state)
 {
 	unsigned char *p = anon(NPAGES * PAGE);
 	struct kfd_ioctl_svm_attribute at = {KFD_IOCTL_SVM_ATTR_GRANULARITY, 1};
-	struct svm_call c;
+	union svm_call c;
 
 	(void)state;
 	assert_int_equal(svm(KFD_IOCTL_SVM_OP_SET_ATTR, p + 1, PAGE, &at, 1), -EINVAL);
