@@ -326,8 +326,7 @@ static void test_set_event_flush_rule(void **state)
 
 	/* a thread blocked on the host: the SET is sent at once (the RESET
 	 * rides ahead of the waiter's WAIT_EVENTS) */
-	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_RESET_EVENT), sizeof(ei), &ei),
-			 0);
+	assert_int_equal(kio(kfd, _IOC_WRITE, _IOC_NR(AMDKFD_IOC_RESET_EVENT), sizeof(ei), &ei), 0);
 	memset(&w, 0, sizeof(w));
 	w.event_id = ce.event_id;
 	assert_int_equal(pthread_create(&th, NULL, waiter_main, &w), 0);
