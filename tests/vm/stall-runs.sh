@@ -23,7 +23,10 @@
 # several of these loops on one machine boot one VM at a time (default
 # /tmp/vkfd-vm.lock). NICE: niceness of QEMU (default 5). VM_KERNEL_ARGS:
 # more guest kernel arguments (default "quiet": the emulated serial console
-# is slow under TCG, and a boot prints ~750 lines).
+# is slow under TCG, and a boot prints ~750 lines). VKFD_VM_HOLD: seconds
+# a guest program that timed out is held before it is killed (default 120);
+# while it is held, gdb takes the stacks (with locals) of every QEMU thread,
+# vkfd's host and wait threads among them, into LOG.host-gdb.
 # Prints one line per boot and ends with "N passed, N failed" (boots),
 # then the stall count.
 set -eu
@@ -37,6 +40,7 @@ mkdir -p "$logdir"
 cases=${VKFD_VM_CASES:-info rocminfo hsa}
 timeout_s=${VKFD_VM_TIMEOUT:-300}
 stall_s=${VKFD_VM_STALL:-30}
+hold_s=${VKFD_VM_HOLD:-120}
 lock=${LOCK:-/tmp/vkfd-vm.lock}
 tsv=$logdir/runs.tsv
 [ -e "$tsv" ] || printf 'boot\tstart_utc\tsmp\tqemu\tverdict\tcases_ok\tcases\tstalls\tslow\tidle\tseconds\tprogram_seconds\n' >"$tsv"
@@ -51,7 +55,7 @@ last=$((i + count - 1))
 boot() {
 	# kernel command-line words become the init script's environment
 	nice -n "${NICE:-5}" "$here/run-vm.sh" "$qemu" "$rootfs" "$image" \
-		"${VM_KERNEL_ARGS-quiet} VKFD_VM_CASES=\"$cases\" VKFD_VM_TIMEOUT=$timeout_s VKFD_VM_STALL=$stall_s" \
+		"${VM_KERNEL_ARGS-quiet} VKFD_VM_CASES=\"$cases\" VKFD_VM_TIMEOUT=$timeout_s VKFD_VM_STALL=$stall_s VKFD_VM_HOLD=$hold_s" \
 		</dev/null >"$1" 2>&1 &
 	vm=$!
 	t=0
@@ -67,6 +71,11 @@ boot() {
 			still=0
 		fi
 		size=$now
+		# a held hang: QEMU's threads as they are (once per boot)
+		if [ ! -e "$1.host-gdb" ] && grep -q 'vkfd-vm: HOLD [0-9]' "$1"; then
+			gdb -p "$vm" -batch -ex "thread apply all bt full" >"$1.host-gdb" 2>&1 || true
+			echo "host stacks of QEMU $vm at $(date -u +%H:%M:%S)" >>"$1.host-gdb"
+		fi
 		if [ "$still" -ge "${DEAD_LIMIT:-300}" ] || [ "$t" -ge "${BOOT_LIMIT:-1800}" ]; then
 			if [ "$still" -ge "${DEAD_LIMIT:-300}" ]; then echo DEAD; else echo SLOW; fi
 			kill "$vm" 2>/dev/null || true

@@ -13,7 +13,10 @@
 # VKFD_VM_TIMEOUT=seconds per program (default 300), VKFD_VM_STALL=seconds
 # without progress that make a stall (default 30), VKFD_VM_KTRACE=1 (trace
 # the guest's control-queue submits and kick decisions with tracefs and print
-# the end of that trace when a program times out).
+# the end of that trace when a program times out), VKFD_VM_HOLD=seconds
+# (default 0): a program that timed out is left as it is for that long
+# after a "HOLD" line, so that the host can take QEMU's and vkfd's stacks
+# while the hang is still there (stall-runs.sh does when HOLD is set).
 #
 # The storm case replays vkfd-bench's model-load trace (3 replays) over the
 # virtgpu transport: vkfd-bench, its libvkfd-host.so.0 and model_load.trace
@@ -220,6 +223,12 @@ run() {
 	done
 	if [ -n "$verdict" ] && alive $pid; then
 		say "TIMEOUT $verdict: threads of $pid"
+		if [ "${VKFD_VM_HOLD:-0}" -gt 0 ]; then
+			say "HOLD ${VKFD_VM_HOLD}s for the host's capture"
+			sleep "$VKFD_VM_HOLD"
+			read_fences
+			say "HOLD end: fences signalled $f_sig emitted $f_emi"
+		fi
 		if [ "${VKFD_VM_KTRACE:-0}" = 1 ]; then
 			# kworkers refresh the console every ~200 ms: leave them out
 			say "ktrace (last 400 lines outside kworkers)"
