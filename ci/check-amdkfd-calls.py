@@ -71,7 +71,8 @@ def graph(archive, nm):
 # a file may call only files of a lower layer. cmd_*.c are layer "handlers".
 LAYERS = [
     ("log", ["host_log.c"]),
-    ("leaves", ["obj_table.c", "va_map.c", "fence.c", "wait_pool.c", "doorbell_relay.c",
+    ("leaves", ["obj_table.c", "va_map.c", "fence.c", "wait_pool.c", "wait_order.c",
+                "doorbell_relay.c",
                 "shmem.c", "topology.c", "device_real.c"]),
     ("device", ["host_device.c"]),
     ("core", ["host_core.c", "host_wait_ring.c"]),

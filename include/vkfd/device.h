@@ -41,6 +41,8 @@ enum vkfd_device_cap {
 	VKFD_DEVICE_CAP_SIMULATED = 1u << 4,
 };
 
+struct kfd_ioctl_wait_events_args;
+
 struct vkfd_device_caps {
 	uint32_t kfd_major, kfd_minor; /* what AMDKFD_IOC_GET_VERSION reports */
 	uint32_t flags;                /* VKFD_DEVICE_CAP_* */
@@ -92,6 +94,17 @@ struct vkfd_device_ops {
 	 * still works: the engine polls as well. NULL: the caller stores. */
 	void (*ring_doorbell)(void *dev, int fd, uint32_t gpu_id, uint32_t offset,
 			      volatile uint64_t *slot, uint64_t value);
+
+	/* AMDKFD_IOC_WAIT_EVENTS on kfd fd `fd` that calls registered(arg)
+	 * exactly once: as soon as the wait's waiters are registered with
+	 * their events (before it sleeps), or before it returns if it failed
+	 * earlier. The host lets a later SET_EVENT of the same guest reach
+	 * the device only after that point, as the kernel orders a SET after
+	 * a wait that had entered the ioctl. NULL: the host calls
+	 * registered(arg) just before `ioctl`, and the kernel registers the
+	 * waiters at the ioctl's start. */
+	int (*wait_events)(void *dev, int fd, struct kfd_ioctl_wait_events_args *args,
+			   void (*registered)(void *arg), void *arg);
 };
 
 /* The real /dev/kfd backend (dev argument is ignored; pass NULL). */

@@ -141,6 +141,17 @@ int cmd_create_event(struct cmd_ctx *c)
 	return 0;
 }
 
+/* Earlier waits on the event are with KFD before it changes (wait_order.h).
+ * A wait thread normally registers within microseconds; one starved for a
+ * whole second (an overloaded host) is logged and not waited for. */
+#define WAIT_SETTLE_MS 1000
+
+static void settle_waits(struct vkfd_host_context *ctx, uint32_t event_id)
+{
+	if (wait_order_settle(&ctx->wait_order, event_id, WAIT_SETTLE_MS))
+		vkfd_warn("event %u changed before an earlier wait registered", event_id);
+}
+
 int cmd_destroy_event(struct cmd_ctx *c)
 {
 	struct kfd_ioctl_destroy_event_args a;
@@ -149,6 +160,7 @@ int cmd_destroy_event(struct cmd_ctx *c)
 
 	if (!host_event_find(c->ctx, r->event_id))
 		return -EINVAL;
+	settle_waits(c->ctx, r->event_id);
 	memset(&a, 0, sizeof(a));
 	a.event_id = r->event_id;
 	ret = host_kfd_ioctl(c->ctx, AMDKFD_IOC_DESTROY_EVENT, &a);
@@ -169,6 +181,7 @@ static int set_reset(struct cmd_ctx *c, unsigned long req)
 	ev = host_event_find(c->ctx, r->event_id);
 	if (!ev || ev->type != KFD_IOC_EVENT_SIGNAL)
 		return -EINVAL;
+	settle_waits(c->ctx, r->event_id);
 	memset(&a, 0, sizeof(a));
 	a.event_id = r->event_id;
 	ret = host_kfd_ioctl(c->ctx, req, &a);
@@ -202,6 +215,7 @@ struct wait_job {
 	uint32_t num, wait_for_all, timeout;
 	uint32_t types[VKFD_MAX_WAIT_EVENTS];
 	struct vkfd_kfd_event_data ev[VKFD_MAX_WAIT_EVENTS];
+	struct wait_order_entry order; /* listed until KFD registered it */
 };
 
 static void publish_age(struct vkfd_host_context *ctx, uint32_t id, uint64_t age)
@@ -234,10 +248,11 @@ static void wait_job_run(void *arg)
 	a.num_events = j->num;
 	a.wait_for_all = j->wait_for_all;
 	a.timeout = j->timeout;
-	ret = host_kfd_ioctl(ctx, AMDKFD_IOC_WAIT_EVENTS, &a);
+	ret = host_kfd_wait_events(ctx, &a, wait_order_registered, &j->order);
 	/* interrupted by a host signal: KFD wrote back the remaining time */
 	while (ret == -EINTR && !__atomic_load_n(&ctx->stopping, __ATOMIC_ACQUIRE))
-		ret = host_kfd_ioctl(ctx, AMDKFD_IOC_WAIT_EVENTS, &a);
+		ret = host_kfd_wait_events(ctx, &a, wait_order_registered, &j->order);
+	wait_order_registered(&j->order); /* unlisted before the job is freed */
 
 	if (!__atomic_load_n(&ctx->stopping, __ATOMIC_ACQUIRE)) {
 		memset(buf, 0, sizeof(buf));
@@ -342,8 +357,16 @@ int cmd_wait_events(struct cmd_ctx *c)
 	ret = host_ring_wait_activate(ctx, r->ring_idx, k);
 	if (ret)
 		goto reject; /* -EBUSY: one pending wait per ring */
+	{
+		uint32_t ids[VKFD_MAX_WAIT_EVENTS];
+
+		for (uint32_t i = 0; i < j->num; i++)
+			ids[i] = j->ev[i].event_id;
+		wait_order_add(&ctx->wait_order, &j->order, ids, j->num);
+	}
 	ret = wait_pool_submit_done(ctx->waits, wait_job_run, wait_job_done, j);
 	if (ret) {
+		wait_order_registered(&j->order);
 		host_ring_wait_release_thread(ctx);
 		/* -EBUSY: the wait-thread quota is used up. k is the ring's
 		 * in-flight index: finishing it releases the ring. */

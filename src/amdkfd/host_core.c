@@ -18,6 +18,17 @@ int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg)
 	return ctx->ops->ioctl(ctx->dev, ctx->kfd_fd, req, arg);
 }
 
+int host_kfd_wait_events(struct vkfd_host_context *ctx, struct kfd_ioctl_wait_events_args *a,
+			 void (*registered)(void *), void *arg)
+{
+	if (ctx->ops->wait_events)
+		return ctx->ops->wait_events(ctx->dev, ctx->kfd_fd, a, registered, arg);
+	/* the kernel registers the waiters at the ioctl's start: what is
+	 * left is the system call's entry */
+	registered(arg);
+	return ctx->ops->ioctl(ctx->dev, ctx->kfd_fd, AMDKFD_IOC_WAIT_EVENTS, a);
+}
+
 int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id)
 {
 	int g = topo_export_find_gpu(&host_g.topo, gpu_id);

@@ -28,6 +28,7 @@
 #include "shmem.h"
 #include "topology.h"
 #include "va_map.h"
+#include "wait_order.h"
 #include "wait_pool.h"
 
 struct kfdsim;
@@ -262,6 +263,7 @@ struct vkfd_host_context {
 	struct ring_wait_state rings[VKFD_NUM_RINGS]; /* under lock (host_wait_ring.c) */
 	struct wait_pool *waits;                      /* its own lock (wait_pool.c) */
 	uint32_t waits_inflight;                      /* under lock */
+	struct wait_order wait_order;                 /* its own lock (wait_order.h) */
 
 	struct obj_table bos, queues; /* membership under lock */
 	struct va_map va;             /* membership under lock */
@@ -298,6 +300,10 @@ struct vkfd_host_context {
 
 /* ---- core (host_core.c): what handlers call down into ---- */
 int host_kfd_ioctl(struct vkfd_host_context *ctx, unsigned long req, void *arg);
+/* AMDKFD_IOC_WAIT_EVENTS that calls registered(arg) once KFD registered
+ * the waiters (the device seam's wait_events, or right before the ioctl) */
+int host_kfd_wait_events(struct vkfd_host_context *ctx, struct kfd_ioctl_wait_events_args *a,
+			 void (*registered)(void *), void *arg);
 /* exported GPU index of a guest gpu_id, or -EINVAL */
 int host_gpu_index(struct vkfd_host_context *ctx, uint32_t gpu_id);
 /* same, and the VM must have been acquired */

@@ -331,6 +331,25 @@ static void unregister_waiters(struct sim_waiter *w, uint32_t n)
 	}
 }
 
+/* per thread: a wait thread runs one WAIT_EVENTS at a time */
+static _Thread_local void (*registered_fn)(void *);
+static _Thread_local void *registered_arg;
+
+void sim_events_hook_registered(void (*fn)(void *), void *arg)
+{
+	registered_fn = fn;
+	registered_arg = arg;
+}
+
+void sim_events_registered_now(void)
+{
+	void (*fn)(void *) = registered_fn;
+
+	registered_fn = NULL;
+	if (fn)
+		fn(registered_arg);
+}
+
 int sim_ioctl_wait_events(struct sim_process *p, void *args)
 {
 	struct kfd_ioctl_wait_events_args *a = args;
@@ -394,6 +413,8 @@ int sim_ioctl_wait_events(struct sim_process *p, void *args)
 		wi->next_all = ev->all_waiters;
 		ev->all_waiters = wi;
 	}
+	/* a SET from now on finds these waiters */
+	sim_events_registered_now();
 	if (!r) {
 		bool asleep = false;
 

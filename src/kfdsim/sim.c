@@ -605,6 +605,21 @@ static void sim_ring_doorbell(void *dev, int fd, uint32_t gpu_id, uint32_t offse
 	sim_process_put(p);
 }
 
+/* WAIT_EVENTS that reports when its waiters are registered (the device
+ * seam's wait_events): sim_ioctl_wait_events calls the hook under the
+ * process's event lock, right after registering, or this does after an
+ * earlier failure. */
+static int sim_wait_events(void *dev, int fd, struct kfd_ioctl_wait_events_args *args,
+			   void (*registered)(void *arg), void *arg)
+{
+	int r;
+
+	sim_events_hook_registered(registered, arg);
+	r = sim_ioctl(dev, fd, AMDKFD_IOC_WAIT_EVENTS, args);
+	sim_events_registered_now();
+	return r;
+}
+
 static const struct vkfd_device_ops kfdsim_ops = {
     .name = "kfdsim",
     .open_kfd = sim_open_kfd,
@@ -616,6 +631,7 @@ static const struct vkfd_device_ops kfdsim_ops = {
     .sysfs_root = sim_sysfs_root,
     .query_caps = sim_query_caps,
     .ring_doorbell = sim_ring_doorbell,
+    .wait_events = sim_wait_events,
 };
 
 const struct vkfd_device_ops *kfdsim_device_ops(void)

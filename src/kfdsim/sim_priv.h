@@ -518,6 +518,11 @@ int sim_ioctl_destroy_event(struct sim_process *p, void *args);
 int sim_ioctl_set_event(struct sim_process *p, void *args);
 int sim_ioctl_reset_event(struct sim_process *p, void *args);
 int sim_ioctl_wait_events(struct sim_process *p, void *args);
+/* The calling thread's next WAIT_EVENTS calls fn(arg) once its waiters are
+ * registered; sim_events_registered_now calls it if that has not happened
+ * (an earlier failure) and forgets it (the device seam's wait_events). */
+void sim_events_hook_registered(void (*fn)(void *), void *arg);
+void sim_events_registered_now(void);
 
 int sim_ioctl_create_queue(struct sim_process *p, void *args);
 int sim_ioctl_destroy_queue(struct sim_process *p, void *args);

@@ -257,6 +257,79 @@ static void test_busy_ring_and_order(void **state)
 	}
 }
 
+/* A wait that comes before a SET in the command stream is woken by it, as
+ * a thread blocked in KFD before another thread's SET_EVENT is; a wait that
+ * comes after the SET does not take the signal from it (auto-reset: one
+ * waiter consumes a set that found no waiter). The waits carry no event
+ * age (ROCr before 6.x), so KFD cannot tell them apart by age either.
+ * ROCr's queue destruction depends on this: it sets the queue's event for
+ * its event thread, which waits on it, then waits on the same event
+ * itself until the thread's handler has run. */
+static uint32_t add_ageless_wait(struct harness *h, uint32_t ring, uint32_t id, uint32_t *off)
+{
+	struct vkfd_req_wait_events w;
+
+	memset(&w, 0, sizeof(w));
+	w.num_events = 1;
+	w.events[0].event_id = id;
+	w.timeout_ms = 0xffffffff;
+	w.ring_idx = ring;
+	return h_add(h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), off);
+}
+
+/* [WAIT ring 5, SET, WAIT ring 6] in one batch; with `latch`, ring 5's
+ * wait thread is held at the ioctl until the rest had time to run. */
+static void wait_set_wait(struct harness *h, uint64_t f, bool latch)
+{
+	struct vkfd_req_event e;
+	uint32_t id, off1, seq1;
+
+	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_SIGNAL, 1, &id), 0);
+	memset(&e, 0, sizeof(e));
+	e.event_id = id;
+	if (latch)
+		kfdsim_latch_ioctl(host_g.sim, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS));
+	seq1 = add_ageless_wait(h, 5, id, &off1);
+	h_add(h, VKFD_CMD_SET_EVENT_ASYNC, &e, sizeof(e), NULL);
+	add_ageless_wait(h, 6, id, NULL);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 5, f), 0);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 6, f + 1), 0);
+	if (latch) {
+		unsigned nr = _IOC_NR(AMDKFD_IOC_WAIT_EVENTS), parked;
+
+		for (int i = 0; i < 5000 && kfdsim_latch_parked(host_g.sim, nr) == 0; i++)
+			usleep(1000);
+		assert_int_equal(kfdsim_latch_parked(host_g.sim, nr), 1);
+		/* the executor holds the SET back, so ring 6's wait cannot
+		 * have started however long this pause is */
+		usleep(20000);
+		parked = kfdsim_latch_parked(host_g.sim, nr);
+		kfdsim_latch_release(host_g.sim, nr);
+		assert_int_equal(parked, 1);
+	}
+	assert_true(retire_until(h, 5, f, 2000));
+	assert_int_equal(h_wait_slot(h, off1, seq1, 100), 0);
+	assert_int_equal(((struct vkfd_rsp_wait_events *)h_rsp(h, off1))->wait_result,
+			 KFD_IOC_WAIT_RESULT_COMPLETE);
+	/* the later wait sleeps until the next SET */
+	vkfd_host_context_retire_fences(h->ctx);
+	assert_false(h_fence_retired(h->ctx_id, 6, f + 1));
+	set_event(h, id);
+	assert_true(retire_until(h, 6, f + 1, 2000));
+	assert_int_equal(h_call(h, VKFD_CMD_DESTROY_EVENT, &e, sizeof(e), NULL, 0), 0);
+}
+
+static void test_wait_before_set_keeps_stream_order(void **state)
+{
+	struct ev_state *s = *state;
+
+	for (uint32_t i = 0; i < 20; i++)
+		wait_set_wait(&s->h, 1100 + 2 * (uint64_t)i, false);
+	if (host_g.sim)
+		wait_set_wait(&s->h, 1200, true);
+}
+
 static void test_wait_on_destroyed_event(void **state)
 {
 	struct ev_state *s = *state;
@@ -358,6 +431,7 @@ int main(void)
 	    cmocka_unit_test(test_poll_and_signal),
 	    cmocka_unit_test(test_bad_waits),
 	    cmocka_unit_test(test_busy_ring_and_order),
+	    cmocka_unit_test(test_wait_before_set_keeps_stream_order),
 	    cmocka_unit_test(test_wait_on_destroyed_event),
 	    cmocka_unit_test(test_destroy_cancels_waits),
 	    cmocka_unit_test(test_ring0_fence_after_execution),
