@@ -373,6 +373,23 @@ void bk_stats_count(uint64_t *counter);
 /* VKFD_SHIM_STATS=<file>: append this process's counters (atexit) */
 void bk_stats_report(void);
 
+/* VKFD_SHIM_PROFILE=<file>: where the shim's time goes, per KFD ioctl, per
+ * synchronous protocol command and per costly local step (count and
+ * wall time); appended at exit. Off (no clock read) without the variable. */
+enum bk_prof_op {
+	BK_PROF_BLOB_CREATE,   /* BIND_BLOB + blob create (a transport call) */
+	BK_PROF_BLOB_DESTROY,  /* a BO's blob released */
+	BK_PROF_UPTR_COPY_IN,  /* a USERPTR conversion's copy and remap */
+	BK_PROF_UPTR_RESTORE,  /* a converted range copied back */
+	BK_PROF_MUNMAP_NOTIFY, /* the shim's munmap / MAP_FIXED notification */
+	BK_PROF_OP_COUNT_,
+};
+uint64_t bk_prof_begin(void);
+void bk_prof_ioctl(unsigned int nr, uint64_t t0);
+void bk_prof_cmd(uint32_t cmd, uint64_t t0);
+void bk_prof_op(enum bk_prof_op op, uint64_t t0);
+void bk_prof_report(void);
+
 /* backend_vkfd_arena.c (bk_mem_lock held) */
 /* VKFD_ARENAS is not "0": ask the host for arenas */
 bool bk_arenas_enabled(void);
