@@ -363,10 +363,11 @@ int bk_send_free(struct bk_conn *c, uint64_t handle);
 
 /* backend_vkfd_stats.c: counters (relaxed atomics), reported at exit */
 struct bk_stats {
-	uint64_t replies;   /* sync calls: replies waited for */
-	uint64_t waits;     /* fenced WAIT_EVENTS calls */
-	uint64_t blobs;     /* blobs created (per-BO and arena blobs) */
-	uint64_t arena_bos; /* BOs placed in an arena */
+	uint64_t replies;    /* sync calls: replies waited for */
+	uint64_t waits;      /* fenced WAIT_EVENTS calls */
+	uint64_t blobs;      /* blobs created (per-BO and arena blobs) */
+	uint64_t arena_bos;  /* BOs placed in an arena */
+	uint64_t maps_scans; /* USERPTR conversions that read /proc/self/maps */
 };
 extern struct bk_stats bk_stats;
 void bk_stats_count(uint64_t *counter);
@@ -377,11 +378,12 @@ void bk_stats_report(void);
  * synchronous protocol command and per costly local step (count and
  * wall time); appended at exit. Off (no clock read) without the variable. */
 enum bk_prof_op {
-	BK_PROF_BLOB_CREATE,   /* BIND_BLOB + blob create (a transport call) */
-	BK_PROF_BLOB_DESTROY,  /* a BO's blob released */
-	BK_PROF_UPTR_COPY_IN,  /* a USERPTR conversion's copy and remap */
-	BK_PROF_UPTR_RESTORE,  /* a converted range copied back */
-	BK_PROF_MUNMAP_NOTIFY, /* the shim's munmap / MAP_FIXED notification */
+	BK_PROF_BLOB_CREATE,    /* BIND_BLOB + blob create (a transport call) */
+	BK_PROF_BLOB_DESTROY,   /* a BO's blob released */
+	BK_PROF_UPTR_COPY_IN,   /* a USERPTR conversion's copy and remap */
+	BK_PROF_UPTR_RESTORE,   /* a converted range copied back */
+	BK_PROF_MUNMAP_NOTIFY,  /* the shim's munmap / MAP_FIXED notification */
+	BK_PROF_UPTR_MAPS_SCAN, /* a conversion's /proc/self/maps scan */
 	BK_PROF_OP_COUNT_,
 };
 uint64_t bk_prof_begin(void);

@@ -29,7 +29,7 @@ static struct {
 static const char *const bk_prof_op_names[BK_PROF_OP_COUNT_] = {
     [BK_PROF_BLOB_CREATE] = "blob_create",      [BK_PROF_BLOB_DESTROY] = "blob_destroy",
     [BK_PROF_UPTR_COPY_IN] = "userptr_copy_in", [BK_PROF_UPTR_RESTORE] = "userptr_restore",
-    [BK_PROF_MUNMAP_NOTIFY] = "munmap_notify",
+    [BK_PROF_MUNMAP_NOTIFY] = "munmap_notify",  [BK_PROF_UPTR_MAPS_SCAN] = "userptr_maps_scan",
 };
 
 static uint64_t bk_prof_now(void)

@@ -152,9 +152,35 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 	return r;
 }
 
+/* Up to this size a conversion copies the range whole: reading
+ * /proc/self/maps to learn that untouched pages read zero costs more than
+ * reading them (hsa_storm: 0.2 ms per scan of a ROCr process's mappings,
+ * 85 % of a conversion). An untouched private anonymous page read here
+ * maps the shared zero page, and the range is replaced by the blob next. */
+#define BK_UPTR_COPY_WHOLE_MAX (256u << 10)
+/* VKFD_GUEST_MAPS_SCAN=1: scan for every size (the old rule, a measurement
+ * baseline); -1 until read, under bk_mem_lock */
+static int bk_maps_scan_always = -1;
+
+/* With bk_mem_lock. */
 int bk_userptr_copy_in(uint8_t *dst, uint64_t va, uint64_t len)
 {
-	if (bk_range_anon_private(va, len))
+	uint64_t t0;
+	bool anon;
+
+	BK_ASSERT_MEM_LOCKED();
+	if (bk_maps_scan_always < 0) {
+		const char *e = getenv("VKFD_GUEST_MAPS_SCAN");
+
+		bk_maps_scan_always = e && !strcmp(e, "1");
+	}
+	if (len <= BK_UPTR_COPY_WHOLE_MAX && !bk_maps_scan_always)
+		return bk_read_user(dst, va, len);
+	t0 = bk_prof_begin();
+	bk_stats_count(&bk_stats.maps_scans);
+	anon = bk_range_anon_private(va, len);
+	bk_prof_op(BK_PROF_UPTR_MAPS_SCAN, t0);
+	if (anon)
 		return bk_copy_populated(dst, va, len);
 	return bk_read_user(dst, va, len);
 }
@@ -408,16 +434,18 @@ static bool bk_range_still_blob(const struct bk_bo *b)
 	return bk_maps_cover(b->cpu_va, b->uptr_len, bk_line_shared_file, by_inode ? &ino : NULL);
 }
 
-/* A deferred arena slice goes back to its arena. Dropped (not restored),
- * the CPU range still maps the slice until the caller's munmap or mmap
- * replaces it: it is made an inaccessible reservation first, so the
- * slice's next owner is never reachable through the old address, whatever
- * the caller does next (libhsakmt's replacing mmap may fail and be
- * retried after a munmap). With bk_mem_lock. */
-static void bk_arena_slice_end_locked(struct bk_bo *b, bool restored)
+/* A deferred arena slice goes back to its arena. Dropped because the
+ * caller is about to replace the range (replacing), the range still maps
+ * the slice until the caller's munmap or mmap runs: it is made an
+ * inaccessible reservation first, so the slice's next owner is never
+ * reachable through the old address, whatever the caller does next
+ * (libhsakmt's replacing mmap may fail and be retried after a munmap). A
+ * range restored, or found unmapped unseen (the program's own mapping may
+ * be there now), is left alone. With bk_mem_lock. */
+static void bk_arena_slice_end_locked(struct bk_bo *b, bool replacing)
 {
 	BK_ASSERT_MEM_LOCKED();
-	if (!restored && b->userptr_mapped)
+	if (replacing)
 		mmap((void *)(uintptr_t)b->cpu_va, b->uptr_len, PROT_NONE,
 		     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	bk_arena_put_locked(b->arena, b->arena_offset, b->size);
@@ -437,6 +465,8 @@ static bool bk_arena_slice_sole_locked(const struct bk_bo *b)
  * is about to replace all of it). With bk_mem_lock. */
 static void bk_deferred_end_locked(struct bk_conn *c, struct bk_bo *b, bool restore)
 {
+	const bool replacing = !restore;
+
 	BK_ASSERT_MEM_LOCKED();
 	if (restore && !bk_range_still_blob(b)) {
 		bk_log("userptr %#" PRIx64 " at %#" PRIx64 " was unmapped unseen: not restored",
@@ -448,7 +478,7 @@ static void bk_deferred_end_locked(struct bk_conn *c, struct bk_bo *b, bool rest
 	if (restore)
 		bk_userptr_restore_locked(b);
 	if (b->arena)
-		bk_arena_slice_end_locked(b, restore);
+		bk_arena_slice_end_locked(b, replacing);
 	else
 		vkfd_guest_blob_destroy(c->g, &b->blob);
 	atomic_fetch_sub(&bk_n_deferred, 1);

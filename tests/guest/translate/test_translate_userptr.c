@@ -260,26 +260,40 @@ static void test_free_deferred_then_register_again(void **state)
 }
 
 /* A freed range unmapped behind the shim's back (a raw syscall) and
- * mapped again by the program is not restored over the new mapping. */
-static void test_free_deferred_unmapped_unseen(void **state)
+ * mapped again by the program is not restored over the new mapping, nor
+ * (an arena slice) reserved over it. */
+static void unmapped_unseen(size_t size)
 {
 	int fds = count_fds();
 	unsigned char *p, *q;
 
-	(void)state;
-	p = host_alloc_and_free(37);
-	assert_int_equal(munmap(p, SIZE), 0); /* no munmap_notify */
-	q = mmap(p, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	p = host_alloc_and_free_n(37, size);
+	assert_int_equal(munmap(p, size), 0); /* no munmap_notify */
+	q = mmap(p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	assert_ptr_equal(q, p);
-	memset(q, 0x77, SIZE);
-	B.remap_notify(q, SIZE);
+	memset(q, 0x77, size);
+	B.remap_notify(q, size);
 	/* still the program's shared mapping, not a restored private copy */
 	assert_int_equal(map_kind(q), 's');
-	for (size_t i = 0; i < SIZE; i++)
+	for (size_t i = 0; i < size; i++)
 		if (q[i] != 0x77)
 			fail_msg("byte %zu overwritten", i);
-	assert_int_equal(count_fds(), fds);
-	munmap(q, SIZE);
+	/* the blob's fds are gone (an arena may have been made meanwhile) */
+	if (size == SIZE)
+		assert_int_equal(count_fds(), fds);
+	munmap(q, size);
+}
+
+static void test_free_deferred_unmapped_unseen(void **state)
+{
+	(void)state;
+	unmapped_unseen(SIZE);
+}
+
+static void test_free_arena_deferred_unmapped_unseen(void **state)
+{
+	(void)state;
+	unmapped_unseen(ARENA_SIZE);
 }
 
 /* libhsakmt's host memory small enough for an arena: registered and left
@@ -368,6 +382,40 @@ static void test_free_arena_range_deferred_then_madvise(void **state)
 	B.munmap_notify(r, ARENA_SIZE);
 	munmap(r, ARENA_SIZE);
 	munmap(p, ARENA_SIZE);
+}
+
+/* A conversion of up to 256 KiB copies the range whole instead of asking
+ * /proc/self/maps which pages are untouched anonymous memory (that scan
+ * cost more than the copy); a larger one still asks. Either way the
+ * written pages keep their bytes and the untouched ones read zero. */
+static void test_small_conversion_without_maps_scan(void **state)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	const size_t sizes[2] = {ARENA_SIZE, SIZE};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		size_t n = sizes[i];
+		unsigned char *p =
+		    mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t scans;
+
+		assert_true(p != MAP_FAILED);
+		fill(p, PAGE, 31); /* the first page written, the rest untouched */
+		scans = __atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED);
+		assert_int_equal(
+		    alloc_bo((uintptr_t)p, n, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
+		assert_int_equal(__atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED) - scans,
+				 n > 256 * 1024);
+		assert_int_equal(map_kind(p), 's');
+		check(p, PAGE, 31);
+		for (size_t k = PAGE; k < n; k++)
+			if (p[k])
+				fail_msg("untouched byte %zu reads %#x", k, p[k]);
+		assert_int_equal(free_bo(a.handle), 0);
+		B.munmap_notify(p, n);
+		munmap(p, n);
+	}
 }
 
 /* Registered user memory (GPU VA != CPU VA: it may be malloc's heap) is
@@ -708,9 +756,11 @@ int main(void)
 	    cmocka_unit_test(test_free_deferred_then_fork),
 	    cmocka_unit_test(test_free_deferred_then_register_again),
 	    cmocka_unit_test(test_free_deferred_unmapped_unseen),
+	    cmocka_unit_test(test_free_arena_deferred_unmapped_unseen),
 	    cmocka_unit_test(test_unequal_va_restored_at_free),
 	    cmocka_unit_test(test_free_arena_range_deferred),
 	    cmocka_unit_test(test_free_arena_range_deferred_then_madvise),
+	    cmocka_unit_test(test_small_conversion_without_maps_scan),
 	    cmocka_unit_test(test_overlap_free_first_first),
 	    cmocka_unit_test(test_overlap_free_second_first),
 	    cmocka_unit_test(test_overlap_inside_and_spanning),
