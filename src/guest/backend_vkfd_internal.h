@@ -363,11 +363,10 @@ int bk_send_free(struct bk_conn *c, uint64_t handle);
 
 /* backend_vkfd_stats.c: counters (relaxed atomics), reported at exit */
 struct bk_stats {
-	uint64_t replies;    /* sync calls: replies waited for */
-	uint64_t waits;      /* fenced WAIT_EVENTS calls */
-	uint64_t blobs;      /* blobs created (per-BO and arena blobs) */
-	uint64_t arena_bos;  /* BOs placed in an arena */
-	uint64_t maps_scans; /* USERPTR conversions that read /proc/self/maps */
+	uint64_t replies;   /* sync calls: replies waited for */
+	uint64_t waits;     /* fenced WAIT_EVENTS calls */
+	uint64_t blobs;     /* blobs created (per-BO and arena blobs) */
+	uint64_t arena_bos; /* BOs placed in an arena */
 };
 extern struct bk_stats bk_stats;
 void bk_stats_count(uint64_t *counter);

@@ -33,11 +33,10 @@ void bk_stats_report(void)
 	f = fopen(path, "ae");
 	if (!f)
 		return;
-	fprintf(f, "pid %d replies %llu waits %llu blobs %llu arena_bos %llu maps_scans %llu\n",
-		(int)getpid(), (unsigned long long)load(&bk_stats.replies),
+	fprintf(f, "pid %d replies %llu waits %llu blobs %llu arena_bos %llu\n", (int)getpid(),
+		(unsigned long long)load(&bk_stats.replies),
 		(unsigned long long)load(&bk_stats.waits),
 		(unsigned long long)load(&bk_stats.blobs),
-		(unsigned long long)load(&bk_stats.arena_bos),
-		(unsigned long long)load(&bk_stats.maps_scans));
+		(unsigned long long)load(&bk_stats.arena_bos));
 	fclose(f);
 }

@@ -152,33 +152,13 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 	return r;
 }
 
-/* Up to this size a conversion copies the range whole: reading
- * /proc/self/maps to learn that untouched pages read zero costs more than
- * reading them (hsa_storm: 0.2 ms per scan of a ROCr process's mappings,
- * 85 % of a conversion). An untouched private anonymous page read here
- * maps the shared zero page, and the range is replaced by the blob next. */
-#define BK_UPTR_COPY_WHOLE_MAX (256u << 10)
-/* VKFD_GUEST_MAPS_SCAN=1: scan for every size (the old rule, a measurement
- * baseline); -1 until read, under bk_mem_lock */
-static int bk_maps_scan_always = -1;
-
 /* With bk_mem_lock. */
 int bk_userptr_copy_in(uint8_t *dst, uint64_t va, uint64_t len)
 {
-	uint64_t t0;
-	bool anon;
+	uint64_t t0 = bk_prof_begin();
+	bool anon = bk_range_anon_private(va, len);
 
 	BK_ASSERT_MEM_LOCKED();
-	if (bk_maps_scan_always < 0) {
-		const char *e = getenv("VKFD_GUEST_MAPS_SCAN");
-
-		bk_maps_scan_always = e && !strcmp(e, "1");
-	}
-	if (len <= BK_UPTR_COPY_WHOLE_MAX && !bk_maps_scan_always)
-		return bk_read_user(dst, va, len);
-	t0 = bk_prof_begin();
-	bk_stats_count(&bk_stats.maps_scans);
-	anon = bk_range_anon_private(va, len);
 	bk_prof_op(BK_PROF_UPTR_MAPS_SCAN, t0);
 	if (anon)
 		return bk_copy_populated(dst, va, len);

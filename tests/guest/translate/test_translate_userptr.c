@@ -384,40 +384,6 @@ static void test_free_arena_range_deferred_then_madvise(void **state)
 	munmap(p, ARENA_SIZE);
 }
 
-/* A conversion of up to 256 KiB copies the range whole instead of asking
- * /proc/self/maps which pages are untouched anonymous memory (that scan
- * cost more than the copy); a larger one still asks. Either way the
- * written pages keep their bytes and the untouched ones read zero. */
-static void test_small_conversion_without_maps_scan(void **state)
-{
-	struct kfd_ioctl_alloc_memory_of_gpu_args a;
-	const size_t sizes[2] = {ARENA_SIZE, SIZE};
-
-	(void)state;
-	for (int i = 0; i < 2; i++) {
-		size_t n = sizes[i];
-		unsigned char *p =
-		    mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		uint64_t scans;
-
-		assert_true(p != MAP_FAILED);
-		fill(p, PAGE, 31); /* the first page written, the rest untouched */
-		scans = __atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED);
-		assert_int_equal(
-		    alloc_bo((uintptr_t)p, n, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a), 0);
-		assert_int_equal(__atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED) - scans,
-				 n > 256 * 1024);
-		assert_int_equal(map_kind(p), 's');
-		check(p, PAGE, 31);
-		for (size_t k = PAGE; k < n; k++)
-			if (p[k])
-				fail_msg("untouched byte %zu reads %#x", k, p[k]);
-		assert_int_equal(free_bo(a.handle), 0);
-		B.munmap_notify(p, n);
-		munmap(p, n);
-	}
-}
-
 /* Registered user memory (GPU VA != CPU VA: it may be malloc's heap) is
  * copied back at FREE: private again at once. */
 static void test_unequal_va_restored_at_free(void **state)
@@ -760,7 +726,6 @@ int main(void)
 	    cmocka_unit_test(test_unequal_va_restored_at_free),
 	    cmocka_unit_test(test_free_arena_range_deferred),
 	    cmocka_unit_test(test_free_arena_range_deferred_then_madvise),
-	    cmocka_unit_test(test_small_conversion_without_maps_scan),
 	    cmocka_unit_test(test_overlap_free_first_first),
 	    cmocka_unit_test(test_overlap_free_second_first),
 	    cmocka_unit_test(test_overlap_inside_and_spanning),
