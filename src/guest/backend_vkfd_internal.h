@@ -363,10 +363,11 @@ int bk_send_free(struct bk_conn *c, uint64_t handle);
 
 /* backend_vkfd_stats.c: counters (relaxed atomics), reported at exit */
 struct bk_stats {
-	uint64_t replies;   /* sync calls: replies waited for */
-	uint64_t waits;     /* fenced WAIT_EVENTS calls */
-	uint64_t blobs;     /* blobs created (per-BO and arena blobs) */
-	uint64_t arena_bos; /* BOs placed in an arena */
+	uint64_t replies;    /* sync calls: replies waited for */
+	uint64_t waits;      /* fenced WAIT_EVENTS calls */
+	uint64_t blobs;      /* blobs created (per-BO and arena blobs) */
+	uint64_t arena_bos;  /* BOs placed in an arena */
+	uint64_t maps_scans; /* USERPTR conversions that read /proc/self/maps */
 };
 extern struct bk_stats bk_stats;
 void bk_stats_count(uint64_t *counter);
@@ -390,6 +391,11 @@ void bk_prof_ioctl(unsigned int nr, uint64_t t0);
 void bk_prof_cmd(uint32_t cmd, uint64_t t0);
 void bk_prof_op(enum bk_prof_op op, uint64_t t0);
 void bk_prof_report(void);
+
+/* backend_vkfd_procmap.c: 1 if [va, va+len) lies entirely in readable
+ * private anonymous mappings (no file, no name but the heap's), 0 if not,
+ * -1 if the kernel cannot tell without reading /proc/self/maps */
+int bk_procmap_anon_private(uint64_t va, uint64_t len);
 
 /* backend_vkfd_arena.c (bk_mem_lock held) */
 /* VKFD_ARENAS is not "0": ask the host for arenas */

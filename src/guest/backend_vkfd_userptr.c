@@ -112,6 +112,11 @@ static bool bk_line_anon_private(const struct bk_map_line *m, const void *arg)
  * been written and reads as zero. */
 static bool bk_range_anon_private(uint64_t va, uint64_t len)
 {
+	int q = bk_procmap_anon_private(va, len);
+
+	if (q >= 0)
+		return q;
+	bk_stats_count(&bk_stats.maps_scans);
 	return bk_maps_cover(va, len, bk_line_anon_private, NULL);
 }
 

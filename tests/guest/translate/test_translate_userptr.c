@@ -384,6 +384,75 @@ static void test_free_arena_range_deferred_then_madvise(void **state)
 	munmap(p, ARENA_SIZE);
 }
 
+/* The per-mapping query (PROCMAP_QUERY) gives the answers the maps file
+ * gives: private anonymous readable memory (also across two mappings) yes;
+ * a file, shared anonymous memory, an unreadable mapping, a hole, the
+ * vDSO no. Skipped where the kernel does not have the query. */
+static void test_procmap_anon_private(void **state)
+{
+	unsigned char *a, *f, *sh;
+	void *vdso = NULL;
+	char line[512];
+	FILE *m;
+	int fd;
+
+	(void)state;
+	a = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(a != MAP_FAILED);
+	if (bk_procmap_anon_private((uintptr_t)a, 4 * PAGE) < 0) {
+		munmap(a, 4 * PAGE);
+		skip();
+	}
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 4 * PAGE), 1);
+	/* two mappings (different protections), both readable */
+	assert_int_equal(mprotect(a + 2 * PAGE, 2 * PAGE, PROT_READ), 0);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 4 * PAGE), 1);
+	assert_int_equal(mprotect(a + 3 * PAGE, PAGE, PROT_NONE), 0);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 4 * PAGE), 0);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 3 * PAGE), 1);
+	assert_int_equal(munmap(a + PAGE, PAGE), 0); /* a hole */
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 3 * PAGE), 0);
+	munmap(a, 4 * PAGE);
+
+	fd = memfd_create("translate-procmap", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 2 * PAGE), 0);
+	f = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	assert_true(f != MAP_FAILED);
+	close(fd);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)f, 2 * PAGE), 0);
+	munmap(f, 2 * PAGE);
+	sh = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(sh != MAP_FAILED);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)sh, 2 * PAGE), 0);
+	munmap(sh, 2 * PAGE);
+
+	m = fopen("/proc/self/maps", "re");
+	assert_non_null(m);
+	while (fgets(line, sizeof(line), m))
+		if (strstr(line, "[vdso]")) {
+			unsigned long long s0;
+
+			if (sscanf(line, "%llx-", &s0) == 1)
+				vdso = (void *)(uintptr_t)s0;
+			break;
+		}
+	fclose(m);
+	if (vdso)
+		assert_int_equal(bk_procmap_anon_private((uintptr_t)vdso, PAGE), 0);
+
+	/* a conversion asks the kernel, not the maps file */
+	{
+		uint64_t scans = __atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED);
+		unsigned char *p = host_alloc_and_free_n(41, ARENA_SIZE);
+
+		assert_int_equal(__atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED), scans);
+		check(p, ARENA_SIZE, 41);
+		B.munmap_notify(p, ARENA_SIZE);
+		munmap(p, ARENA_SIZE);
+	}
+}
+
 /* Registered user memory (GPU VA != CPU VA: it may be malloc's heap) is
  * copied back at FREE: private again at once. */
 static void test_unequal_va_restored_at_free(void **state)
@@ -726,6 +795,7 @@ int main(void)
 	    cmocka_unit_test(test_unequal_va_restored_at_free),
 	    cmocka_unit_test(test_free_arena_range_deferred),
 	    cmocka_unit_test(test_free_arena_range_deferred_then_madvise),
+	    cmocka_unit_test(test_procmap_anon_private),
 	    cmocka_unit_test(test_overlap_free_first_first),
 	    cmocka_unit_test(test_overlap_free_second_first),
 	    cmocka_unit_test(test_overlap_inside_and_spanning),
