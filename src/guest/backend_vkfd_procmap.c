@@ -5,7 +5,8 @@
  * instead of by reading the whole maps file. A USERPTR conversion asks
  * this for every registration (backend_vkfd_userptr.c, "copy costs"); in
  * a ROCr process with hundreds of mappings the full read cost 0.36 ms per
- * conversion (docs/performance.md, "The real-ROCr storm's free phase").
+ * conversion (docs/performance.md, "The real-ROCr storm's alloc and free
+ * phases").
  * Where the kernel does not know the query the caller reads the file.
  */
 #include <errno.h>
