@@ -221,6 +221,7 @@ static int bk_init(void)
 	if (!atexit_done) {
 		atexit(bk_cleanup_tree);
 		atexit(bk_stats_report);
+		atexit(bk_prof_report);
 		atexit_done = true;
 	}
 out:

@@ -101,6 +101,7 @@ int bk_transport_err(int r)
 int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rsp, size_t rsp_len)
 {
 	struct vkfd_req_hdr *h = req;
+	uint64_t t0 = bk_prof_begin();
 	int r;
 
 	h->cmd = cmd;
@@ -109,6 +110,7 @@ int bk_call(struct bk_conn *c, uint32_t cmd, void *req, size_t req_len, void *rs
 	bk_stats_count(&bk_stats.replies);
 	__atomic_fetch_add(&c->n_sync, 1, __ATOMIC_RELAXED);
 	r = vkfd_guest_call(c->g, req, req_len, rsp, rsp_len);
+	bk_prof_cmd(cmd, t0);
 	if (r)
 		return bk_transport_err(r);
 	return bk_errno(((struct vkfd_rsp_hdr *)rsp)->ret);

@@ -363,15 +363,39 @@ int bk_send_free(struct bk_conn *c, uint64_t handle);
 
 /* backend_vkfd_stats.c: counters (relaxed atomics), reported at exit */
 struct bk_stats {
-	uint64_t replies;   /* sync calls: replies waited for */
-	uint64_t waits;     /* fenced WAIT_EVENTS calls */
-	uint64_t blobs;     /* blobs created (per-BO and arena blobs) */
-	uint64_t arena_bos; /* BOs placed in an arena */
+	uint64_t replies;    /* sync calls: replies waited for */
+	uint64_t waits;      /* fenced WAIT_EVENTS calls */
+	uint64_t blobs;      /* blobs created (per-BO and arena blobs) */
+	uint64_t arena_bos;  /* BOs placed in an arena */
+	uint64_t maps_scans; /* USERPTR conversions that read /proc/self/maps */
 };
 extern struct bk_stats bk_stats;
 void bk_stats_count(uint64_t *counter);
 /* VKFD_SHIM_STATS=<file>: append this process's counters (atexit) */
 void bk_stats_report(void);
+
+/* VKFD_SHIM_PROFILE=<file>: where the shim's time goes, per KFD ioctl, per
+ * synchronous protocol command and per costly local step (count and
+ * wall time); appended at exit. Off (no clock read) without the variable. */
+enum bk_prof_op {
+	BK_PROF_BLOB_CREATE,    /* BIND_BLOB + blob create (a transport call) */
+	BK_PROF_BLOB_DESTROY,   /* a BO's blob released */
+	BK_PROF_UPTR_COPY_IN,   /* a USERPTR conversion's copy and remap */
+	BK_PROF_UPTR_RESTORE,   /* a converted range copied back */
+	BK_PROF_MUNMAP_NOTIFY,  /* the shim's munmap / MAP_FIXED notification */
+	BK_PROF_UPTR_MAPS_SCAN, /* a conversion's /proc/self/maps scan */
+	BK_PROF_OP_COUNT_,
+};
+uint64_t bk_prof_begin(void);
+void bk_prof_ioctl(unsigned int nr, uint64_t t0);
+void bk_prof_cmd(uint32_t cmd, uint64_t t0);
+void bk_prof_op(enum bk_prof_op op, uint64_t t0);
+void bk_prof_report(void);
+
+/* backend_vkfd_procmap.c: 1 if [va, va+len) lies entirely in readable
+ * private anonymous mappings (no file, no name but the heap's), 0 if not,
+ * -1 if the kernel cannot tell without reading /proc/self/maps */
+int bk_procmap_anon_private(uint64_t va, uint64_t len);
 
 /* backend_vkfd_arena.c (bk_mem_lock held) */
 /* VKFD_ARENAS is not "0": ask the host for arenas */

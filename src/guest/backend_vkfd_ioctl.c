@@ -424,6 +424,7 @@ int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 	unsigned int nr = _IOC_NR(request);
 	uint32_t usize = _IOC_SIZE(request);
 	uint64_t buf[BK_ARG_MAX / 8];
+	uint64_t t0 = bk_prof_begin();
 	uint32_t n;
 	int r, w;
 
@@ -450,5 +451,6 @@ int bk_kfd_ioctl(struct bk_conn *c, unsigned long request, void *arg)
 		if (w && !r)
 			r = w;
 	}
+	bk_prof_ioctl(nr, t0);
 	return r;
 }

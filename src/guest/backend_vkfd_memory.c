@@ -24,7 +24,7 @@ int bk_bind_new_blob_locked(struct bk_conn *c, const struct bk_bo *b, uint32_t f
 			    struct vkfd_guest_blob *out)
 {
 	struct vkfd_req_bind_blob req;
-	uint64_t id;
+	uint64_t id, t0 = bk_prof_begin();
 	int r;
 
 	BK_ASSERT_MEM_LOCKED();
@@ -36,7 +36,9 @@ int bk_bind_new_blob_locked(struct bk_conn *c, const struct bk_bo *b, uint32_t f
 	if (r)
 		return r;
 	bk_stats_count(&bk_stats.blobs);
-	return vkfd_guest_blob_create(c->g, id, b->blob_size, flags, out);
+	r = vkfd_guest_blob_create(c->g, id, b->blob_size, flags, out);
+	bk_prof_op(BK_PROF_BLOB_CREATE, t0);
+	return r;
 }
 
 /* Called with bk_mem_lock held. */
@@ -356,13 +358,18 @@ int bk_ioctl_free_memory_of_gpu(struct bk_conn *c, void *arg, uint32_t usize)
 	}
 	/* a USERPTR range is given back (now or deferred: backend_vkfd_userptr.c) */
 	kept = b->userptr && bk_userptr_release_locked(c, b);
-	if (b->has_blob && !kept)
+	if (b->has_blob && !kept) {
+		uint64_t t0 = bk_prof_begin();
+
 		vkfd_guest_blob_destroy(c->g, &b->blob);
+		bk_prof_op(BK_PROF_BLOB_DESTROY, t0);
+	}
 	bk_ipc_bo_release(c, b);
 	r = bk_send_free(c, b->handle);
 	/* the host frees it before any later ALLOC in the stream: the range
-	 * may be handed out again at once */
-	if (b->arena)
+	 * may be handed out again at once (a deferred USERPTR slice: when its
+	 * range is replaced or restored) */
+	if (b->arena && !kept)
 		bk_arena_put_locked(b->arena, b->arena_offset, b->size);
 	bk_mem_lock_release();
 	if (!kept)

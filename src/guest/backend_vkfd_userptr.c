@@ -112,6 +112,11 @@ static bool bk_line_anon_private(const struct bk_map_line *m, const void *arg)
  * been written and reads as zero. */
 static bool bk_range_anon_private(uint64_t va, uint64_t len)
 {
+	int q = bk_procmap_anon_private(va, len);
+
+	if (q >= 0)
+		return q;
+	bk_stats_count(&bk_stats.maps_scans);
 	return bk_maps_cover(va, len, bk_line_anon_private, NULL);
 }
 
@@ -152,9 +157,15 @@ static int bk_copy_populated(uint8_t *dst, uint64_t va, uint64_t len)
 	return r;
 }
 
+/* With bk_mem_lock. */
 int bk_userptr_copy_in(uint8_t *dst, uint64_t va, uint64_t len)
 {
-	if (bk_range_anon_private(va, len))
+	uint64_t t0 = bk_prof_begin();
+	bool anon = bk_range_anon_private(va, len);
+
+	BK_ASSERT_MEM_LOCKED();
+	bk_prof_op(BK_PROF_UPTR_MAPS_SCAN, t0);
+	if (anon)
 		return bk_copy_populated(dst, va, len);
 	return bk_read_user(dst, va, len);
 }
@@ -188,7 +199,7 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 	int r;
 
 	BK_ASSERT_MEM_LOCKED();
-	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2;
+	uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), t1, t2, t0p = bk_prof_begin();
 
 	/* a freed range not yet given back: its contents first */
 	bk_deferred_settle_locked(b->cpu_va, b->cpu_va + b->uptr_len, false);
@@ -213,6 +224,7 @@ int bk_userptr_convert_locked(struct bk_conn *c, struct bk_bo *b)
 				PROT_READ | PROT_WRITE) == MAP_FAILED)
 		return -errno;
 	b->userptr_mapped = true;
+	bk_prof_op(BK_PROF_UPTR_COPY_IN, t0p);
 	return 0;
 }
 
@@ -282,6 +294,7 @@ static int bk_copy_blob_data(uint8_t *dst, const struct bk_bo *b)
 
 void bk_arena_run_restore_locked(const struct bk_arena *a, uint64_t cpu_va, uint64_t len)
 {
+	uint64_t t0 = bk_prof_begin();
 	void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (tmp == MAP_FAILED)
@@ -290,6 +303,7 @@ void bk_arena_run_restore_locked(const struct bk_arena *a, uint64_t cpu_va, uint
 	    mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)cpu_va) ==
 		MAP_FAILED)
 		munmap(tmp, len);
+	bk_prof_op(BK_PROF_UPTR_RESTORE, t0);
 }
 
 /* Restore, when mapped, the pages of one arena range of a BO that no
@@ -317,6 +331,7 @@ static void bk_arena_range_restore_locked(const struct bk_arena *a, uint64_t off
  * contents. Called with bk_mem_lock. */
 void bk_userptr_restore_locked(struct bk_bo *b)
 {
+	uint64_t t0 = bk_prof_begin();
 	void *tmp;
 
 	BK_ASSERT_MEM_LOCKED();
@@ -330,6 +345,7 @@ void bk_userptr_restore_locked(struct bk_bo *b)
 		   (void *)(uintptr_t)b->cpu_va) == MAP_FAILED)
 		munmap(tmp, b->uptr_len);
 	b->userptr_mapped = false;
+	bk_prof_op(BK_PROF_UPTR_RESTORE, t0);
 }
 
 /*
@@ -394,18 +410,48 @@ static bool bk_line_shared_file(const struct bk_map_line *m, const void *arg)
  * program mapped there since. */
 static bool bk_range_still_blob(const struct bk_bo *b)
 {
+	const struct vkfd_guest_blob *blob = b->arena ? &b->arena->blob : &b->blob;
 	struct stat st;
 	unsigned long long ino;
-	bool by_inode = b->blob.fd >= 0 && fstat(b->blob.fd, &st) == 0;
+	bool by_inode = blob->fd >= 0 && fstat(blob->fd, &st) == 0;
 
 	ino = by_inode ? (unsigned long long)st.st_ino : 0;
 	return bk_maps_cover(b->cpu_va, b->uptr_len, bk_line_shared_file, by_inode ? &ino : NULL);
+}
+
+/* A deferred arena slice goes back to its arena. Dropped because the
+ * caller is about to replace the range (replacing), the range still maps
+ * the slice until the caller's munmap or mmap runs: it is made an
+ * inaccessible reservation first, so the slice's next owner is never
+ * reachable through the old address, whatever the caller does next
+ * (libhsakmt's replacing mmap may fail and be retried after a munmap). A
+ * range restored, or found unmapped unseen (the program's own mapping may
+ * be there now), is left alone. With bk_mem_lock. */
+static void bk_arena_slice_end_locked(struct bk_bo *b, bool replacing)
+{
+	BK_ASSERT_MEM_LOCKED();
+	if (replacing)
+		mmap((void *)(uintptr_t)b->cpu_va, b->uptr_len, PROT_NONE,
+		     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	bk_arena_put_locked(b->arena, b->arena_offset, b->size);
+}
+
+/* Does b hold every page of its arena range alone (no registration
+ * shares one)? */
+static bool bk_arena_slice_sole_locked(const struct bk_bo *b)
+{
+	for (uint64_t o = 0; o < b->uptr_len; o += BK_ARENA_PAGE)
+		if (bk_arena_refs(b->arena, b->arena_offset + o) != 1)
+			return false;
+	return true;
 }
 
 /* End a deferred range: copy it back (restore) or let it go (the caller
  * is about to replace all of it). With bk_mem_lock. */
 static void bk_deferred_end_locked(struct bk_conn *c, struct bk_bo *b, bool restore)
 {
+	const bool replacing = !restore;
+
 	BK_ASSERT_MEM_LOCKED();
 	if (restore && !bk_range_still_blob(b)) {
 		bk_log("userptr %#" PRIx64 " at %#" PRIx64 " was unmapped unseen: not restored",
@@ -416,7 +462,10 @@ static void bk_deferred_end_locked(struct bk_conn *c, struct bk_bo *b, bool rest
 	       restore ? "restored" : "dropped");
 	if (restore)
 		bk_userptr_restore_locked(b);
-	vkfd_guest_blob_destroy(c->g, &b->blob);
+	if (b->arena)
+		bk_arena_slice_end_locked(b, replacing);
+	else
+		vkfd_guest_blob_destroy(c->g, &b->blob);
 	atomic_fetch_sub(&bk_n_deferred, 1);
 	free(b);
 }
@@ -453,8 +502,9 @@ void bk_userptr_settle_locked(uint64_t s, uint64_t e)
 
 /* FREE of a converted BO, with bk_mem_lock, after it left the BO list:
  * true if the range was kept mapped for a deferred copy-back (the BO and
- * its blob now belong to c->uptr_freed), false if the caller destroys the
- * blob and the BO as before (the range was restored here, or is gone). */
+ * its blob or arena slice now belong to c->uptr_freed), false if the
+ * caller destroys the blob, puts the slice and frees the BO as before (the
+ * range was restored here, or is gone). */
 bool bk_userptr_release_locked(struct bk_conn *c, struct bk_bo *b)
 {
 	BK_ASSERT_MEM_LOCKED();
@@ -478,16 +528,21 @@ bool bk_userptr_release_locked(struct bk_conn *c, struct bk_bo *b)
 		return false;
 	if (bk_userptr_eager < 0)
 		bk_userptr_eager = getenv("VKFD_USERPTR_EAGER_RESTORE") != NULL;
-	/* an arena slice goes back to its arena (the caller's put) now, for
-	 * the next BO: never leave it mapped over the freed range; its pages
-	 * a shared registration still holds stay */
-	if (b->arena) {
+	/* An arena slice of libhsakmt's own memory is deferred like a blob:
+	 * the slice stays held (and mapped over the range) until the range
+	 * is replaced or restored, then goes back to its arena. A slice whose
+	 * pages a shared registration also holds, registered memory and the
+	 * eager knob: its pages no other BO holds go back now (the caller's
+	 * put), copied back into private memory; never left mapped over the
+	 * freed range, since the next BO may get them. */
+	if (b->arena &&
+	    (b->va != b->cpu_va || bk_userptr_eager || !bk_arena_slice_sole_locked(b))) {
 		bk_arena_range_restore_locked(b->arena, b->arena_offset, b->cpu_va, b->uptr_len,
 					      true);
 		b->userptr_mapped = false;
 		return false;
 	}
-	if (b->va != b->cpu_va || !b->has_blob || bk_userptr_eager) {
+	if (!b->arena && (b->va != b->cpu_va || !b->has_blob || bk_userptr_eager)) {
 		bk_userptr_restore_locked(b);
 		return false;
 	}
@@ -521,7 +576,7 @@ void bk_userptr_conn_free_locked(struct bk_conn *c)
 
 void bk_munmap_notify(void *addr, size_t len)
 {
-	uint64_t s = (uintptr_t)addr, e = s + len;
+	uint64_t s = (uintptr_t)addr, e = s + len, t0 = bk_prof_begin();
 
 	if (e < s)
 		e = UINT64_MAX;
@@ -542,6 +597,7 @@ void bk_munmap_notify(void *addr, size_t len)
 				b->userptr_mapped = false;
 	}
 	bk_table_unlock();
+	bk_prof_op(BK_PROF_MUNMAP_NOTIFY, t0);
 }
 
 /* madvise or mremap of [addr, addr+len): a deferred range there is

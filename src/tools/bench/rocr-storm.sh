@@ -17,7 +17,11 @@
 # "native arenas blobs"); "syncmap" is "arenas" with every MAP synchronous
 # (VKFD_GUEST_SYNC_MAP=1, the baseline of protocol 1.1's asynchronous MAP);
 # "setflush" is "arenas" with every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1);
-# "baseline" both (the shim before the asynchronous MAP and the flush rule).
+# "baseline" both (the shim before the asynchronous MAP and the flush rule);
+# "eager" is "arenas" with every freed USERPTR range copied back at FREE
+# (VKFD_USERPTR_EAGER_RESTORE=1: arena slices as before their deferral);
+# "scan" is "arenas" with each USERPTR conversion reading /proc/self/maps
+# instead of asking the kernel per mapping (VKFD_GUEST_MAPS_SCAN=1).
 # The last two columns compare with "blobs", when it ran.
 # Exit 0, 1 on a failed run, 77 when hsa_storm or vkfd-run is missing.
 set -u
@@ -43,6 +47,11 @@ one() {
 	blobs) out=$(VKFD_ARENAS=0 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
 	syncmap) out=$(VKFD_GUEST_SYNC_MAP=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
 	setflush) out=$(VKFD_GUEST_SET_FLUSH=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
+	scan) out=$(VKFD_GUEST_MAPS_SCAN=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
+	eager)
+		out=$(VKFD_USERPTR_EAGER_RESTORE=1 VKFD_SHIM_STATS="$stats" "$run" -- \
+			"$storm" "$rounds")
+		;;
 	baseline)
 		out=$(VKFD_GUEST_SYNC_MAP=1 VKFD_GUEST_SET_FLUSH=1 VKFD_SHIM_STATS="$stats" "$run" -- \
 			"$storm" "$rounds")
@@ -96,7 +105,7 @@ for m in $modes; do
 	pf=$(median "$tmp/$m" 7)
 	awk -v m="$m" -v ms="$ms" -v nat="$nat" -v r="$r" -v w="$w" -v b="$b" -v bb="$blobs_b" -v rb="$replies_b" \
 		-v pa="$pa" -v pc="$pc" -v pf="$pf" 'BEGIN {
-		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : m == "syncmap" ? "vkfd, arenas, synchronous MAP (VKFD_GUEST_SYNC_MAP=1)" : m == "setflush" ? "vkfd, arenas, every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1)" : m == "baseline" ? "vkfd, arenas, both (before)" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
+		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : m == "syncmap" ? "vkfd, arenas, synchronous MAP (VKFD_GUEST_SYNC_MAP=1)" : m == "setflush" ? "vkfd, arenas, every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1)" : m == "baseline" ? "vkfd, arenas, both (before)" : m == "eager" ? "vkfd, arenas, copy-back at FREE (VKFD_USERPTR_EAGER_RESTORE=1)" : m == "scan" ? "vkfd, arenas, maps file read per conversion (VKFD_GUEST_MAPS_SCAN=1)" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
 		cmp = m != "native" && bb > 0 && rb > 0
 		printf "| %s | %.1f | %.2fx | %.0f / %.0f / %.0f | %d | %d | %d | %s | %s |\n", name, ms, ms / nat, pa, pc, pf, r, w, b,
 			cmp ? sprintf("%.2fx", b / bb) : "-", cmp ? sprintf("%.2fx", r / rb) : "-"

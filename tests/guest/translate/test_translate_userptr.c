@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +29,8 @@
 
 #include "translate_harness.h"
 
-/* above the 2 MiB a host with arenas takes into an arena (whose freed
- * ranges are always copied back): a blob of its own */
+/* above the 2 MiB a host with arenas takes into an arena: a blob of its
+ * own */
 #define SIZE       (512 * PAGE + 16 * PAGE)
 #define ARENA_SIZE (16 * PAGE)
 
@@ -53,6 +54,29 @@ static char map_kind(const void *p)
 	}
 	fclose(f);
 	return kind;
+}
+
+/* The file offset of the mapping at p (an arena slice's offset in its
+ * arena), or -1. */
+static long long map_offset(const void *p)
+{
+	char line[512];
+	long long off = -1;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, o;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %llx", &s, &e, perms, &o) == 4 &&
+		    s <= (uintptr_t)p && (uintptr_t)p < e) {
+			off = (long long)(o + ((uintptr_t)p - s));
+			break;
+		}
+	}
+	fclose(f);
+	return off;
 }
 
 /* Open fds, after a synchronous host call: the host runs the commands
@@ -236,45 +260,201 @@ static void test_free_deferred_then_register_again(void **state)
 }
 
 /* A freed range unmapped behind the shim's back (a raw syscall) and
- * mapped again by the program is not restored over the new mapping. */
-static void test_free_deferred_unmapped_unseen(void **state)
+ * mapped again by the program is not restored over the new mapping, nor
+ * (an arena slice) reserved over it. */
+static void unmapped_unseen(size_t size)
 {
 	int fds = count_fds();
 	unsigned char *p, *q;
 
-	(void)state;
-	p = host_alloc_and_free(37);
-	assert_int_equal(munmap(p, SIZE), 0); /* no munmap_notify */
-	q = mmap(p, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	p = host_alloc_and_free_n(37, size);
+	assert_int_equal(munmap(p, size), 0); /* no munmap_notify */
+	q = mmap(p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	assert_ptr_equal(q, p);
-	memset(q, 0x77, SIZE);
-	B.remap_notify(q, SIZE);
+	memset(q, 0x77, size);
+	B.remap_notify(q, size);
 	/* still the program's shared mapping, not a restored private copy */
 	assert_int_equal(map_kind(q), 's');
-	for (size_t i = 0; i < SIZE; i++)
+	for (size_t i = 0; i < size; i++)
 		if (q[i] != 0x77)
 			fail_msg("byte %zu overwritten", i);
-	assert_int_equal(count_fds(), fds);
-	munmap(q, SIZE);
+	/* the blob's fds are gone (an arena may have been made meanwhile) */
+	if (size == SIZE)
+		assert_int_equal(count_fds(), fds);
+	munmap(q, size);
+}
+
+static void test_free_deferred_unmapped_unseen(void **state)
+{
+	(void)state;
+	unmapped_unseen(SIZE);
+}
+
+static void test_free_arena_deferred_unmapped_unseen(void **state)
+{
+	(void)state;
+	unmapped_unseen(ARENA_SIZE);
+}
+
+/* libhsakmt's host memory small enough for an arena: registered and left
+ * live (its slice's offset in the arena in *off). */
+static unsigned char *arena_host_alloc(unsigned int seed, uint64_t *handle, long long *off)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args a;
+	unsigned char *p =
+	    mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	fill(p, ARENA_SIZE, seed);
+	assert_int_equal(
+	    alloc_bo((uintptr_t)p, ARENA_SIZE, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | (1u << 31), &a),
+	    0);
+	assert_int_equal(map_kind(p), 's');
+	*handle = a.handle;
+	*off = map_offset(p);
+	return p;
+}
+
+/* A range small enough for an arena is deferred like a blob: FREE copies
+ * nothing (the range still holds its slice, with the same bytes), and the
+ * slice is not handed to another BO until the range is replaced; then it
+ * is (first fit: the next BO gets it). */
+static void test_free_arena_range_deferred(void **state)
+{
+	bool arenas = !getenv("VKFD_DIRECT_NO_ARENAS");
+	long long off_p, off_q, off_r;
+	uint64_t hq, hr;
+	unsigned char *p, *q, *r;
+
+	(void)state;
+	p = host_alloc_and_free_n(5, ARENA_SIZE);
+	assert_int_equal(map_kind(p), 's');
+	off_p = map_offset(p);
+	check(p, ARENA_SIZE, 5);
+	/* a BO registered meanwhile gets another slice: p keeps its bytes */
+	q = arena_host_alloc(9, &hq, &off_q);
+	if (arenas)
+		assert_true(off_q != off_p);
+	check(p, ARENA_SIZE, 5);
+	check(q, ARENA_SIZE, 9);
+	/* libhsakmt replaces the range (MAP_FIXED); the slice is unreachable
+	 * from p as soon as the backend lets it go */
+	B.munmap_notify(p, ARENA_SIZE);
+	if (arenas)
+		assert_int_equal(map_kind(p), 'p');
+	assert_ptr_equal(mmap(p, ARENA_SIZE, PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0),
+			 p);
+	r = arena_host_alloc(3, &hr, &off_r);
+	if (arenas)
+		assert_true(off_r == off_p); /* the slice went back to the arena */
+	check(r, ARENA_SIZE, 3);
+	check(q, ARENA_SIZE, 9);
+	assert_int_equal(free_bo(hq), 0);
+	assert_int_equal(free_bo(hr), 0);
+	B.munmap_notify(q, ARENA_SIZE);
+	munmap(q, ARENA_SIZE);
+	B.munmap_notify(r, ARENA_SIZE);
+	munmap(r, ARENA_SIZE);
+	munmap(p, ARENA_SIZE);
+}
+
+/* madvise of a deferred arena range restores it (private, same bytes) and
+ * gives the slice back. */
+static void test_free_arena_range_deferred_then_madvise(void **state)
+{
+	bool arenas = !getenv("VKFD_DIRECT_NO_ARENAS");
+	long long off_p, off_r;
+	unsigned char *p, *r;
+	uint64_t hr;
+
+	(void)state;
+	p = host_alloc_and_free_n(21, ARENA_SIZE);
+	off_p = map_offset(p);
+	B.remap_notify(p, PAGE);
+	assert_int_equal(map_kind(p), 'p');
+	check(p, ARENA_SIZE, 21);
+	r = arena_host_alloc(4, &hr, &off_r);
+	if (arenas)
+		assert_true(off_r == off_p);
+	check(p, ARENA_SIZE, 21);
+	assert_int_equal(free_bo(hr), 0);
+	B.munmap_notify(r, ARENA_SIZE);
+	munmap(r, ARENA_SIZE);
+	munmap(p, ARENA_SIZE);
+}
+
+/* The per-mapping query (PROCMAP_QUERY) gives the answers the maps file
+ * gives: private anonymous readable memory (also across two mappings) yes;
+ * a file, shared anonymous memory, an unreadable mapping, a hole, the
+ * vDSO no. Skipped where the kernel does not have the query. */
+static void test_procmap_anon_private(void **state)
+{
+	unsigned char *a, *f, *sh;
+	void *vdso = NULL;
+	char line[512];
+	FILE *m;
+	int fd;
+
+	(void)state;
+	a = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(a != MAP_FAILED);
+	if (bk_procmap_anon_private((uintptr_t)a, 4 * PAGE) < 0) {
+		munmap(a, 4 * PAGE);
+		skip();
+	}
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 4 * PAGE), 1);
+	/* two mappings (different protections), both readable */
+	assert_int_equal(mprotect(a + 2 * PAGE, 2 * PAGE, PROT_READ), 0);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 4 * PAGE), 1);
+	assert_int_equal(mprotect(a + 3 * PAGE, PAGE, PROT_NONE), 0);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 4 * PAGE), 0);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 3 * PAGE), 1);
+	assert_int_equal(munmap(a + PAGE, PAGE), 0); /* a hole */
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)a, 3 * PAGE), 0);
+	munmap(a, 4 * PAGE);
+
+	fd = memfd_create("translate-procmap", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 2 * PAGE), 0);
+	f = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	assert_true(f != MAP_FAILED);
+	close(fd);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)f, 2 * PAGE), 0);
+	munmap(f, 2 * PAGE);
+	sh = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(sh != MAP_FAILED);
+	assert_int_equal(bk_procmap_anon_private((uintptr_t)sh, 2 * PAGE), 0);
+	munmap(sh, 2 * PAGE);
+
+	m = fopen("/proc/self/maps", "re");
+	assert_non_null(m);
+	while (fgets(line, sizeof(line), m))
+		if (strstr(line, "[vdso]")) {
+			unsigned long long s0;
+
+			if (sscanf(line, "%llx-", &s0) == 1)
+				vdso = (void *)(uintptr_t)s0;
+			break;
+		}
+	fclose(m);
+	if (vdso)
+		assert_int_equal(bk_procmap_anon_private((uintptr_t)vdso, PAGE), 0);
+
+	/* a conversion asks the kernel, not the maps file */
+	{
+		uint64_t scans = __atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED);
+		unsigned char *p = host_alloc_and_free_n(41, ARENA_SIZE);
+
+		assert_int_equal(__atomic_load_n(&bk_stats.maps_scans, __ATOMIC_RELAXED), scans);
+		check(p, ARENA_SIZE, 41);
+		B.munmap_notify(p, ARENA_SIZE);
+		munmap(p, ARENA_SIZE);
+	}
 }
 
 /* Registered user memory (GPU VA != CPU VA: it may be malloc's heap) is
  * copied back at FREE: private again at once. */
-/* A range small enough for an arena: FREE copies it back at once (its
- * slice goes to the next BO), with the same bytes. Without arenas it is
- * deferred like any other. */
-static void test_free_arena_range_copied_back(void **state)
-{
-	unsigned char *p;
-
-	(void)state;
-	p = host_alloc_and_free_n(5, ARENA_SIZE);
-	assert_int_equal(map_kind(p), getenv("VKFD_DIRECT_NO_ARENAS") ? 's' : 'p');
-	check(p, ARENA_SIZE, 5);
-	B.munmap_notify(p, ARENA_SIZE);
-	assert_int_equal(munmap(p, ARENA_SIZE), 0);
-}
-
 static void test_unequal_va_restored_at_free(void **state)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args a;
@@ -611,8 +791,11 @@ int main(void)
 	    cmocka_unit_test(test_free_deferred_then_fork),
 	    cmocka_unit_test(test_free_deferred_then_register_again),
 	    cmocka_unit_test(test_free_deferred_unmapped_unseen),
+	    cmocka_unit_test(test_free_arena_deferred_unmapped_unseen),
 	    cmocka_unit_test(test_unequal_va_restored_at_free),
-	    cmocka_unit_test(test_free_arena_range_copied_back),
+	    cmocka_unit_test(test_free_arena_range_deferred),
+	    cmocka_unit_test(test_free_arena_range_deferred_then_madvise),
+	    cmocka_unit_test(test_procmap_anon_private),
 	    cmocka_unit_test(test_overlap_free_first_first),
 	    cmocka_unit_test(test_overlap_free_second_first),
 	    cmocka_unit_test(test_overlap_inside_and_spanning),
