@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,6 +33,7 @@
 #include <unistd.h>
 
 #include "backend_vkfd_internal.h"
+#include "proc_maps.h"
 #include "svm_ranges.h"
 
 #define BK_SVM_TASK_SIZE   0x7ffffffff000ull /* x86-64 user VA limit */
@@ -74,56 +74,54 @@ struct bk_svm_vma {
 	unsigned long long ino;
 };
 
+struct bk_svm_vmas {
+	uint64_t s, e;
+	struct bk_svm_vma *v;
+	size_t n, cap;
+};
+
+static int bk_svm_vma_line(const struct proc_maps_line *m, void *arg)
+{
+	struct bk_svm_vmas *w = arg;
+
+	if (m->end <= w->s)
+		return 0;
+	if (m->start >= w->e)
+		return 1; /* the lines come in address order */
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 16;
+		struct bk_svm_vma *nv = realloc(w->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		w->v = nv;
+		w->cap = nc;
+	}
+	w->v[w->n++] = (struct bk_svm_vma){
+	    .start = m->start,
+	    .end = m->end,
+	    .prot = (m->perms[0] == 'r' ? PROT_READ : 0) | (m->perms[1] == 'w' ? PROT_WRITE : 0) |
+		    (m->perms[2] == 'x' ? PROT_EXEC : 0),
+	    .shared = m->perms[3] == 's',
+	    .ino = m->inode,
+	};
+	return 0;
+}
+
 /* The lines of /proc/self/maps overlapping [s, e), in order, in *out
  * (malloc'ed): their number or -errno. */
 static ssize_t bk_svm_vmas(uint64_t s, uint64_t e, struct bk_svm_vma **out)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	struct bk_svm_vma *v = NULL;
-	size_t n = 0, cap = 0;
-	char line[512];
+	struct bk_svm_vmas w = {.s = s, .e = e};
+	int r = proc_maps_walk(bk_svm_vma_line, &w);
 
 	*out = NULL;
-	if (!f)
-		return -EFAULT;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a, b, ino;
-		char perms[8];
-		size_t len = strlen(line);
-
-		if (len && line[len - 1] != '\n') { /* a long path: skip its rest */
-			int ch;
-
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
-		}
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu", &a, &b, perms, &ino) != 4)
-			continue;
-		if (b <= s || a >= e)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct bk_svm_vma *nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
-		}
-		v[n].start = a;
-		v[n].end = b;
-		v[n].prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-			    (perms[2] == 'x' ? PROT_EXEC : 0);
-		v[n].shared = perms[3] == 's';
-		v[n].ino = ino;
-		n++;
+	if (r < 0) {
+		free(w.v);
+		return r == -ENOMEM ? -ENOMEM : -EFAULT;
 	}
-	fclose(f);
-	*out = v;
-	return (ssize_t)n;
+	*out = w.v;
+	return (ssize_t)w.n;
 }
 
 /* svm_range_is_valid: every page of [s, e) lies in a CPU mapping. */

@@ -15,10 +15,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc_maps.h"
 #include "sim_priv.h"
 
 #define SVM_CLR_FLAGS_MINOR 6 /* 1.6: GET_ATTR reports CLR_FLAGS */
@@ -29,55 +29,49 @@ struct svm_vma {
 	bool writable;
 };
 
+struct svm_vmas {
+	uint64_t s, e;
+	struct svm_vma *v;
+	size_t n, cap;
+};
+
+static int svm_vma_line(const struct proc_maps_line *m, void *arg)
+{
+	struct svm_vmas *w = arg;
+
+	if (m->end <= w->s)
+		return 0;
+	if (m->start >= w->e)
+		return 1; /* the lines come in address order */
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 8;
+		struct svm_vma *nv = realloc(w->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		w->v = nv;
+		w->cap = nc;
+	}
+	w->v[w->n++] =
+	    (struct svm_vma){.start = m->start, .end = m->end, .writable = m->perms[1] == 'w'};
+	return 0;
+}
+
 /* The CPU mappings that overlap [s, e), in address order, in *out
  * (malloc'ed); returns their number or -errno. Without /proc the range
  * cannot be checked: -EFAULT. */
 static ssize_t svm_vmas(uint64_t s, uint64_t e, struct svm_vma **out)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	struct svm_vma *v = NULL;
-	size_t n = 0, cap = 0;
-	char line[512];
+	struct svm_vmas w = {.s = s, .e = e};
+	int r = proc_maps_walk(svm_vma_line, &w);
 
 	*out = NULL;
-	if (!f)
-		return -EFAULT;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t a, b;
-		char perms[5];
-		size_t len = strlen(line);
-
-		/* a long path: the rest of the line is not needed */
-		if (len && line[len - 1] != '\n') {
-			char rest[256];
-
-			while (fgets(rest, sizeof(rest), f) && rest[strlen(rest) - 1] != '\n')
-				;
-		}
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &a, &b, perms) != 3)
-			continue;
-		if (b <= s || a >= e)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			struct svm_vma *nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
-		}
-		v[n].start = a;
-		v[n].end = b;
-		v[n].writable = perms[1] == 'w';
-		n++;
+	if (r < 0) {
+		free(w.v);
+		return r == -ENOMEM ? -ENOMEM : -EFAULT;
 	}
-	fclose(f);
-	*out = v;
-	return (ssize_t)n;
+	*out = w.v;
+	return (ssize_t)w.n;
 }
 
 /* svm_range_is_valid: every page of [s, e) lies in a CPU mapping. */
