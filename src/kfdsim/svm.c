@@ -23,69 +23,20 @@
 
 #define SVM_CLR_FLAGS_MINOR 6 /* 1.6: GET_ATTR reports CLR_FLAGS */
 
-/* One CPU mapping (a line of /proc/self/maps). */
-struct svm_vma {
-	uint64_t start, end;
-	bool writable;
-};
-
-struct svm_vmas {
-	uint64_t s, e;
-	struct svm_vma *v;
-	size_t n, cap;
-};
-
-static int svm_vma_line(const struct proc_maps_line *m, void *arg)
-{
-	struct svm_vmas *w = arg;
-
-	if (m->end <= w->s)
-		return 0;
-	if (m->start >= w->e)
-		return 1; /* the lines come in address order */
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 8;
-		struct svm_vma *nv = realloc(w->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		w->v = nv;
-		w->cap = nc;
-	}
-	w->v[w->n++] =
-	    (struct svm_vma){.start = m->start, .end = m->end, .writable = m->perms[1] == 'w'};
-	return 0;
-}
-
 /* The CPU mappings that overlap [s, e), in address order, in *out
  * (malloc'ed); returns their number or -errno. Without /proc the range
  * cannot be checked: -EFAULT. */
-static ssize_t svm_vmas(uint64_t s, uint64_t e, struct svm_vma **out)
+static ssize_t svm_vmas(uint64_t s, uint64_t e, struct proc_maps_vma **out)
 {
-	struct svm_vmas w = {.s = s, .e = e};
-	int r = proc_maps_walk(svm_vma_line, &w);
+	ssize_t n = proc_maps_overlapping(s, e, out);
 
-	*out = NULL;
-	if (r < 0) {
-		free(w.v);
-		return r == -ENOMEM ? -ENOMEM : -EFAULT;
-	}
-	*out = w.v;
-	return (ssize_t)w.n;
+	return n < 0 && n != -ENOMEM ? -EFAULT : n;
 }
 
 /* svm_range_is_valid: every page of [s, e) lies in a CPU mapping. */
-static int svm_covered(const struct svm_vma *v, size_t n, uint64_t s, uint64_t e)
+static int svm_covered(const struct proc_maps_vma *v, size_t n, uint64_t s, uint64_t e)
 {
-	uint64_t at = s;
-
-	for (size_t i = 0; i < n && at < e; i++) {
-		if (v[i].start > at)
-			return -EFAULT;
-		if (v[i].end > at)
-			at = v[i].end;
-	}
-	return at >= e ? 0 : -EFAULT;
+	return proc_maps_covered(v, n, s, e) ? 0 : -EFAULT;
 }
 
 static uint32_t gpu_bit(const struct sim_pdd *pdd)
@@ -136,8 +87,8 @@ static int svm_check_vm(struct sim_process *p, uint64_t s, uint64_t e)
  * pages at the same address, one mapping per CPU mapping so each gets
  * its own write permission (svm_range_validate_and_map maps read-only
  * what the CPU may not write). */
-static int svm_map_gpu(struct sim_pdd *pdd, const struct svm_range *r, const struct svm_vma *v,
-		       size_t nv)
+static int svm_map_gpu(struct sim_pdd *pdd, const struct svm_range *r,
+		       const struct proc_maps_vma *v, size_t nv)
 {
 	int err = 0;
 
@@ -150,7 +101,7 @@ static int svm_map_gpu(struct sim_pdd *pdd, const struct svm_range *r, const str
 		    .start = s,
 		    .end = e,
 		    .host = (uint8_t *)(uintptr_t)s,
-		    .writable = v[i].writable && !(r->flags & KFD_IOCTL_SVM_FLAG_GPU_RO),
+		    .writable = v[i].perms[1] == 'w' && !(r->flags & KFD_IOCTL_SVM_FLAG_GPU_RO),
 		    .svm = true,
 		};
 
@@ -183,7 +134,7 @@ static int svm_drop_unmapped(struct sim_process *p)
 {
 	struct svm_ranges *svm = &p->svm;
 	struct svm_range *out;
-	struct svm_vma *v;
+	struct proc_maps_vma *v;
 	size_t k = 0, cap;
 	ssize_t nv;
 
@@ -234,7 +185,7 @@ static int svm_set_attr(struct sim_process *p, uint64_t s, uint64_t e,
 			const struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
 	struct svm_gpus g = svm_gpus_of(p);
-	struct svm_vma *v = NULL;
+	struct proc_maps_vma *v = NULL;
 	size_t first, last;
 	ssize_t nv;
 	int r;
@@ -282,7 +233,7 @@ static int svm_get_attr(struct sim_process *p, uint64_t s, uint64_t e,
 			struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
 	struct svm_gpus g = svm_gpus_of(p);
-	struct svm_vma *v;
+	struct proc_maps_vma *v;
 	ssize_t nv;
 	int r;
 

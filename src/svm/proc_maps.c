@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PROC_MAPS_READ_CHUNK 4096
@@ -238,4 +240,66 @@ int proc_maps_walk(proc_maps_fn fn, void *arg)
 	r = proc_maps_walk_from(read_fd, &fd, fn, arg, NULL);
 	close(fd);
 	return r;
+}
+
+struct overlapping {
+	uint64_t s, e;
+	struct proc_maps_vma *v;
+	size_t n, cap;
+};
+
+static int overlapping_line(const struct proc_maps_line *m, void *arg)
+{
+	struct overlapping *o = arg;
+
+	if (m->end <= o->s)
+		return 0;
+	if (m->start >= o->e)
+		return 1; /* the lines come in address order */
+	if (o->n == o->cap) {
+		size_t nc = o->cap ? o->cap * 2 : 16;
+		struct proc_maps_vma *nv = realloc(o->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		o->v = nv;
+		o->cap = nc;
+	}
+	o->v[o->n] = (struct proc_maps_vma){.start = m->start, .end = m->end, .inode = m->inode};
+	memcpy(o->v[o->n].perms, m->perms, sizeof(m->perms));
+	o->n++;
+	return 0;
+}
+
+ssize_t proc_maps_overlapping(uint64_t s, uint64_t e, struct proc_maps_vma **out)
+{
+	struct overlapping o = {.s = s, .e = e};
+	int r = proc_maps_walk(overlapping_line, &o);
+
+	*out = NULL;
+	if (r < 0) {
+		free(o.v);
+		return r;
+	}
+	*out = o.v;
+	return (ssize_t)o.n;
+}
+
+bool proc_maps_covered(const struct proc_maps_vma *v, size_t n, uint64_t s, uint64_t e)
+{
+	uint64_t at = s;
+
+	for (size_t i = 0; i < n && at < e; i++) {
+		if (v[i].start > at)
+			return false;
+		if (v[i].end > at)
+			at = v[i].end;
+	}
+	return at >= e;
+}
+
+int proc_maps_prot(const char perms[5])
+{
+	return (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+	       (perms[2] == 'x' ? PROT_EXEC : 0);
 }

@@ -54,6 +54,25 @@ int proc_maps_walk(proc_maps_fn fn, void *arg);
 int proc_maps_walk_from(proc_maps_read_fn read_fn, void *src, proc_maps_fn fn, void *arg,
 			unsigned int *skipped);
 
+/* One mapping as proc_maps_overlapping keeps it. */
+struct proc_maps_vma {
+	uint64_t start, end;
+	uint64_t inode;
+	char perms[5];
+};
+
+/* The mappings overlapping [s, e), in address order, in *out (one
+ * malloc'ed array, the caller frees it; NULL when there are none): their
+ * number, or -ENOMEM or the walk's -errno. */
+ssize_t proc_maps_overlapping(uint64_t s, uint64_t e, struct proc_maps_vma **out);
+
+/* True if the mappings v (in address order) cover [s, e) without a gap
+ * (amdkfd's svm_range_is_valid). */
+bool proc_maps_covered(const struct proc_maps_vma *v, size_t n, uint64_t s, uint64_t e);
+
+/* A mapping's perms as PROT_READ | PROT_WRITE | PROT_EXEC bits. */
+int proc_maps_prot(const char perms[5]);
+
 /* Parse one line (without its newline; NUL-terminated, len bytes): true
  * if it has every field. path points into text. */
 bool proc_maps_parse_line(const char *text, size_t len, struct proc_maps_line *out);

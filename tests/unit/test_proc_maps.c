@@ -308,6 +308,41 @@ static void test_real_file(void **state)
 	munmap(p, (size_t)pg * 3);
 }
 
+/* proc_maps_overlapping and proc_maps_covered on the real file: three
+ * pages mapped as three mappings, then a hole. */
+static void test_overlapping_and_covered(void **state)
+{
+	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint8_t *p = mmap(NULL, pg * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t s = (uint64_t)(uintptr_t)p;
+	struct proc_maps_vma *v;
+	ssize_t n;
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(mprotect(p + pg, pg, PROT_READ), 0); /* splits the mapping */
+	n = proc_maps_overlapping(s + pg / 2, s + 3 * pg - 1, &v);
+	assert_int_equal(n, 3);
+	assert_true(v[0].start <= s && v[0].end == s + pg);
+	assert_int_equal(v[1].start, s + pg);
+	assert_int_equal(v[1].end, s + 2 * pg);
+	assert_int_equal(v[2].start, s + 2 * pg);
+	assert_string_equal(v[1].perms, "r--p");
+	assert_int_equal(proc_maps_prot(v[1].perms), PROT_READ);
+	assert_int_equal(proc_maps_prot(v[2].perms), PROT_READ | PROT_WRITE);
+	assert_true(proc_maps_covered(v, (size_t)n, s, s + 3 * pg));
+	assert_false(proc_maps_covered(v, (size_t)n, s - pg, s + pg)); /* starts before */
+	free(v);
+	assert_int_equal(munmap(p + pg, pg), 0);
+	n = proc_maps_overlapping(s, s + 3 * pg, &v);
+	assert_int_equal(n, 2);
+	assert_false(proc_maps_covered(v, (size_t)n, s, s + 3 * pg));
+	assert_true(proc_maps_covered(v, (size_t)n, s + 2 * pg, s + 3 * pg));
+	free(v);
+	munmap(p, pg);
+	munmap(p + 2 * pg, pg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +356,7 @@ int main(void)
 	    cmocka_unit_test(test_callback_stops_the_walk),
 	    cmocka_unit_test(test_read_error),
 	    cmocka_unit_test(test_real_file),
+	    cmocka_unit_test(test_overlapping_and_covered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
