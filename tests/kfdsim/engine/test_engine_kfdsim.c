@@ -102,6 +102,22 @@ static void userptr(struct world *w, uint64_t off, uint64_t size)
 	map_to_gpu(w, al.handle);
 }
 
+/* The world's AQL queue over its ring, read and write pointers. */
+static void create_queue(struct world *w, struct kfd_ioctl_create_queue_args *cq)
+{
+	memset(cq, 0, sizeof(*cq));
+	cq->ring_base_address = va(w, OFF_RING);
+	cq->ring_size = RING_SIZE;
+	cq->write_pointer_address = va(w, OFF_WPTR);
+	cq->read_pointer_address = va(w, OFF_RPTR);
+	cq->gpu_id = w->gpu_id;
+	cq->queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	cq->queue_percentage = 100;
+	cq->queue_priority = 7;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, cq), 0);
+	w->queue_id = cq->queue_id;
+}
+
 static int setup_target(void **state, const char *target)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -188,17 +204,7 @@ static int setup_target(void **state, const char *target)
 		memcpy(w->buf + OFF_RING + i, &h, 2);
 	}
 
-	memset(&cq, 0, sizeof(cq));
-	cq.ring_base_address = va(w, OFF_RING);
-	cq.ring_size = RING_SIZE;
-	cq.write_pointer_address = va(w, OFF_WPTR);
-	cq.read_pointer_address = va(w, OFF_RPTR);
-	cq.gpu_id = w->gpu_id;
-	cq.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-	cq.queue_percentage = 100;
-	cq.queue_priority = 7;
-	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
-	w->queue_id = cq.queue_id;
+	create_queue(w, &cq);
 
 	/* the doorbell slice through the kfd fd, as libhsakmt maps it */
 	db_page = cq.doorbell_offset & ~(uint64_t)(8192 - 1);
@@ -421,17 +427,7 @@ static void test_ring_doorbell_races_destroy(void **state)
 		struct kfd_ioctl_create_queue_args cq;
 
 		assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
-		memset(&cq, 0, sizeof(cq));
-		cq.ring_base_address = va(w, OFF_RING);
-		cq.ring_size = RING_SIZE;
-		cq.write_pointer_address = va(w, OFF_WPTR);
-		cq.read_pointer_address = va(w, OFF_RPTR);
-		cq.gpu_id = w->gpu_id;
-		cq.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-		cq.queue_percentage = 100;
-		cq.queue_priority = 7;
-		assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
-		w->queue_id = cq.queue_id;
+		create_queue(w, &cq);
 		/* the lowest free index: the one the ringer rings */
 		assert_int_equal(cq.doorbell_offset & 8191, r.offset);
 	}
