@@ -27,6 +27,7 @@ COMPONENTS = [
     ("src/proto/", "proto"),
     ("src/log/", "log"),
     ("src/kfd_uapi/", "kfd_uapi"),
+    ("src/svm/", "svm"),
     ("src/amdkfd/", "host"),
     ("src/kfdsim/", "kfdsim"),
     ("src/server/", "server"),
@@ -38,7 +39,7 @@ COMPONENTS = [
     ("include/vkfd/kfdsim.h", "kfdsim-api"),
 ]
 
-SHARED = {"proto", "vtest", "log", "kfd_uapi"}
+SHARED = {"proto", "vtest", "log", "kfd_uapi", "svm"}
 GUEST_SIDE = SHARED | {"guest", "guest-api"}
 HOST_SIDE = SHARED | {"host", "host-api", "kfdsim-api"}
 
@@ -46,6 +47,7 @@ HOST_SIDE = SHARED | {"host", "host-api", "kfdsim-api"}
 MAY_INCLUDE = {
     "log": set(),
     "kfd_uapi": set(),
+    "svm": {"kfd_uapi"},
     "vtest": set(),
     "proto": set(),
     "guest": GUEST_SIDE,
@@ -58,7 +60,7 @@ MAY_INCLUDE = {
     "direct": GUEST_SIDE | {"host-api"},
     "host-api": set(),
     "kfdsim-api": {"host-api"},
-    "kfdsim": {"kfd_uapi", "kfdsim-api", "host-api"},
+    "kfdsim": {"kfd_uapi", "svm", "kfdsim-api", "host-api"},
     "host": HOST_SIDE | {"kfdsim"},
     "server": SHARED | {"server", "host-api"},
     "host-tool": None,  # vkfd-run, vkfd-bench: anything
@@ -66,7 +68,7 @@ MAY_INCLUDE = {
 
 # Where a quoted include may be found, besides the including file's folder.
 INCLUDE_ROOTS = [
-    "include", "src/proto", "src/vtest", "src/log", "src/kfd_uapi", "src/guest",
+    "include", "src/proto", "src/vtest", "src/log", "src/kfd_uapi", "src/svm", "src/guest",
     "src/direct", "src/amdkfd", "src/kfdsim", "src/kfdsim/engine", "src/kfdsim/isa",
     "src/server", "src/tools/bench",
 ]

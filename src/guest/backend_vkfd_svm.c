@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,6 +33,7 @@
 #include <unistd.h>
 
 #include "backend_vkfd_internal.h"
+#include "proc_maps.h"
 #include "svm_ranges.h"
 
 #define BK_SVM_TASK_SIZE   0x7ffffffff000ull /* x86-64 user VA limit */
@@ -67,89 +67,25 @@ static atomic_uint bk_svm_states;
 /* CPU mappings                                                        */
 /* ------------------------------------------------------------------ */
 
-struct bk_svm_vma {
-	uint64_t start, end;
-	int prot;
-	bool shared;
-	unsigned long long ino;
-};
-
-/* The lines of /proc/self/maps overlapping [s, e), in order, in *out
- * (malloc'ed): their number or -errno. */
-static ssize_t bk_svm_vmas(uint64_t s, uint64_t e, struct bk_svm_vma **out)
+/* The CPU mappings overlapping [s, e) (proc_maps_overlapping): their
+ * number, -ENOMEM, or -EFAULT when /proc/self/maps cannot be read. */
+static ssize_t bk_svm_vmas(uint64_t s, uint64_t e, struct proc_maps_vma **out)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	struct bk_svm_vma *v = NULL;
-	size_t n = 0, cap = 0;
-	char line[512];
+	ssize_t n = proc_maps_overlapping(s, e, out);
 
-	*out = NULL;
-	if (!f)
-		return -EFAULT;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a, b, ino;
-		char perms[8];
-		size_t len = strlen(line);
-
-		if (len && line[len - 1] != '\n') { /* a long path: skip its rest */
-			int ch;
-
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
-		}
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu", &a, &b, perms, &ino) != 4)
-			continue;
-		if (b <= s || a >= e)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct bk_svm_vma *nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
-		}
-		v[n].start = a;
-		v[n].end = b;
-		v[n].prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-			    (perms[2] == 'x' ? PROT_EXEC : 0);
-		v[n].shared = perms[3] == 's';
-		v[n].ino = ino;
-		n++;
-	}
-	fclose(f);
-	*out = v;
-	return (ssize_t)n;
-}
-
-/* svm_range_is_valid: every page of [s, e) lies in a CPU mapping. */
-static bool bk_svm_covered(const struct bk_svm_vma *v, size_t n, uint64_t s, uint64_t e)
-{
-	uint64_t at = s;
-
-	for (size_t i = 0; i < n && at < e; i++) {
-		if (v[i].start > at)
-			return false;
-		if (v[i].end > at)
-			at = v[i].end;
-	}
-	return at >= e;
+	return n < 0 && n != -ENOMEM ? -EFAULT : n;
 }
 
 /* [s, e) still holds a piece's blob: shared mappings, of its file when
  * it has one here. */
-static bool bk_svm_holds_blob(const struct bk_svm_vma *v, size_t n, const struct bk_svm_piece *p)
+static bool bk_svm_holds_blob(const struct proc_maps_vma *v, size_t n, const struct bk_svm_piece *p)
 {
 	uint64_t at = p->start;
 
 	for (size_t i = 0; i < n && at < p->end; i++) {
 		if (v[i].end <= at)
 			continue;
-		if (v[i].start > at || !v[i].shared || (p->ino && v[i].ino != p->ino))
+		if (v[i].start > at || v[i].perms[3] != 's' || (p->ino && v[i].inode != p->ino))
 			return false;
 		at = v[i].end;
 	}
@@ -448,7 +384,7 @@ static int bk_svm_piece_map_locked(struct bk_conn *c, struct bk_svm *s, size_t i
 /* Pieces over all of [s0, e0), which the CPU mappings v cover, mapped on
  * the GPUs of mask. */
 static int bk_svm_back_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, uint64_t e0,
-			      uint32_t mask, const struct bk_svm_vma *v, size_t nv)
+			      uint32_t mask, const struct proc_maps_vma *v, size_t nv)
 {
 	uint64_t at = s0;
 	int r = 0;
@@ -471,7 +407,8 @@ static int bk_svm_back_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, 
 
 			if (ps >= pe)
 				continue;
-			ni = bk_svm_piece_new_locked(c, s, ps, pe - ps, v[k].prot, mask);
+			ni = bk_svm_piece_new_locked(c, s, ps, pe - ps, proc_maps_prot(v[k].perms),
+						     mask);
 			if (ni < 0)
 				r = (int)ni;
 			else
@@ -491,7 +428,7 @@ static int bk_svm_back_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, 
 static int bk_svm_drop_unmapped_locked(struct bk_conn *c, struct bk_svm *s)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
-	struct bk_svm_vma *v;
+	struct proc_maps_vma *v;
 	ssize_t nv;
 	int r = 0;
 
@@ -557,7 +494,7 @@ static int bk_svm_set_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, u
 			     const struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
 	struct svm_gpus g = bk_svm_gpus(s);
-	struct bk_svm_vma *v;
+	struct proc_maps_vma *v;
 	size_t first, last;
 	ssize_t nv;
 	int r;
@@ -568,7 +505,7 @@ static int bk_svm_set_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, u
 	nv = bk_svm_vmas(s0, e0, &v);
 	if (nv < 0)
 		return (int)nv;
-	r = bk_svm_covered(v, (size_t)nv, s0, e0) ? bk_svm_check_vm(c, s0, e0) : -EFAULT;
+	r = proc_maps_covered(v, (size_t)nv, s0, e0) ? bk_svm_check_vm(c, s0, e0) : -EFAULT;
 	if (!r)
 		r = svm_ranges_set(&s->ranges, s0, e0, at, n, &g, &first, &last);
 	if (r || !svm_ranges_update_mapping(at, n))
@@ -598,7 +535,7 @@ static int bk_svm_get_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, u
 			     struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
 	struct svm_gpus g = bk_svm_gpus(s);
-	struct bk_svm_vma *v;
+	struct proc_maps_vma *v;
 	ssize_t nv;
 	bool ok;
 	int r;
@@ -606,7 +543,7 @@ static int bk_svm_get_locked(struct bk_conn *c, struct bk_svm *s, uint64_t s0, u
 	nv = bk_svm_vmas(s0, e0, &v);
 	if (nv < 0)
 		return (int)nv;
-	ok = bk_svm_covered(v, (size_t)nv, s0, e0);
+	ok = proc_maps_covered(v, (size_t)nv, s0, e0);
 	free(v);
 	r = ok ? bk_svm_check_vm(c, s0, e0) : -EFAULT;
 	if (!r)
@@ -694,7 +631,7 @@ static void bk_svm_unmap_locked(struct bk_conn *c, struct bk_svm *s, uint64_t us
 		struct bk_svm_piece old = s->p[i];
 		const uint64_t keep[2][2] = {{old.start, us}, {ue, old.end}};
 		uint64_t made[8][2];
-		struct bk_svm_vma *v = NULL;
+		struct proc_maps_vma *v = NULL;
 		struct bk_bo *ob;
 		ssize_t nv = 0;
 		size_t nmade = 0;
@@ -713,7 +650,8 @@ static void bk_svm_unmap_locked(struct bk_conn *c, struct bk_svm *s, uint64_t us
 				if (ps >= pe)
 					continue;
 				if (nmade == sizeof(made) / sizeof(made[0]) ||
-				    bk_svm_piece_new_locked(c, s, ps, pe - ps, v[m].prot,
+				    bk_svm_piece_new_locked(c, s, ps, pe - ps,
+							    proc_maps_prot(v[m].perms),
 							    old.mapped) < 0) {
 					bk_log("svm: cannot keep %#" PRIx64 "-%#" PRIx64
 					       " after a partial unmap",

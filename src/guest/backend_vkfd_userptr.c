@@ -12,7 +12,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "backend_vkfd_internal.h"
+#include "proc_maps.h"
 
 static void bk_deferred_settle_locked(uint64_t s, uint64_t e, bool replace);
 
@@ -61,49 +61,43 @@ int bk_userptr_overlap_locked(uint64_t s, uint64_t e)
 	return 0;
 }
 
-/* One line of /proc/self/maps, as bk_maps_cover hands it to its test;
- * path is NULL when the line could not be read that far. */
-struct bk_map_line {
-	char perms[8];
-	unsigned long long ino;
-	const char *path;
+struct bk_cover {
+	uint64_t cur, end;
+	bool (*ok)(const struct proc_maps_line *, const void *);
+	const void *arg;
 };
 
-/* True if [va, va+len) is covered without a gap by mappings that all
- * pass ok(line, arg). */
-static bool bk_maps_cover(uint64_t va, uint64_t len,
-			  bool (*ok)(const struct bk_map_line *, const void *), const void *arg)
+static int bk_cover_line(const struct proc_maps_line *m, void *arg)
 {
-	uint64_t cur = va, end = va + len;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
+	struct bk_cover *c = arg;
 
-	if (!f)
+	if (c->cur >= c->end)
+		return 1;
+	if (m->end <= c->cur)
+		return 0;
+	if (m->start > c->cur || !c->ok(m, c->arg))
+		return 1;
+	c->cur = m->end;
+	return 0;
+}
+
+/* True if [va, va+len) is covered without a gap by mappings of
+ * /proc/self/maps that all pass ok(line, arg). */
+static bool bk_maps_cover(uint64_t va, uint64_t len,
+			  bool (*ok)(const struct proc_maps_line *, const void *), const void *arg)
+{
+	struct bk_cover c = {.cur = va, .end = va + len, .ok = ok, .arg = arg};
+
+	if (proc_maps_walk(bk_cover_line, &c) < 0)
 		return false;
-	while (cur < end && fgets(line, sizeof(line), f)) {
-		struct bk_map_line m;
-		unsigned long long s, e;
-		int path = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, m.perms, &m.ino, &path) <
-			4 ||
-		    e <= cur)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		m.path = path ? line + path : NULL;
-		if (s > cur || !ok(&m, arg))
-			break;
-		cur = e;
-	}
-	fclose(f);
-	return cur >= end;
+	return c.cur >= c.end;
 }
 
 /* Readable private anonymous memory (the heap counts). */
-static bool bk_line_anon_private(const struct bk_map_line *m, const void *arg)
+static bool bk_line_anon_private(const struct proc_maps_line *m, const void *arg)
 {
 	(void)arg;
-	return m->path && m->perms[0] == 'r' && m->perms[3] == 'p' && m->ino == 0 &&
+	return m->perms[0] == 'r' && m->perms[3] == 'p' && m->inode == 0 && !m->path_cut &&
 	       (!m->path[0] || !strcmp(m->path, "[heap]"));
 }
 
@@ -397,11 +391,11 @@ static unsigned int bk_deferred_conns_locked(struct bk_conn **out)
 }
 
 /* A shared mapping, of the file whose inode *arg names when not NULL. */
-static bool bk_line_shared_file(const struct bk_map_line *m, const void *arg)
+static bool bk_line_shared_file(const struct proc_maps_line *m, const void *arg)
 {
-	const unsigned long long *ino = arg;
+	const uint64_t *ino = arg;
 
-	return m->perms[3] == 's' && (!ino || m->ino == *ino);
+	return m->perms[3] == 's' && (!ino || m->inode == *ino);
 }
 
 /* True if [cpu_va, +uptr_len) still holds b's blob mapping: shared, and
@@ -412,10 +406,10 @@ static bool bk_range_still_blob(const struct bk_bo *b)
 {
 	const struct vkfd_guest_blob *blob = b->arena ? &b->arena->blob : &b->blob;
 	struct stat st;
-	unsigned long long ino;
+	uint64_t ino;
 	bool by_inode = blob->fd >= 0 && fstat(blob->fd, &st) == 0;
 
-	ino = by_inode ? (unsigned long long)st.st_ino : 0;
+	ino = by_inode ? (uint64_t)st.st_ino : 0;
 	return bk_maps_cover(b->cpu_va, b->uptr_len, bk_line_shared_file, by_inode ? &ino : NULL);
 }
 

@@ -107,6 +107,8 @@ static bool checks_buffers(struct sim_process *p)
 	return p->sim->cfg.kfd_minor >= 17;
 }
 
+_Static_assert(SIM_MAX_QUEUES < UINT16_MAX, "pdd->doorbell_qid holds a queue id + 1");
+
 static int doorbell_alloc(struct sim_pdd *pdd, bool sdma)
 {
 	for (unsigned i = 0; i < SIM_DOORBELLS; i++) {
@@ -341,6 +343,7 @@ int sim_ioctl_create_queue(struct sim_process *p, void *args)
 	pthread_mutex_lock(&p->q_lock);
 	p->queues[qid] = q;
 	p->nqueues++;
+	pdd->doorbell_qid[db] = (uint16_t)(qid + 1);
 	pthread_mutex_unlock(&p->q_lock);
 	sim_debug_queue_new(p, qid);
 	a->queue_id = qid;
@@ -386,6 +389,7 @@ int sim_ioctl_destroy_queue(struct sim_process *p, void *args)
 	pthread_mutex_lock(&p->q_lock);
 	p->queues[q->id] = NULL;
 	p->nqueues--;
+	q->pdd->doorbell_qid[q->doorbell_id] = 0;
 	pthread_mutex_unlock(&p->q_lock);
 	queue_free(p, q);
 	pthread_mutex_unlock(&p->lock);
@@ -541,25 +545,21 @@ void sim_queue_refresh_active(struct sim_queue *q)
 
 void sim_queues_doorbell_rung(struct sim_process *p, uint32_t gpu_id, unsigned doorbell_id)
 {
-	unsigned seen = 0;
+	struct sim_pdd *pdd = sim_pdd_by_id(p, gpu_id); /* p->pdd is fixed */
+	unsigned qid1;
 
+	if (!pdd || doorbell_id >= SIM_DOORBELLS)
+		return;
 	/* under q_lock a queue in the table keeps its engine (engine_stop
-	 * runs after the queue left the table) */
+	 * runs after the queue left the table and its doorbell index) */
 	pthread_mutex_lock(&p->q_lock);
-	for (unsigned i = 0; i < SIM_MAX_QUEUES && seen < p->nqueues; i++) {
-		struct sim_queue *q = p->queues[i];
-
-		if (!q)
-			continue;
-		seen++;
-		if (q->doorbell_id != doorbell_id || q->pdd->gpu->gpu_id != gpu_id)
-			continue;
+	qid1 = pdd->doorbell_qid[doorbell_id];
 #ifdef KFDSIM_HAVE_ENGINES
-		if (q->eng)
-			sim_engine_queue_kick(q->eng);
+	if (qid1 && p->queues[qid1 - 1] && p->queues[qid1 - 1]->eng)
+		sim_engine_queue_kick(p->queues[qid1 - 1]->eng);
+#else
+	(void)qid1;
 #endif
-		break;
-	}
 	pthread_mutex_unlock(&p->q_lock);
 }
 
@@ -618,8 +618,10 @@ void sim_queues_release(struct sim_process *p)
 		pthread_mutex_lock(&p->q_lock);
 		q = p->queues[i];
 		p->queues[i] = NULL;
-		if (q)
+		if (q) {
 			p->nqueues--;
+			q->pdd->doorbell_qid[q->doorbell_id] = 0;
+		}
 		pthread_mutex_unlock(&p->q_lock);
 		if (q)
 			queue_free(p, q);

@@ -71,6 +71,7 @@ struct kfdsim *kfdsim_create(const struct kfdsim_config *cfg_in)
 	}
 	sim->next_fake_offset = 0x10000000ULL; /* DRM_FILE_PAGE_OFFSET_START */
 	pthread_mutex_init(&sim->lock, NULL);
+	pthread_rwlock_init(&sim->kick_lock, NULL);
 	pthread_mutex_init(&sim->smi_lock, NULL);
 	pthread_cond_init(&sim->latch_cv, NULL);
 	r = sim_topology_init(sim);
@@ -91,6 +92,7 @@ fail:
 	sim_root_release(sim);
 	pthread_cond_destroy(&sim->latch_cv);
 	pthread_mutex_destroy(&sim->smi_lock);
+	pthread_rwlock_destroy(&sim->kick_lock);
 	pthread_mutex_destroy(&sim->lock);
 	free(sim);
 	errno = -r;
@@ -104,6 +106,36 @@ static void file_release(struct kfdsim *sim, struct sim_file *f)
 		sim_render_put_locked(sim, f->render);
 }
 
+/* The process a ring through fd kicks (kick_procs), with sim->lock;
+ * -ENOMEM only when growing for a new fd. Once this returns, no ring
+ * still uses the entry's old process. */
+static int kick_set_locked(struct kfdsim *sim, int fd, struct sim_process *p)
+{
+	size_t idx = (size_t)fd;
+	int r = 0;
+
+	pthread_rwlock_wrlock(&sim->kick_lock);
+	if (idx >= sim->kick_cap && p) {
+		size_t cap = sim->kick_cap ? sim->kick_cap : 64;
+		struct sim_process **n;
+
+		while (cap <= idx)
+			cap *= 2;
+		n = realloc(sim->kick_procs, cap * sizeof(*n));
+		if (n) {
+			memset(n + sim->kick_cap, 0, (cap - sim->kick_cap) * sizeof(*n));
+			sim->kick_procs = n;
+			sim->kick_cap = cap;
+		} else {
+			r = -ENOMEM;
+		}
+	}
+	if (!r && idx < sim->kick_cap)
+		sim->kick_procs[idx] = p;
+	pthread_rwlock_unlock(&sim->kick_lock);
+	return r;
+}
+
 void kfdsim_destroy(struct kfdsim *sim)
 {
 	if (!sim)
@@ -115,8 +147,10 @@ void kfdsim_destroy(struct kfdsim *sim)
 		pthread_mutex_lock(&sim->lock);
 		for (i = 0; i < sim->files_cap && !f; i++) {
 			f = sim->files[i];
-			if (f)
+			if (f) {
 				sim->files[i] = NULL;
+				kick_set_locked(sim, f->fd, NULL);
+			}
 		}
 		if (!f) {
 			pthread_mutex_unlock(&sim->lock);
@@ -135,6 +169,8 @@ void kfdsim_destroy(struct kfdsim *sim)
 	sim_smi_release(sim);
 	pthread_mutex_destroy(&sim->smi_lock);
 	free(sim->files);
+	free(sim->kick_procs);
+	pthread_rwlock_destroy(&sim->kick_lock);
 	sim_exports_release(sim);
 	free(sim->exports);
 	pthread_cond_destroy(&sim->latch_cv);
@@ -187,6 +223,10 @@ static int file_add(struct kfdsim *sim, struct sim_file *f)
 		memset(n + sim->files_cap, 0, (cap - sim->files_cap) * sizeof(*n));
 		sim->files = n;
 		sim->files_cap = cap;
+	}
+	if (f->kind == SIM_FILE_KFD && kick_set_locked(sim, f->fd, f->proc)) {
+		pthread_mutex_unlock(&sim->lock);
+		return -ENOMEM;
 	}
 	sim->files[idx] = f;
 	pthread_mutex_unlock(&sim->lock);
@@ -317,6 +357,8 @@ static int sim_close(void *dev, int fd)
 		return -EBADF;
 	}
 	sim->files[fd] = NULL;
+	if (f->kind == SIM_FILE_KFD)
+		kick_set_locked(sim, fd, NULL);
 	file_release(sim, f);
 	pthread_mutex_unlock(&sim->lock);
 	if (f->kind == SIM_FILE_KFD) {
@@ -359,6 +401,7 @@ static int create_secondary(struct kfdsim *sim, int fd)
 	}
 	old = f->proc;
 	f->proc = newp;
+	kick_set_locked(sim, fd, newp); /* an entry exists: cannot fail */
 	pthread_mutex_unlock(&sim->lock);
 	sim_process_close(old);
 	sim_process_put(old);
@@ -581,28 +624,26 @@ static int sim_query_caps(void *dev, struct vkfd_device_caps *caps)
 }
 
 /* The store ROCr would make, then a wake-up of the engine that watches
- * that doorbell (sim_queues_doorbell_rung): its poll may be long asleep. */
+ * that doorbell (sim_queues_doorbell_rung): its poll may be long asleep.
+ * Every ring of vkfd's relay comes here, so it takes neither sim->lock
+ * nor a process reference: kick_lock (read) keeps the fd's process alive
+ * (sim_close clears the entry under the write lock before the process
+ * can go). An fd closed behind kfdsim's back and reused still names its
+ * old process until sim_close: a ring then wakes an engine that finds
+ * nothing new, as a poll would. */
 static void sim_ring_doorbell(void *dev, int fd, uint32_t gpu_id, uint32_t offset,
 			      volatile uint64_t *slot, uint64_t value)
 {
 	struct kfdsim *sim = dev;
-	struct sim_file *f;
-	struct sim_process *p = NULL;
 
 	__atomic_store_n(slot, value, __ATOMIC_RELEASE);
-	if (!sim)
+	if (!sim || fd < 0)
 		return;
-	pthread_mutex_lock(&sim->lock);
-	f = file_lookup_locked(sim, fd);
-	if (f && f->kind == SIM_FILE_KFD) {
-		p = f->proc;
-		p->refs++;
-	}
-	pthread_mutex_unlock(&sim->lock);
-	if (!p)
-		return;
-	sim_queues_doorbell_rung(p, gpu_id, (offset % SIM_DOORBELL_SLICE) / 8u);
-	sim_process_put(p);
+	pthread_rwlock_rdlock(&sim->kick_lock);
+	if ((size_t)fd < sim->kick_cap && sim->kick_procs[fd])
+		sim_queues_doorbell_rung(sim->kick_procs[fd], gpu_id,
+					 (offset % SIM_DOORBELL_SLICE) / 8u);
+	pthread_rwlock_unlock(&sim->kick_lock);
 }
 
 /* WAIT_EVENTS that reports when its waiters are registered (the device

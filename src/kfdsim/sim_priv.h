@@ -7,6 +7,8 @@
  * (ioctl serialisation) before pdd->vm_lock / proc->ev_lock / proc->q_lock.
  * Engine callbacks take only vm_lock, ev_lock and q_lock, never proc->lock,
  * so an ioctl may join an engine thread while holding proc->lock.
+ * sim->kick_lock comes after sim->lock; a doorbell ring takes it (read)
+ * before proc->q_lock and never takes sim->lock.
  */
 #ifndef KFDSIM_SIM_PRIV_H
 #define KFDSIM_SIM_PRIV_H
@@ -181,6 +183,13 @@ struct kfdsim {
 	atomic_uint blocked_waits;
 	struct sim_file **files; /* indexed by fd */
 	size_t files_cap;
+	/* The process of each kfd fd, for doorbell rings (sim_ring_doorbell),
+	 * which take neither sim->lock nor a reference: written under
+	 * sim->lock and kick_lock (write) while the file holds its process,
+	 * read under kick_lock (read). Cleared before the file lets go. */
+	pthread_rwlock_t kick_lock;
+	struct sim_process **kick_procs; /* indexed by fd */
+	size_t kick_cap;
 	uint64_t gtt_used;
 	uint64_t bytes_allocated;
 	uint64_t next_fake_offset;
@@ -249,6 +258,9 @@ struct sim_pdd {
 
 	struct sim_backing *doorbells; /* lazily created slice */
 	uint8_t doorbell_used[SIM_DOORBELLS / 8];
+	/* the queue id + 1 of each doorbell index's queue, 0 for none: what
+	 * a ring kicks (sim_queues_doorbell_rung); under proc->q_lock */
+	uint16_t doorbell_qid[SIM_DOORBELLS];
 	struct sim_backing *mmio; /* HDP flush page (zeros) */
 
 	uint64_t scratch_va;

@@ -15,83 +15,28 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc_maps.h"
 #include "sim_priv.h"
 
 #define SVM_CLR_FLAGS_MINOR 6 /* 1.6: GET_ATTR reports CLR_FLAGS */
 
-/* One CPU mapping (a line of /proc/self/maps). */
-struct svm_vma {
-	uint64_t start, end;
-	bool writable;
-};
-
 /* The CPU mappings that overlap [s, e), in address order, in *out
  * (malloc'ed); returns their number or -errno. Without /proc the range
  * cannot be checked: -EFAULT. */
-static ssize_t svm_vmas(uint64_t s, uint64_t e, struct svm_vma **out)
+static ssize_t svm_vmas(uint64_t s, uint64_t e, struct proc_maps_vma **out)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	struct svm_vma *v = NULL;
-	size_t n = 0, cap = 0;
-	char line[512];
+	ssize_t n = proc_maps_overlapping(s, e, out);
 
-	*out = NULL;
-	if (!f)
-		return -EFAULT;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t a, b;
-		char perms[5];
-		size_t len = strlen(line);
-
-		/* a long path: the rest of the line is not needed */
-		if (len && line[len - 1] != '\n') {
-			char rest[256];
-
-			while (fgets(rest, sizeof(rest), f) && rest[strlen(rest) - 1] != '\n')
-				;
-		}
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &a, &b, perms) != 3)
-			continue;
-		if (b <= s || a >= e)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			struct svm_vma *nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
-		}
-		v[n].start = a;
-		v[n].end = b;
-		v[n].writable = perms[1] == 'w';
-		n++;
-	}
-	fclose(f);
-	*out = v;
-	return (ssize_t)n;
+	return n < 0 && n != -ENOMEM ? -EFAULT : n;
 }
 
 /* svm_range_is_valid: every page of [s, e) lies in a CPU mapping. */
-static int svm_covered(const struct svm_vma *v, size_t n, uint64_t s, uint64_t e)
+static int svm_covered(const struct proc_maps_vma *v, size_t n, uint64_t s, uint64_t e)
 {
-	uint64_t at = s;
-
-	for (size_t i = 0; i < n && at < e; i++) {
-		if (v[i].start > at)
-			return -EFAULT;
-		if (v[i].end > at)
-			at = v[i].end;
-	}
-	return at >= e ? 0 : -EFAULT;
+	return proc_maps_covered(v, n, s, e) ? 0 : -EFAULT;
 }
 
 static uint32_t gpu_bit(const struct sim_pdd *pdd)
@@ -142,8 +87,8 @@ static int svm_check_vm(struct sim_process *p, uint64_t s, uint64_t e)
  * pages at the same address, one mapping per CPU mapping so each gets
  * its own write permission (svm_range_validate_and_map maps read-only
  * what the CPU may not write). */
-static int svm_map_gpu(struct sim_pdd *pdd, const struct svm_range *r, const struct svm_vma *v,
-		       size_t nv)
+static int svm_map_gpu(struct sim_pdd *pdd, const struct svm_range *r,
+		       const struct proc_maps_vma *v, size_t nv)
 {
 	int err = 0;
 
@@ -156,7 +101,7 @@ static int svm_map_gpu(struct sim_pdd *pdd, const struct svm_range *r, const str
 		    .start = s,
 		    .end = e,
 		    .host = (uint8_t *)(uintptr_t)s,
-		    .writable = v[i].writable && !(r->flags & KFD_IOCTL_SVM_FLAG_GPU_RO),
+		    .writable = v[i].perms[1] == 'w' && !(r->flags & KFD_IOCTL_SVM_FLAG_GPU_RO),
 		    .svm = true,
 		};
 
@@ -189,7 +134,7 @@ static int svm_drop_unmapped(struct sim_process *p)
 {
 	struct svm_ranges *svm = &p->svm;
 	struct svm_range *out;
-	struct svm_vma *v;
+	struct proc_maps_vma *v;
 	size_t k = 0, cap;
 	ssize_t nv;
 
@@ -240,7 +185,7 @@ static int svm_set_attr(struct sim_process *p, uint64_t s, uint64_t e,
 			const struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
 	struct svm_gpus g = svm_gpus_of(p);
-	struct svm_vma *v = NULL;
+	struct proc_maps_vma *v = NULL;
 	size_t first, last;
 	ssize_t nv;
 	int r;
@@ -288,7 +233,7 @@ static int svm_get_attr(struct sim_process *p, uint64_t s, uint64_t e,
 			struct kfd_ioctl_svm_attribute *at, uint32_t n)
 {
 	struct svm_gpus g = svm_gpus_of(p);
-	struct svm_vma *v;
+	struct proc_maps_vma *v;
 	ssize_t nv;
 	int r;
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "host_harness.h"
+#include "doorbell_relay.h"
+#include "host_internal.h"
 #include "kfd_uapi_ext.h"
 
 #include <dirent.h>
@@ -89,6 +91,40 @@ void h_lib_fini(void)
 }
 
 uint32_t h_first_seqno = 1000;
+
+int h_setup_lib(void **state)
+{
+	(void)state;
+	return h_lib_init(0, NULL);
+}
+
+int h_teardown_lib(void **state)
+{
+	(void)state;
+	h_lib_fini();
+	return 0;
+}
+
+int h_setup_lib_ctx(void **state)
+{
+	static struct harness h;
+
+	if (h_lib_init(0, NULL))
+		return -1;
+	if (h_open(&h, 1)) {
+		h_lib_fini();
+		return -1;
+	}
+	*state = &h;
+	return 0;
+}
+
+int h_teardown_lib_ctx(void **state)
+{
+	h_close(*state);
+	h_lib_fini();
+	return 0;
+}
 
 int h_open_bare(struct harness *h, uint32_t ctx_id)
 {
@@ -412,4 +448,104 @@ int h_fd_count(void)
 			n++;
 	closedir(d);
 	return n - 1; /* the directory's own fd */
+}
+
+int h_hello(struct harness *h, uint64_t features, uint64_t *granted)
+{
+	struct vkfd_req_hello r;
+	struct vkfd_rsp_hello rsp;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	memset(&rsp, 0, sizeof(rsp));
+	r.version_min = 1;
+	r.version_max = 1;
+	r.features = features;
+	ret = h_call(h, VKFD_CMD_HELLO, &r, sizeof(r), &rsp, sizeof(rsp));
+	*granted = rsp.features;
+	return ret;
+}
+
+int h_create_queue(struct harness *h, uint32_t type, uint64_t ring, uint64_t wptr, uint64_t rptr,
+		   uint32_t priority, struct vkfd_rsp_create_queue *rsp)
+{
+	struct vkfd_req_create_queue r;
+
+	memset(&r, 0, sizeof(r));
+	memset(rsp, 0, sizeof(*rsp));
+	r.ring_base_address = ring;
+	r.ring_size = 4096;
+	r.write_pointer_address = wptr;
+	r.read_pointer_address = rptr;
+	r.gpu_id = h->gpu_id;
+	r.queue_type = type;
+	r.queue_percentage = 100;
+	r.queue_priority = priority;
+	return h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), rsp, sizeof(*rsp));
+}
+
+uint32_t h_add_wait_event(struct harness *h, uint32_t ring, uint32_t event_id, uint32_t timeout_ms,
+			  uint32_t *rsp_off)
+{
+	struct vkfd_req_wait_events w;
+
+	memset(&w, 0, sizeof(w));
+	w.ring_idx = ring;
+	w.num_events = 1;
+	w.timeout_ms = timeout_ms;
+	w.events[0].event_id = event_id;
+	return h_add(h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), rsp_off);
+}
+
+int h_destroy_queue(struct harness *h, uint64_t queue)
+{
+	struct vkfd_req_handle d;
+
+	memset(&d, 0, sizeof(d));
+	d.handle = queue;
+	return h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0);
+}
+
+uint64_t h_wait_u64(const volatile uint64_t *p, uint64_t want, int ms)
+{
+	uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < ms && v != want; i++) {
+		sleep_us(1000);
+		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	}
+	return v;
+}
+
+uint32_t h_wait_u32(const volatile uint32_t *p, uint32_t want, int ms)
+{
+	uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < ms && v != want; i++) {
+		sleep_us(1000);
+		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	}
+	return v;
+}
+
+bool h_relay_settle(struct doorbell_relay *r, int ms)
+{
+	struct doorbell_relay_stats a, b;
+
+	doorbell_relay_get_stats(r, &a);
+	for (int i = 0; i < ms; i++) {
+		sleep_us(1000);
+		doorbell_relay_get_stats(r, &b);
+		if (b.scans >= a.scans + 3)
+			return true;
+	}
+	return false;
+}
+
+volatile uint64_t *h_real_doorbell(struct harness *h, uint32_t index)
+{
+	struct doorbell_relay_stats st;
+
+	doorbell_relay_get_stats(h->ctx->relay, &st);
+	return h->ctx->gpu[0].real_db ? h->ctx->gpu[0].real_db + index : NULL;
 }

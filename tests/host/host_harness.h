@@ -59,6 +59,13 @@ void h_lib_fini(void);
 bool h_fence_retired(uint32_t ctx_id, uint32_t ring, uint64_t fence_id);
 int h_fence_count(uint32_t ctx_id, uint32_t ring, uint64_t fence_id);
 
+/* cmocka group set-up and teardown: h_lib_init(0, NULL) and h_lib_fini. */
+int h_setup_lib(void **state);
+int h_teardown_lib(void **state);
+/* The same with context 1 opened (h_open); *state is its struct harness. */
+int h_setup_lib_ctx(void **state);
+int h_teardown_lib_ctx(void **state);
+
 /* Create a context, its shared memory, HELLO, ACQUIRE_VM on GPU 0. */
 int h_open(struct harness *h, uint32_t ctx_id);
 /* First request seqno of contexts opened from now on (default 1000). */
@@ -109,6 +116,39 @@ int h_bo_make(struct harness *h, struct h_bo *b, uint64_t size, uint32_t flags);
 void h_bo_drop(struct h_bo *b);
 int h_create_event(struct harness *h, uint64_t page, uint32_t type, uint32_t auto_reset,
 		   uint32_t *id);
+
+/* HELLO again (protocol 1.x) asking for `features`; *granted gets what
+ * the host granted. Returns the response's ret. */
+int h_hello(struct harness *h, uint64_t features, uint64_t *granted);
+/* CREATE_QUEUE on h's GPU: a 4 KiB ring at ring, the write and read
+ * pointers at wptr and rptr, 100 %, the given priority. Returns the
+ * response's ret; *rsp gets the response. */
+int h_create_queue(struct harness *h, uint32_t type, uint64_t ring, uint64_t wptr, uint64_t rptr,
+		   uint32_t priority, struct vkfd_rsp_create_queue *rsp);
+/* Append a WAIT_EVENTS on one event to ring `ring` (h_add: its seqno). */
+uint32_t h_add_wait_event(struct harness *h, uint32_t ring, uint32_t event_id, uint32_t timeout_ms,
+			  uint32_t *rsp_off);
+/* DESTROY_QUEUE of a queue handle; the response's ret. */
+int h_destroy_queue(struct harness *h, uint64_t queue);
+
+/* Poll *p every millisecond (up to ms) until it equals want; returns the
+ * last value seen, for the caller to compare. */
+uint64_t h_wait_u64(const volatile uint64_t *p, uint64_t want, int ms);
+uint32_t h_wait_u32(const volatile uint32_t *p, uint32_t want, int ms);
+
+struct doorbell_relay;
+/* Let a doorbell relay make three more complete passes (up to ms); false
+ * if it did not. With a slot held the relay backs off to
+ * RELAY_POLL_MAX_US, as long as kfdsim's longest idle sleep (1 ms), so
+ * after three passes an engine that looked at its write pointer in
+ * memory would have run. */
+bool h_relay_settle(struct doorbell_relay *r, int ms);
+/* The host's real doorbell `index` of h's GPU 0 (kfdsim's slot, where
+ * the relay rings), or NULL if the host mapped none. Taking the relay's
+ * lock on the way orders the relay's writes before the caller's reads:
+ * the shared memory is mapped at two addresses, so TSan cannot pair the
+ * seqno's release and acquire. */
+volatile uint64_t *h_real_doorbell(struct harness *h, uint32_t index);
 
 /* Count of open fds of this process. */
 int h_fd_count(void);

@@ -33,15 +33,10 @@
 /* HELLO again asking for `features`; returns the granted set. */
 static uint64_t hello(struct harness *h, uint64_t features)
 {
-	struct vkfd_req_hello r;
-	struct vkfd_rsp_hello rsp;
+	uint64_t granted = 0;
 
-	memset(&r, 0, sizeof(r));
-	r.version_min = 1;
-	r.version_max = 1;
-	r.features = features;
-	assert_int_equal(h_call(h, VKFD_CMD_HELLO, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
-	return rsp.features;
+	assert_int_equal(h_hello(h, features, &granted), 0);
+	return granted;
 }
 
 static int create_arena(struct harness *h, uint32_t id, uint64_t size, uint64_t blob_id)
@@ -113,19 +108,6 @@ static void sync_stream(struct harness *h)
 
 	memset(&gv, 0, sizeof(gv));
 	assert_int_equal(h_call(h, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), &rsp, sizeof(rsp)), 0);
-}
-
-static int setup_lib(void **state)
-{
-	(void)state;
-	return h_lib_init(0, NULL);
-}
-
-static int teardown_lib(void **state)
-{
-	(void)state;
-	h_lib_fini();
-	return 0;
 }
 
 /* Offered by default, granted only when asked for; without the grant the
@@ -736,7 +718,7 @@ int main(void)
 	};
 	int fails;
 
-	fails = cmocka_run_group_tests_name("arenas", tests, setup_lib, teardown_lib);
+	fails = cmocka_run_group_tests_name("arenas", tests, h_setup_lib, h_teardown_lib);
 	fails += cmocka_run_group_tests_name("arenas-config", own_lib, NULL, NULL);
 	return fails;
 }

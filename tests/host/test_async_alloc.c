@@ -58,15 +58,10 @@ static const volatile struct vkfd_shmem_hdr *hdr(struct harness *h)
 /* HELLO again, asking for `want`; returns what was granted. */
 static uint64_t hello(struct harness *h, uint64_t want)
 {
-	struct vkfd_req_hello r;
-	struct vkfd_rsp_hello rsp;
+	uint64_t granted = 0;
 
-	memset(&r, 0, sizeof(r));
-	r.version_min = 1;
-	r.version_max = 1;
-	r.features = want;
-	assert_int_equal(h_call(h, VKFD_CMD_HELLO, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
-	return rsp.features;
+	assert_int_equal(h_hello(h, want, &granted), 0);
+	return granted;
 }
 
 static void open11(struct harness *h, uint32_t id)

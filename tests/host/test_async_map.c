@@ -35,29 +35,6 @@ static void sleep_ms(int ms)
 	usleep((useconds_t)ms * 1000u);
 }
 
-/* Wait until *p == want (up to WAIT_MS); returns the last value seen. */
-static uint64_t wait_u64(const volatile uint64_t *p, uint64_t want)
-{
-	uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-
-	for (int i = 0; i < WAIT_MS && v != want; i++) {
-		sleep_ms(1);
-		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-	}
-	return v;
-}
-
-static uint32_t wait_u32(const volatile uint32_t *p, uint32_t want)
-{
-	uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-
-	for (int i = 0; i < WAIT_MS && v != want; i++) {
-		sleep_ms(1);
-		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-	}
-	return v;
-}
-
 /* Wait until the relay either held a moved write pointer back or rang
  * *real (bounded); which of the two happened is for the caller to check. */
 static void wait_held_or_rung(struct doorbell_relay *r, uint64_t held0,
@@ -71,24 +48,6 @@ static void wait_held_or_rung(struct doorbell_relay *r, uint64_t held0,
 			return;
 		sleep_ms(1);
 	}
-}
-
-/* Let the relay make a few more passes: with a slot held it backs off to
- * RELAY_POLL_MAX_US, as long as kfdsim's longest idle sleep (1 ms), so
- * after three passes an engine that looked at its write pointer in memory
- * would have run. */
-static void settle(struct doorbell_relay *r)
-{
-	struct doorbell_relay_stats a, b;
-
-	doorbell_relay_get_stats(r, &a);
-	for (int i = 0; i < WAIT_MS; i++) {
-		sleep_ms(1);
-		doorbell_relay_get_stats(r, &b);
-		if (b.scans >= a.scans + 3)
-			return;
-	}
-	fail_msg("relay made no progress");
 }
 
 /* --- the relay alone --- */
@@ -114,7 +73,7 @@ static void test_relay_barrier_words(void **state)
 
 	/* no async MAP yet (word == done == 0): rings as before */
 	__atomic_store_n(&wp, 0x20, __ATOMIC_RELEASE);
-	assert_int_equal(wait_u64(&real, 0x20), 0x20);
+	assert_int_equal(h_wait_u64(&real, 0x20, WAIT_MS), 0x20);
 
 	/* the guest announced MAP seqno 7; the executor is at 6 */
 	__atomic_store_n(&processed, 6, __ATOMIC_SEQ_CST);
@@ -130,7 +89,7 @@ static void test_relay_barrier_words(void **state)
 	__atomic_store_n(&processed, 7, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&done, 7, __ATOMIC_SEQ_CST);
 	doorbell_relay_barrier_progress(r);
-	assert_int_equal(wait_u64(&real, 0x40), 0x40);
+	assert_int_equal(h_wait_u64(&real, 0x40, WAIT_MS), 0x40);
 
 	/* wrap-around: a barrier just past 2^32 is ahead of 0xfffffff0 */
 	__atomic_store_n(&processed, 0xfffffff0u, __ATOMIC_SEQ_CST);
@@ -141,13 +100,13 @@ static void test_relay_barrier_words(void **state)
 	assert_int_equal(__atomic_load_n(&real, __ATOMIC_ACQUIRE), 0x40);
 	/* the processed count passing it is enough (a MAP that was not one) */
 	__atomic_store_n(&processed, 4, __ATOMIC_SEQ_CST);
-	assert_int_equal(wait_u64(&real, 0x60), 0x60);
+	assert_int_equal(h_wait_u64(&real, 0x60, WAIT_MS), 0x60);
 
 	/* disarmed (a later HELLO without the feature): the word is ignored */
 	__atomic_store_n(&word, 1000, __ATOMIC_RELEASE);
 	doorbell_relay_set_barrier(r, NULL);
 	__atomic_store_n(&wp, 0x80, __ATOMIC_RELEASE);
-	assert_int_equal(wait_u64(&real, 0x80), 0x80);
+	assert_int_equal(h_wait_u64(&real, 0x80, WAIT_MS), 0x80);
 	doorbell_relay_stop(r);
 }
 
@@ -155,15 +114,10 @@ static void test_relay_barrier_words(void **state)
 
 static uint64_t hello(struct harness *h, uint64_t want)
 {
-	struct vkfd_req_hello r;
-	struct vkfd_rsp_hello rsp;
+	uint64_t granted = 0;
 
-	memset(&r, 0, sizeof(r));
-	r.version_min = 1;
-	r.version_max = 1;
-	r.features = want;
-	assert_int_equal(h_call(h, VKFD_CMD_HELLO, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
-	return rsp.features;
+	assert_int_equal(h_hello(h, want, &granted), 0);
+	return granted;
 }
 
 /* The guest's writable view of the header (the harness maps it read-only). */
@@ -208,44 +162,6 @@ static void map_req(struct vkfd_req_map_memory *m, struct harness *h, uint64_t h
 	m->device_ids[0] = h->gpu_id;
 }
 
-static void create_sdma_queue(struct harness *h, uint64_t ring, uint64_t ctl,
-			      struct vkfd_rsp_create_queue *rsp)
-{
-	struct vkfd_req_create_queue r;
-
-	memset(&r, 0, sizeof(r));
-	r.ring_base_address = ring;
-	r.ring_size = 4096;
-	r.write_pointer_address = ctl;
-	r.read_pointer_address = ctl + 0x80;
-	r.gpu_id = h->gpu_id;
-	r.queue_type = KFD_IOC_QUEUE_TYPE_SDMA;
-	r.queue_percentage = 100;
-	r.queue_priority = 7;
-	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), rsp, sizeof(*rsp)), 0);
-}
-
-static void destroy_queue(struct harness *h, uint64_t queue)
-{
-	struct vkfd_req_handle d;
-
-	memset(&d, 0, sizeof(d));
-	d.handle = queue;
-	assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), 0);
-}
-
-/* The real doorbell the relay writes for a queue (kfdsim's slot). The
- * relay's lock, taken when the queue was added, orders the executor's
- * writes of real_db before this read. */
-static volatile uint64_t *real_doorbell(struct harness *h, uint32_t index)
-{
-	struct doorbell_relay_stats st;
-
-	doorbell_relay_get_stats(h->ctx->relay, &st);
-	assert_non_null(h->ctx->gpu[0].real_db);
-	return h->ctx->gpu[0].real_db + index;
-}
-
 static void sdma_fence(uint32_t *pk, uint64_t va, uint32_t value)
 {
 	pk[0] = SDMA_OP_FENCE;
@@ -283,8 +199,11 @@ static void test_dispatch_waits_for_async_map(void **state)
 	bo_make(&h, &ctl, 4096, GTT);
 	bo_make(&h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
 	bo_make_unmapped(&h, &target, 4096);
-	create_sdma_queue(&h, ring.va, ctl.va, &rsp);
-	real = real_doorbell(&h, rsp.doorbell_index);
+	assert_int_equal(
+	    h_create_queue(&h, KFD_IOC_QUEUE_TYPE_SDMA, ring.va, ctl.va, ctl.va + 0x80, 7, &rsp),
+	    0);
+	real = h_real_doorbell(&h, rsp.doorbell_index);
+	assert_non_null(real);
 	wptr = (volatile uint64_t *)ctl.cpu;
 	done = (volatile uint32_t *)((uint8_t *)ctl.cpu + 0x100);
 	hit = (volatile uint32_t *)target.cpu;
@@ -301,7 +220,7 @@ static void test_dispatch_waits_for_async_map(void **state)
 
 	/* the relay saw the write pointer move and held it */
 	wait_held_or_rung(h.ctx->relay, 0, real, 0);
-	settle(h.ctx->relay);
+	assert_true(h_relay_settle(h.ctx->relay, WAIT_MS));
 	doorbell_relay_get_stats(h.ctx->relay, &st);
 	assert_int_equal(__atomic_load_n(real, __ATOMIC_ACQUIRE), 0);
 	assert_true(st.deferred > 0);
@@ -313,8 +232,8 @@ static void test_dispatch_waits_for_async_map(void **state)
 	assert_int_equal(h_add(&h, VKFD_CMD_MAP_MEMORY_ASYNC, &m, VKFD_REQ_MAP_MEMORY_LEN(1), NULL),
 			 s);
 	assert_int_equal(h_flush(&h), 0);
-	assert_int_equal(wait_u64(real, sizeof(pk)), sizeof(pk));
-	assert_int_equal(wait_u32(done, 0x600d), 0x600d);
+	assert_int_equal(h_wait_u64(real, sizeof(pk), WAIT_MS), sizeof(pk));
+	assert_int_equal(h_wait_u32(done, 0x600d, WAIT_MS), 0x600d);
 	assert_int_equal(*hit, 0xabcd);
 	assert_int_equal(gh->async_error, 0);
 
@@ -322,10 +241,10 @@ static void test_dispatch_waits_for_async_map(void **state)
 	sdma_fence(pk, ctl.va + 0x100, 0x700d);
 	memcpy((uint8_t *)ring.cpu + 32, pk, 16);
 	__atomic_store_n(wptr, 48, __ATOMIC_RELEASE);
-	assert_int_equal(wait_u64(real, 48), 48);
-	assert_int_equal(wait_u32(done, 0x700d), 0x700d);
+	assert_int_equal(h_wait_u64(real, 48, WAIT_MS), 48);
+	assert_int_equal(h_wait_u32(done, 0x700d, WAIT_MS), 0x700d);
 
-	destroy_queue(&h, rsp.queue);
+	assert_int_equal(h_destroy_queue(&h, rsp.queue), 0);
 	munmap(gh, 4096);
 	h_bo_drop(&target);
 	h_bo_drop(&ring);
@@ -359,26 +278,32 @@ static void test_hostile_barrier_stalls_own_context_only(void **state)
 	bo_make(&b, &ring_b, 4096, GTT);
 	bo_make(&b, &ctl_b, 4096, GTT);
 	bo_make(&b, &db_b, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
-	create_sdma_queue(&a, ring_a.va, ctl_a.va, &ra);
-	create_sdma_queue(&b, ring_b.va, ctl_b.va, &rb);
-	real_a = real_doorbell(&a, ra.doorbell_index);
-	real_b = real_doorbell(&b, rb.doorbell_index);
+	assert_int_equal(h_create_queue(&a, KFD_IOC_QUEUE_TYPE_SDMA, ring_a.va, ctl_a.va,
+					ctl_a.va + 0x80, 7, &ra),
+			 0);
+	assert_int_equal(h_create_queue(&b, KFD_IOC_QUEUE_TYPE_SDMA, ring_b.va, ctl_b.va,
+					ctl_b.va + 0x80, 7, &rb),
+			 0);
+	real_a = h_real_doorbell(&a, ra.doorbell_index);
+	assert_non_null(real_a);
+	real_b = h_real_doorbell(&b, rb.doorbell_index);
+	assert_non_null(real_b);
 
 	gh = guest_hdr(&a);
 	__atomic_store_n(&gh->map_barrier, a.b.seqno + 1000u, __ATOMIC_RELEASE);
 	/* an all-zero ring is NOPs */
 	__atomic_store_n((volatile uint64_t *)ctl_a.cpu, 32, __ATOMIC_RELEASE);
 	__atomic_store_n((volatile uint64_t *)ctl_b.cpu, 32, __ATOMIC_RELEASE);
-	assert_int_equal(wait_u64(real_b, 32), 32);
+	assert_int_equal(h_wait_u64(real_b, 32, WAIT_MS), 32);
 	wait_held_or_rung(a.ctx->relay, 0, real_a, 0);
 	doorbell_relay_get_stats(a.ctx->relay, &st);
 	assert_true(st.deferred > 0);
 	assert_int_equal(__atomic_load_n(real_a, __ATOMIC_ACQUIRE), 0);
 	/* its synchronous requests still run */
-	destroy_queue(&a, ra.queue);
+	assert_int_equal(h_destroy_queue(&a, ra.queue), 0);
 	munmap(gh, 4096);
 
-	destroy_queue(&b, rb.queue);
+	assert_int_equal(h_destroy_queue(&b, rb.queue), 0);
 	h_bo_drop(&ring_a);
 	h_bo_drop(&ctl_a);
 	h_bo_drop(&db_a);
@@ -470,31 +395,21 @@ static void test_not_granted(void **state)
 	bo_make(&h, &ring, 4096, GTT);
 	bo_make(&h, &ctl, 4096, GTT);
 	bo_make(&h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
-	create_sdma_queue(&h, ring.va, ctl.va, &rsp);
-	real = real_doorbell(&h, rsp.doorbell_index);
+	assert_int_equal(
+	    h_create_queue(&h, KFD_IOC_QUEUE_TYPE_SDMA, ring.va, ctl.va, ctl.va + 0x80, 7, &rsp),
+	    0);
+	real = h_real_doorbell(&h, rsp.doorbell_index);
+	assert_non_null(real);
 	__atomic_store_n(&gh->map_barrier, h.b.seqno + 1000u, __ATOMIC_RELEASE);
 	__atomic_store_n((volatile uint64_t *)ctl.cpu, 32, __ATOMIC_RELEASE);
-	assert_int_equal(wait_u64(real, 32), 32);
-	destroy_queue(&h, rsp.queue);
+	assert_int_equal(h_wait_u64(real, 32, WAIT_MS), 32);
+	assert_int_equal(h_destroy_queue(&h, rsp.queue), 0);
 	munmap(gh, 4096);
 	h_bo_drop(&bo);
 	h_bo_drop(&ring);
 	h_bo_drop(&ctl);
 	h_bo_drop(&db);
 	h_close(&h);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return h_lib_init(0, NULL);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	h_lib_fini();
-	return 0;
 }
 
 int main(void)
@@ -511,5 +426,5 @@ int main(void)
 	};
 	int failed = cmocka_run_group_tests(relay_tests, NULL, NULL);
 
-	return failed + cmocka_run_group_tests(ctx_tests, setup, teardown);
+	return failed + cmocka_run_group_tests(ctx_tests, h_setup_lib, h_teardown_lib);
 }

@@ -28,33 +28,6 @@
 #define WAIT_MS  2000
 #define AQL_SLOT 64
 
-/* Wait until *p == want (up to WAIT_MS); returns the last value seen. */
-static uint64_t wait_value(const volatile uint64_t *p, uint64_t want)
-{
-	uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-
-	for (int i = 0; i < WAIT_MS && v != want; i++) {
-		usleep(1000);
-		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-	}
-	return v;
-}
-
-/* Let the relay run a few complete passes after a wake-up. */
-static void settle(struct doorbell_relay *r)
-{
-	struct doorbell_relay_stats a, b;
-
-	doorbell_relay_get_stats(r, &a);
-	for (int i = 0; i < WAIT_MS; i++) {
-		usleep(1000);
-		doorbell_relay_get_stats(r, &b);
-		if (b.scans >= a.scans + 3)
-			return;
-	}
-	fail_msg("relay made no progress");
-}
-
 static void test_relay_aql_value_from_wptr(void **state)
 {
 	volatile uint64_t *page, real = 0, *wptr;
@@ -86,13 +59,13 @@ static void test_relay_aql_value_from_wptr(void **state)
 
 	/* write_dispatch_id 5: ROCr would have rung packet index 4 */
 	__atomic_store_n(wptr, 5, __ATOMIC_RELEASE);
-	assert_int_equal(wait_value(&real, 4), 4);
+	assert_int_equal(h_wait_u64(&real, 4, WAIT_MS), 4);
 	/* a wake-up without a moved write pointer forwards nothing */
 	doorbell_relay_get_stats(r, &st);
 	assert_int_equal(st.copies, 1);
 	__atomic_store_n(&real, 0x1234, __ATOMIC_RELEASE); /* would be overwritten */
 	assert_int_equal(write(doorbell_relay_efd(r), &one, sizeof(one)), sizeof(one));
-	settle(r);
+	assert_true(h_relay_settle(r, WAIT_MS));
 	doorbell_relay_flush(r);
 	assert_int_equal(__atomic_load_n(&real, __ATOMIC_ACQUIRE), 0x1234);
 	doorbell_relay_get_stats(r, &st);
@@ -101,7 +74,7 @@ static void test_relay_aql_value_from_wptr(void **state)
 	/* the next reservation is forwarded at once on an eventfd wake-up */
 	__atomic_store_n(wptr, 6, __ATOMIC_RELEASE);
 	assert_int_equal(write(doorbell_relay_efd(r), &one, sizeof(one)), sizeof(one));
-	assert_int_equal(wait_value(&real, 5), 5);
+	assert_int_equal(h_wait_u64(&real, 5, WAIT_MS), 5);
 
 	/* removing the slot unmaps the page the relay owned */
 	doorbell_relay_remove(r, 1);
@@ -151,10 +124,10 @@ static void test_relay_rings_through_device(void **state)
 	q.map_len = 4096;
 	assert_int_equal(doorbell_relay_add_queue(r, 0, &q), 0);
 	__atomic_store_n(wptr, 2, __ATOMIC_RELEASE);
-	assert_int_equal(wait_value(&real, 1), 1);
+	assert_int_equal(h_wait_u64(&real, 1, WAIT_MS), 1);
 	__atomic_store_n(wptr, 7, __ATOMIC_RELEASE);
-	assert_int_equal(wait_value(&real, 6), 6);
-	settle(r);
+	assert_int_equal(h_wait_u64(&real, 6, WAIT_MS), 6);
+	assert_true(h_relay_settle(r, WAIT_MS));
 	doorbell_relay_get_stats(r, &st);
 	doorbell_relay_remove(r, 0);
 	doorbell_relay_stop(r);
@@ -182,11 +155,11 @@ static void test_relay_raw_wptr_and_shadow(void **state)
 	doorbell_relay_flush(r);
 	assert_int_equal(real[0], 0);
 	__atomic_store_n(&wp, 0x1a0, __ATOMIC_RELEASE);
-	assert_int_equal(wait_value(&real[0], 0x1a0), 0x1a0);
+	assert_int_equal(h_wait_u64(&real[0], 0x1a0, WAIT_MS), 0x1a0);
 	/* fallback: a queue without a mappable write pointer relays its slot */
 	assert_int_equal(doorbell_relay_add(r, 3, &shadow, &real[1]), 0);
 	__atomic_store_n(&shadow, 0x77, __ATOMIC_RELEASE);
-	assert_int_equal(wait_value(&real[1], 0x77), 0x77);
+	assert_int_equal(h_wait_u64(&real[1], 0x77, WAIT_MS), 0x77);
 	assert_int_equal(real[0], 0x1a0);
 	doorbell_relay_stop(r); /* with slots still active */
 }
@@ -202,53 +175,6 @@ static void bo_make(struct harness *h, struct h_bo *b, uint64_t size, uint32_t f
 			 (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) ? VKFD_BLOB_INFO_DOORBELL : 0);
 }
 
-static int setup(void **state)
-{
-	static struct harness h;
-
-	if (h_lib_init(0, NULL) || h_open(&h, 1))
-		return -1;
-	*state = &h;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	h_close(*state);
-	h_lib_fini();
-	return 0;
-}
-
-static void create_queue(struct harness *h, uint32_t type, uint64_t ring, uint64_t ctl,
-			 struct vkfd_rsp_create_queue *rsp)
-{
-	struct vkfd_req_create_queue r;
-
-	memset(&r, 0, sizeof(r));
-	r.ring_base_address = ring;
-	r.ring_size = 4096;
-	r.write_pointer_address = ctl;
-	r.read_pointer_address = ctl + 0x80;
-	r.gpu_id = h->gpu_id;
-	r.queue_type = type;
-	r.queue_percentage = 100;
-	r.queue_priority = 7;
-	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), rsp, sizeof(*rsp)), 0);
-}
-
-/* The host's real doorbell for a queue. The shared memory is mapped at two
- * addresses, so TSan cannot pair the seqno's release/acquire; the relay's
- * lock, taken when the queue was added (after its doorbell page was
- * mapped), orders the executor's writes before this read. */
-static volatile uint64_t *real_doorbell(struct harness *h, uint32_t index)
-{
-	struct doorbell_relay_stats st;
-
-	doorbell_relay_get_stats(h->ctx->relay, &st);
-	assert_non_null(h->ctx->gpu[0].real_db);
-	return h->ctx->gpu[0].real_db + index;
-}
-
 static void notify(struct harness *h, uint64_t queue)
 {
 	struct vkfd_req_handle n;
@@ -256,15 +182,6 @@ static void notify(struct harness *h, uint64_t queue)
 	memset(&n, 0, sizeof(n));
 	n.handle = queue;
 	assert_int_equal(h_async(h, VKFD_CMD_DOORBELL_NOTIFY, &n, sizeof(n)), 0);
-}
-
-static void destroy_queue(struct harness *h, uint64_t queue)
-{
-	struct vkfd_req_handle d;
-
-	memset(&d, 0, sizeof(d));
-	d.handle = queue;
-	assert_int_equal(h_call(h, VKFD_CMD_DESTROY_QUEUE, &d, sizeof(d), NULL, 0), 0);
 }
 
 static void test_context_aql_queue(void **state)
@@ -281,16 +198,19 @@ static void test_context_aql_queue(void **state)
 	/* every packet INVALID: the engine waits, nothing is dispatched */
 	for (unsigned i = 0; i < 4096 / AQL_SLOT; i++)
 		*(uint16_t *)((uint8_t *)ring.cpu + i * AQL_SLOT) = 1;
-	create_queue(h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring.va, ctl.va, &rsp);
+	assert_int_equal(h_create_queue(h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring.va, ctl.va,
+					ctl.va + 0x80, 7, &rsp),
+			 0);
 	assert_true(rsp.doorbell_index < VKFD_KFD_DOORBELL_SLICE_SLOTS);
 	wptr = (volatile uint64_t *)ctl.cpu;
 	shadow = (volatile uint64_t *)db.cpu + rsp.doorbell_index;
-	real = real_doorbell(h, rsp.doorbell_index);
+	real = h_real_doorbell(h, rsp.doorbell_index);
+	assert_non_null(real);
 
 	/* the guest moves write_dispatch_id and stores nothing into the
 	 * shadow page (a VMM dropped the store): the relay still rings */
 	__atomic_store_n(wptr, 3, __ATOMIC_RELEASE);
-	assert_int_equal(wait_value(real, 2), 2);
+	assert_int_equal(h_wait_u64(real, 2, WAIT_MS), 2);
 
 	/* a shadow store alone, even with a notify, forwards nothing */
 	doorbell_relay_get_stats(h->ctx->relay, &st0);
@@ -307,9 +227,9 @@ static void test_context_aql_queue(void **state)
 	__atomic_store_n(wptr, 9, __ATOMIC_RELEASE);
 	__atomic_store_n(shadow, 4, __ATOMIC_RELEASE);
 	notify(h, rsp.queue);
-	assert_int_equal(wait_value(real, 8), 8);
+	assert_int_equal(h_wait_u64(real, 8, WAIT_MS), 8);
 
-	destroy_queue(h, rsp.queue);
+	assert_int_equal(h_destroy_queue(h, rsp.queue), 0);
 	h_bo_drop(&ring);
 	h_bo_drop(&ctl);
 	h_bo_drop(&db);
@@ -325,14 +245,16 @@ static void test_context_sdma_queue(void **state)
 	bo_make(h, &ring, 4096, GTT);
 	bo_make(h, &ctl, 4096, GTT);
 	bo_make(h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
-	create_queue(h, KFD_IOC_QUEUE_TYPE_SDMA, ring.va, ctl.va, &rsp);
+	assert_int_equal(
+	    h_create_queue(h, KFD_IOC_QUEUE_TYPE_SDMA, ring.va, ctl.va, ctl.va + 0x80, 7, &rsp), 0);
 	wptr = (volatile uint64_t *)ctl.cpu;
-	real = real_doorbell(h, rsp.doorbell_index);
+	real = h_real_doorbell(h, rsp.doorbell_index);
+	assert_non_null(real);
 	/* SDMA rings with the write pointer in bytes; a NOP-free advance of
 	 * 0 bytes is no ring, and the ring is all zeros (NOPs) */
 	__atomic_store_n(wptr, 32, __ATOMIC_RELEASE);
-	assert_int_equal(wait_value(real, 32), 32);
-	destroy_queue(h, rsp.queue);
+	assert_int_equal(h_wait_u64(real, 32, WAIT_MS), 32);
+	assert_int_equal(h_destroy_queue(h, rsp.queue), 0);
 	h_bo_drop(&ring);
 	h_bo_drop(&ctl);
 	h_bo_drop(&db);
@@ -353,8 +275,11 @@ static void test_context_wptr_bo_freed(void **state)
 	bo_make(h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
 	for (unsigned i = 0; i < 4096 / AQL_SLOT; i++)
 		*(uint16_t *)((uint8_t *)ring.cpu + i * AQL_SLOT) = 1;
-	create_queue(h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring.va, ctl.va, &rsp);
-	real = real_doorbell(h, rsp.doorbell_index);
+	assert_int_equal(h_create_queue(h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring.va, ctl.va,
+					ctl.va + 0x80, 7, &rsp),
+			 0);
+	real = h_real_doorbell(h, rsp.doorbell_index);
+	assert_non_null(real);
 	/* 6.12 (and kfdsim) refuse to unmap a BO a queue uses; older kernels
 	 * let it go: either way nothing below may fault */
 	ret = h_unmap(h, ctl.handle);
@@ -364,8 +289,8 @@ static void test_context_wptr_bo_freed(void **state)
 		assert_int_equal(ret, -EBUSY);
 	__atomic_store_n((volatile uint64_t *)ctl.cpu, 2, __ATOMIC_RELEASE);
 	notify(h, rsp.queue);
-	assert_int_equal(wait_value(real, 1), 1);
-	destroy_queue(h, rsp.queue);
+	assert_int_equal(h_wait_u64(real, 1, WAIT_MS), 1);
+	assert_int_equal(h_destroy_queue(h, rsp.queue), 0);
 	h_bo_drop(&ring);
 	h_bo_drop(&ctl);
 	h_bo_drop(&db);
@@ -385,5 +310,5 @@ int main(void)
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
-	return failed + cmocka_run_group_tests(ctx_tests, setup, teardown);
+	return failed + cmocka_run_group_tests(ctx_tests, h_setup_lib_ctx, h_teardown_lib_ctx);
 }

@@ -69,31 +69,6 @@ static void rnd_pause(void)
 		nanosleep(&ts, NULL);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return h_lib_init(0, NULL);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	h_lib_fini();
-	return 0;
-}
-
-static void add_wait(struct harness *h, uint32_t ring, uint32_t ev, uint32_t timeout_ms)
-{
-	struct vkfd_req_wait_events w;
-
-	memset(&w, 0, sizeof(w));
-	w.ring_idx = ring;
-	w.num_events = 1;
-	w.timeout_ms = timeout_ms;
-	w.events[0].event_id = ev;
-	h_add(h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), NULL);
-}
-
 static void add_set_event(struct harness *h, uint32_t ev)
 {
 	struct vkfd_req_event r;
@@ -127,7 +102,6 @@ static void add_destroy_queue(struct harness *h, uint64_t queue)
 /* An AQL queue with its kfdsim engine thread; 0 if kfdsim refused it. */
 static uint64_t make_queue(struct harness *h, uint64_t *ring_out)
 {
-	struct vkfd_req_create_queue r;
 	struct vkfd_rsp_create_queue rsp;
 	uint64_t ring, ctl, db;
 
@@ -135,16 +109,8 @@ static uint64_t make_queue(struct harness *h, uint64_t *ring_out)
 	h_gtt(h, 4096, &ctl);
 	assert_int_equal(
 	    h_alloc(h, h_va(h, 8192), 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL, &db, NULL), 0);
-	memset(&r, 0, sizeof(r));
-	r.ring_base_address = ring;
-	r.ring_size = 4096;
-	r.write_pointer_address = ctl;
-	r.read_pointer_address = ctl + 8;
-	r.gpu_id = h->gpu_id;
-	r.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-	r.queue_percentage = 100;
-	memset(&rsp, 0, sizeof(rsp));
-	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+	assert_int_equal(
+	    h_create_queue(h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring, ctl, ctl + 8, 0, &rsp), 0);
 	*ring_out = ring;
 	return rsp.queue;
 }
@@ -168,7 +134,11 @@ static void one_life(uint32_t ctx_id)
 		 * the context; its fence is the ring's retirement */
 		uint64_t kind = rnd() % 3;
 
-		add_wait(&h, f, ev, kind == 0 ? 0 : kind == 1 ? 1 + (uint32_t)(rnd() % 3) : 60000);
+		h_add_wait_event(&h, f, ev,
+				 kind == 0   ? 0
+				 : kind == 1 ? 1 + (uint32_t)(rnd() % 3)
+					     : 60000,
+				 NULL);
 		if (rnd() % 2)
 			add_set_event(&h, ev);
 		if (queue && rnd() % 2)
@@ -220,5 +190,5 @@ int main(void)
 	    cmocka_unit_test(test_destroy_at_random_moments),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, h_setup_lib, h_teardown_lib);
 }

@@ -23,25 +23,10 @@
 #define GTT  (KFD_IOC_ALLOC_MEM_FLAGS_GTT | VKFD_KFD_ALLOC_WRITABLE)
 #define VRAM (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | VKFD_KFD_ALLOC_WRITABLE)
 
-static int setup(void **state)
-{
-	(void)state;
-	return h_lib_init(0, NULL);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	h_lib_fini();
-	return 0;
-}
-
 /* A context holding one of everything. */
 static void populate(struct harness *h, int *blob_fd)
 {
-	struct vkfd_req_create_queue r;
 	struct vkfd_rsp_create_queue rsp;
-	struct vkfd_req_wait_events w;
 	struct vkfd_blob blob;
 	uint64_t ring, ctl, page, vram, db;
 	uint32_t ev;
@@ -56,22 +41,10 @@ static void populate(struct harness *h, int *blob_fd)
 	h_bind(h, vram, 1);
 	assert_int_equal(vkfd_host_context_get_blob(h->ctx, 1, 1, 8 << 20, 1, &blob), 0);
 	*blob_fd = blob.fd;
-	memset(&r, 0, sizeof(r));
-	r.ring_base_address = ring;
-	r.ring_size = 4096;
-	r.write_pointer_address = ctl;
-	r.read_pointer_address = ctl + 8;
-	r.gpu_id = h->gpu_id;
-	r.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-	r.queue_percentage = 100;
-	assert_int_equal(h_call(h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+	assert_int_equal(
+	    h_create_queue(h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring, ctl, ctl + 8, 0, &rsp), 0);
 	assert_int_equal(h_create_event(h, page, KFD_IOC_EVENT_SIGNAL, 1, &ev), 0);
-	memset(&w, 0, sizeof(w));
-	w.ring_idx = 1;
-	w.num_events = 1;
-	w.timeout_ms = 0xffffffff;
-	w.events[0].event_id = ev;
-	h_add(h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), NULL);
+	h_add_wait_event(h, 1, ev, 0xffffffff, NULL);
 	assert_int_equal(h_flush(h), 0);
 	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 1, 1), 0);
 }
@@ -162,20 +135,12 @@ static void latch_case(unsigned nr)
 	assert_int_equal(h_alloc(&h, h_va(&h, 4096), 4096, GTT, &victim, NULL), 0);
 	if (nr == 0x03) {
 		uint64_t ring = 0, ctl = 0;
-		struct vkfd_req_create_queue r;
 		struct vkfd_rsp_create_queue rsp;
 
 		assert_true(h_gtt(&h, 4096, &ring) && h_gtt(&h, 4096, &ctl));
-		memset(&r, 0, sizeof(r));
-		r.ring_base_address = ring;
-		r.ring_size = 4096;
-		r.write_pointer_address = ctl;
-		r.read_pointer_address = ctl + 8;
-		r.gpu_id = h.gpu_id;
-		r.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-		r.queue_percentage = 100;
 		assert_int_equal(
-		    h_call(&h, VKFD_CMD_CREATE_QUEUE, &r, sizeof(r), &rsp, sizeof(rsp)), 0);
+		    h_create_queue(&h, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, ring, ctl, ctl + 8, 0, &rsp),
+		    0);
 		qh = rsp.queue;
 	}
 	kfdsim_latch_ioctl(host_g.sim, nr);
@@ -411,7 +376,6 @@ static void count_late_retire(void *cookie, uint32_t ctx_id, uint32_t ring, uint
 static void destroy_with_pending_fences(uint32_t flags)
 {
 	struct vkfd_host_config cfg;
-	struct vkfd_req_wait_events w;
 	struct vkfd_req_get_version gv;
 	struct harness h;
 	uint64_t page;
@@ -429,12 +393,7 @@ static void destroy_with_pending_fences(uint32_t flags)
 	assert_int_equal(h_create_event(&h, page, KFD_IOC_EVENT_SIGNAL, 1, &ev), 0);
 	/* waits that only destroy ends: their fences are pending at destroy */
 	for (uint32_t r = 1; r <= 4; r++) {
-		memset(&w, 0, sizeof(w));
-		w.ring_idx = r;
-		w.num_events = 1;
-		w.timeout_ms = 0xffffffff;
-		w.events[0].event_id = ev;
-		h_add(&h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(1), NULL);
+		h_add_wait_event(&h, r, ev, 0xffffffff, NULL);
 		assert_int_equal(h_flush(&h), 0);
 		assert_int_equal(vkfd_host_context_submit_fence(h.ctx, 0, r, 100 + r), 0);
 	}
@@ -484,5 +443,5 @@ int main(void)
 	    cmocka_unit_test(test_destroy_drops_pending_fences_async),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, h_setup_lib, h_teardown_lib);
 }

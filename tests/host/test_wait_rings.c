@@ -102,19 +102,6 @@ static bool retired(uint64_t id)
 	return r;
 }
 
-static uint32_t add_wait(struct harness *h, uint32_t ring, uint32_t ev, uint32_t timeout,
-			 uint32_t *rsp_off)
-{
-	struct vkfd_req_wait_events r;
-
-	memset(&r, 0, sizeof(r));
-	r.ring_idx = ring;
-	r.num_events = 1;
-	r.timeout_ms = timeout;
-	r.events[0].event_id = ev;
-	return h_add(h, VKFD_CMD_WAIT_EVENTS, &r, VKFD_REQ_WAIT_EVENTS_LEN(1), rsp_off);
-}
-
 /* Spin (no sleep: resubmit as early as a guest could) until id retired. */
 static bool spin_retired(uint64_t id)
 {
@@ -141,7 +128,7 @@ static void resubmit_rounds(struct harness *h, uint32_t ring, uint32_t ev, uint6
 		struct vkfd_rsp_wait_events *rsp;
 		uint32_t off, seq;
 
-		seq = add_wait(h, ring, ev, 0, &off);
+		seq = h_add_wait_event(h, ring, ev, 0, &off);
 		assert_true(seq != 0);
 		assert_int_equal(h_flush(h), 0);
 		assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, ring, fence0 + i), 0);
@@ -193,7 +180,7 @@ static void test_resubmit_with_62_waits_pending(void **state)
 	assert_int_equal(h_create_event(&h, page, KFD_IOC_EVENT_SIGNAL, 1, &never), 0);
 	watch(NULL, 1);
 	for (uint32_t r = 2; r < VKFD_NUM_RINGS; r++) {
-		add_wait(&h, r, never, 0xffffffff, NULL);
+		h_add_wait_event(&h, r, never, 0xffffffff, NULL);
 		assert_int_equal(h_flush(&h), 0);
 	}
 	/* let the executor hand all 62 to the pool */

@@ -102,6 +102,22 @@ static void userptr(struct world *w, uint64_t off, uint64_t size)
 	map_to_gpu(w, al.handle);
 }
 
+/* The world's AQL queue over its ring, read and write pointers. */
+static void create_queue(struct world *w, struct kfd_ioctl_create_queue_args *cq)
+{
+	memset(cq, 0, sizeof(*cq));
+	cq->ring_base_address = va(w, OFF_RING);
+	cq->ring_size = RING_SIZE;
+	cq->write_pointer_address = va(w, OFF_WPTR);
+	cq->read_pointer_address = va(w, OFF_RPTR);
+	cq->gpu_id = w->gpu_id;
+	cq->queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+	cq->queue_percentage = 100;
+	cq->queue_priority = 7;
+	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, cq), 0);
+	w->queue_id = cq->queue_id;
+}
+
 static int setup_target(void **state, const char *target)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -188,17 +204,7 @@ static int setup_target(void **state, const char *target)
 		memcpy(w->buf + OFF_RING + i, &h, 2);
 	}
 
-	memset(&cq, 0, sizeof(cq));
-	cq.ring_base_address = va(w, OFF_RING);
-	cq.ring_size = RING_SIZE;
-	cq.write_pointer_address = va(w, OFF_WPTR);
-	cq.read_pointer_address = va(w, OFF_RPTR);
-	cq.gpu_id = w->gpu_id;
-	cq.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-	cq.queue_percentage = 100;
-	cq.queue_priority = 7;
-	assert_int_equal(kio(w, AMDKFD_IOC_CREATE_QUEUE, &cq), 0);
-	w->queue_id = cq.queue_id;
+	create_queue(w, &cq);
 
 	/* the doorbell slice through the kfd fd, as libhsakmt maps it */
 	db_page = cq.doorbell_offset & ~(uint64_t)(8192 - 1);
@@ -371,6 +377,75 @@ static void test_ring_doorbell_wakes_engine(void **state)
 			assert_int_equal(data[i], value);
 	}
 	kfdsim_test_engine_idle_poll(true);
+}
+
+/* Rings through the seam in a loop until told to stop, as the host's
+ * relay does while the guest destroys queues and closes its fd. */
+struct ringer {
+	struct world *w;
+	int fd;
+	uint32_t offset;
+	volatile uint64_t *slot;
+	int stop;
+};
+
+static void *ring_loop(void *arg)
+{
+	struct ringer *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+		r->w->ops->ring_doorbell(r->w->sim, r->fd, r->w->gpu_id, r->offset, r->slot,
+					 UINT64_MAX); /* an AQL doorbell's "nothing ready" */
+	return NULL;
+}
+
+static void stop_ringer(struct ringer *r, pthread_t t)
+{
+	__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+/*
+ * ring_doorbell finds the queue per doorbell without kfdsim's global
+ * lock. Rings racing queue destroys and creates (and a kfd fd's close)
+ * must never reach a queue or process being freed (TSan and ASan builds
+ * see it), and the doorbell must name the queue made last: a dispatch
+ * rung through the seam, with the engines' idle poll off, then runs.
+ */
+static void test_ring_doorbell_races_destroy(void **state)
+{
+	struct world *w = *state;
+	struct ringer r = {.w = w, .fd = w->kfd, .slot = w->doorbell};
+	struct ringer other = {.w = w};
+	uint64_t other_slot = 0;
+	pthread_t t, t2;
+
+	r.offset = (uint32_t)((uintptr_t)w->doorbell - (uintptr_t)w->db_map);
+	assert_int_equal(pthread_create(&t, NULL, ring_loop, &r), 0);
+	for (int round = 0; round < 50; round++) {
+		struct kfd_ioctl_destroy_queue_args dq = {.queue_id = w->queue_id};
+		struct kfd_ioctl_create_queue_args cq;
+
+		assert_int_equal(kio(w, AMDKFD_IOC_DESTROY_QUEUE, &dq), 0);
+		create_queue(w, &cq);
+		/* the lowest free index: the one the ringer rings */
+		assert_int_equal(cq.doorbell_offset & 8191, r.offset);
+	}
+	/* another process's fd, closed while rung */
+	other.fd = w->ops->open_kfd(w->sim);
+	assert_true(other.fd >= 0);
+	other.offset = r.offset;
+	other.slot = &other_slot;
+	assert_int_equal(pthread_create(&t2, NULL, ring_loop, &other), 0);
+	usleep(1000);
+	assert_int_equal(w->ops->close(w->sim, other.fd), 0);
+	stop_ringer(&other, t2);
+	stop_ringer(&r, t);
+	/* the queue made last starts over at packet 0 */
+	w->next = 0;
+	__atomic_store_n((uint64_t *)(w->buf + OFF_WPTR), 0, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(w->buf + OFF_RPTR), 0, __ATOMIC_RELEASE);
+	test_ring_doorbell_wakes_engine(state);
 }
 
 static void test_fault_raises_memory_event(void **state)
@@ -795,6 +870,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_dispatch_signals_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ring_doorbell_wakes_engine, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ring_doorbell_races_destroy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fault_raises_memory_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sdma_copy_signals_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_races_restart_and_destroy, setup,
