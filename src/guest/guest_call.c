@@ -297,6 +297,23 @@ int vkfd_guest_call(struct vkfd_guest *g, const void *req, size_t req_len, void 
 	return r;
 }
 
+/*
+ * The batch now holds a request that must leave within
+ * GUEST_ASYNC_FLUSH_NS. The flusher is woken only from its untimed sleep:
+ * a flusher in a timed sleep wakes at the due time of an earlier batch,
+ * which is never later than this one's, and re-reads first_pending_ns then.
+ * Signalling it every time (a futex wake and a thread switch per batch,
+ * thousands per model load) cost more than the batching saved.
+ */
+static void mark_pending_locked(struct vkfd_guest *g)
+{
+	if (g->first_pending_ns)
+		return;
+	g->first_pending_ns = guest_now_ns();
+	if (g->flusher_parked)
+		pthread_cond_signal(&g->flush_cond);
+}
+
 int vkfd_guest_call_async(struct vkfd_guest *g, const void *req, size_t req_len)
 {
 	union req_buf buf;
@@ -311,9 +328,8 @@ int vkfd_guest_call_async(struct vkfd_guest *g, const void *req, size_t req_len)
 	r = add_locked(g, &buf, (uint32_t)req_len, 0, NULL);
 	if (!r && g->b.len >= GUEST_ASYNC_FLUSH_BYTES) {
 		r = flush_locked(g, 0, NULL);
-	} else if (!r && !g->first_pending_ns) {
-		g->first_pending_ns = guest_now_ns();
-		pthread_cond_signal(&g->flush_cond);
+	} else if (!r) {
+		mark_pending_locked(g);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return r;
@@ -345,9 +361,8 @@ int vkfd_guest_call_async_barrier(struct vkfd_guest *g, const void *req, size_t 
 		__atomic_store_n(&sh->map_barrier, seqno, __ATOMIC_RELEASE);
 		if (g->b.len >= GUEST_ASYNC_FLUSH_BYTES) {
 			r = flush_locked(g, 0, NULL);
-		} else if (!g->first_pending_ns) {
-			g->first_pending_ns = guest_now_ns();
-			pthread_cond_signal(&g->flush_cond);
+		} else {
+			mark_pending_locked(g);
 		}
 	}
 	pthread_mutex_unlock(&g->lock);
@@ -484,7 +499,9 @@ static void *flusher_main(void *arg)
 	pthread_mutex_lock(&g->lock);
 	while (!g->stop) {
 		if (!g->first_pending_ns) {
+			g->flusher_parked = true;
 			pthread_cond_wait(&g->flush_cond, &g->lock);
+			g->flusher_parked = false;
 			continue;
 		}
 		uint64_t due = g->first_pending_ns + GUEST_ASYNC_FLUSH_NS;

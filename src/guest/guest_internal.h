@@ -50,6 +50,7 @@ struct vkfd_guest {
 		    or atomically */
 	pthread_t flusher;
 	bool flusher_running;
+	bool flusher_parked; /* in its untimed wait (g->lock) */
 	bool stop;
 
 	/* Atomic: a seqno known processed (first - 1 at start) and the last
