@@ -110,13 +110,30 @@ void bk_locks_reset_child(void)
 	bk_alloc_lock_holder = NULL;
 }
 
+/* This process's pid, cached: every ioctl checks that its fd belongs to
+ * the caller, and getpid() is a system call (several per ioctl, a tenth of
+ * a model load's system calls). The child of a fork forgets it
+ * (bk_atfork_child), as it forgets every connection of its parent. */
+static pid_t bk_pid_cache;
+
+pid_t bk_self_pid(void)
+{
+	pid_t p = __atomic_load_n(&bk_pid_cache, __ATOMIC_RELAXED);
+
+	if (!p) {
+		p = getpid();
+		__atomic_store_n(&bk_pid_cache, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
 /* After fork the table still holds the parent's entries (they answer EBADF
  * in the child). The child may close such an fd behind our back and get the
  * same number again from a new open: its own entry must win. */
 struct bk_file *bk_file_get_locked(int fd)
 {
 	struct bk_file *inherited = NULL;
-	pid_t self = getpid();
+	pid_t self = bk_self_pid();
 
 	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++) {
@@ -133,7 +150,7 @@ struct bk_file *bk_file_get_locked(int fd)
 
 static struct bk_file *bk_file_add_locked(int fd, enum bk_kind kind)
 {
-	pid_t self = getpid();
+	pid_t self = bk_self_pid();
 
 	BK_ASSERT_TABLE_LOCKED();
 	/* A new open returned this number, so an inherited entry for it is
@@ -202,12 +219,12 @@ static int bk_init(void)
 	static bool atexit_done;
 
 	bk_table_lock();
-	if (bk.inited && bk.pid == getpid())
+	if (bk.inited && bk.pid == bk_self_pid())
 		goto out;
 	c = bk_conn_new(&r);
 	if (!c)
 		goto out;
-	bk.pid = getpid();
+	bk.pid = bk_self_pid();
 	bk.next_cookie = 1;
 	r = bk_topo_materialise_locked(c);
 	if (r) {
@@ -260,11 +277,11 @@ static int bk_open_kfd(int flags)
 	 * ranges stay findable (backend_vkfd_userptr.c) */
 	bk_mem_lock_take();
 	bk_table_lock();
-	if (bk.kept && bk.kept->pid == getpid() && !bk.kept->dead) {
+	if (bk.kept && bk.kept->pid == bk_self_pid() && !bk.kept->dead) {
 		c = bk.kept;
 		bk.kept = NULL;
 		reused = true;
-	} else if (bk.spare && bk.spare->pid == getpid()) {
+	} else if (bk.spare && bk.spare->pid == bk_self_pid()) {
 		c = bk.spare;
 		bk.spare = NULL;
 	}
@@ -344,7 +361,7 @@ static int bk_close(int fd)
 	}
 	if (f->kind == BK_KFD && f->conn) {
 		struct bk_conn *c = f->conn;
-		bool keep = c->refs == 1 && !c->dead && !bk.kept && c->pid == getpid();
+		bool keep = c->refs == 1 && !c->dead && !bk.kept && c->pid == bk_self_pid();
 
 		/* render fds it acquired become free again, unless the
 		 * process is kept: its VMs stay bound to it */
@@ -405,6 +422,7 @@ void bk_release_kept(void)
 
 static void bk_atfork_child(void)
 {
+	__atomic_store_n(&bk_pid_cache, 0, __ATOMIC_RELAXED);
 	bk_locks_reset_child();
 	/* Every inherited connection belongs to the parent's host context:
 	 * mark it dead (ioctls on the inherited fds give EBADF like the
@@ -442,12 +460,12 @@ static int bk_ioctl(int fd, unsigned long request, void *arg)
 	bk_table_unlock();
 	if (!f)
 		return -EBADF;
-	if (copy.pid != getpid())
+	if (copy.pid != bk_self_pid())
 		return -EBADF;
 	if (copy.kind == BK_RENDER)
 		return bk_render_ioctl(fd, request, arg);
 	/* a KFD process is bound to the process that opened it */
-	if (!copy.conn || copy.conn->dead || copy.conn->pid != getpid())
+	if (!copy.conn || copy.conn->dead || copy.conn->pid != bk_self_pid())
 		return -EBADF;
 	if (bk_debug > 0) {
 		uint64_t t0 = bk_clock_ns(CLOCK_MONOTONIC), dt;

@@ -51,7 +51,7 @@ int bk_read_user(void *dst, uint64_t src, size_t len)
 		return 0;
 	if (!src)
 		return -EFAULT;
-	n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	n = process_vm_readv(bk_self_pid(), &l, 1, &r, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
@@ -71,7 +71,7 @@ int bk_write_user(uint64_t dst, const void *src, size_t len)
 		return 0;
 	if (!dst)
 		return -EFAULT;
-	n = process_vm_writev(getpid(), &l, 1, &r, 1, 0);
+	n = process_vm_writev(bk_self_pid(), &l, 1, &r, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
@@ -183,7 +183,7 @@ struct bk_conn *bk_conn_new(int *err)
 		free(c);
 		return NULL;
 	}
-	c->pid = getpid();
+	c->pid = bk_self_pid();
 	c->kfd_fd = -1;
 	for (unsigned int i = 0; i < VKFD_MAX_GPUS; i++)
 		c->acquired[i] = -1;

@@ -20,7 +20,7 @@ static struct bk_conn *bk_any_conn_locked(void)
 	BK_ASSERT_TABLE_LOCKED();
 	for (unsigned int i = 0; i < BK_MAX_FILES; i++)
 		if (bk.files[i].kind == BK_KFD && bk.files[i].conn && !bk.files[i].conn->dead &&
-		    bk.files[i].pid == getpid())
+		    bk.files[i].pid == bk_self_pid())
 			return bk.files[i].conn;
 	return bk.spare && !bk.spare->dead ? bk.spare : NULL;
 }
@@ -207,7 +207,7 @@ static int bk_drm_get_client(void *arg)
 	if (cl.idx != 0)
 		return -EINVAL;
 	cl.auth = 1;
-	cl.pid = (uint64_t)getpid();
+	cl.pid = (uint64_t)bk_self_pid();
 	cl.uid = 65534; /* the kernel reports overflowuid */
 	cl.magic = 0;
 	cl.iocs = 0;

@@ -307,6 +307,7 @@ void bk_locks_reset_child(void);
 extern int bk_debug;
 void bk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t bk_clock_ns(clockid_t id);
+pid_t bk_self_pid(void);
 
 /* Copies from/to the application's memory: -EFAULT, never a crash. */
 int bk_read_user(void *dst, uint64_t src, size_t len);

@@ -117,7 +117,7 @@ static int bk_ioctl_acquire_vm(struct bk_conn *c, void *arg, uint32_t usize)
 	f = bk_file_get_locked((int)a->drm_fd);
 	if (gi < 0) {
 		r = -EINVAL;
-	} else if (!f || f->kind != BK_RENDER || f->pid != getpid()) {
+	} else if (!f || f->kind != BK_RENDER || f->pid != bk_self_pid()) {
 		r = -EINVAL; /* kernel: fget/not a DRM file */
 	} else if (f->gpu != gi) {
 		r = -EINVAL; /* a render node of another GPU */

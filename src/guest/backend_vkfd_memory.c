@@ -567,7 +567,7 @@ void *bk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	bk_mem_lock_take();
 	bk_table_lock();
 	f = bk_file_get_locked(fd);
-	if (!f || f->pid != getpid()) {
+	if (!f || f->pid != bk_self_pid()) {
 		bk_table_unlock();
 		bk_mem_lock_release();
 		errno = EBADF;

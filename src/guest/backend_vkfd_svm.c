@@ -699,7 +699,7 @@ void bk_svm_munmap_notify(void *addr, size_t len)
 				c = NULL;
 		bk_table_unlock();
 		/* connections are freed under bk_mem_lock: c stays */
-		if (c && !c->dead && c->svm && c->pid == getpid())
+		if (c && !c->dead && c->svm && c->pid == bk_self_pid())
 			bk_svm_unmap_locked(c, c->svm, s, e);
 	}
 	bk_mem_lock_release();

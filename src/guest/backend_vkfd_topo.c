@@ -327,6 +327,6 @@ int bk_topo_materialise_locked(struct bk_conn *c)
 
 void bk_cleanup_tree(void)
 {
-	if (bk.root_ours && bk.pid == getpid() && bk.root[0])
+	if (bk.root_ours && bk.pid == bk_self_pid() && bk.root[0])
 		bk_topo_remove(bk.root);
 }
