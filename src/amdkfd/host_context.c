@@ -115,7 +115,6 @@ static void ctx_free(struct vkfd_host_context *ctx)
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_mutex_destroy(&ctx->reply_lock);
 	pthread_cond_destroy(&ctx->cond);
-	pthread_cond_destroy(&ctx->done_cond);
 	wait_order_fini(&ctx->wait_order);
 	free(ctx);
 }
@@ -175,7 +174,6 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 	pthread_mutex_init(&ctx->lock, NULL);
 	pthread_mutex_init(&ctx->reply_lock, NULL);
 	pthread_cond_init(&ctx->cond, NULL);
-	pthread_cond_init(&ctx->done_cond, NULL);
 	wait_order_init(&ctx->wait_order);
 	obj_table_init(&ctx->bos, q->max_bos ? q->max_bos : HOST_DEFAULT_MAX_BOS);
 	obj_table_init(&ctx->queues, q->max_queues ? q->max_queues : HOST_DEFAULT_MAX_QUEUES);

@@ -161,7 +161,4 @@ void host_context_mark_lost(struct vkfd_host_context *ctx, uint32_t why)
 	/* no fence may stay pending forever: the guest learns the loss from
 	 * the async error word after its fence */
 	fence_state_complete_all(&ctx->fences);
-	pthread_mutex_lock(&ctx->lock);
-	pthread_cond_broadcast(&ctx->done_cond);
-	pthread_mutex_unlock(&ctx->lock);
 }

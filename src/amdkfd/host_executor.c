@@ -416,10 +416,6 @@ static void *executor_main(void *arg)
 		taken = seq;
 		free(it);
 
-		pthread_mutex_lock(&ctx->lock);
-		ctx->executed = seq;
-		pthread_cond_broadcast(&ctx->done_cond);
-		pthread_mutex_unlock(&ctx->lock);
 		fence_state_advance(&ctx->fences, 0, seq);
 		pthread_mutex_lock(&ctx->lock);
 	}
@@ -456,7 +452,6 @@ void host_executor_stop(struct vkfd_host_context *ctx)
 	/* atomic: wait threads read it without the lock (cmd_event.c) */
 	__atomic_store_n(&ctx->stopping, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ctx->cond);
-	pthread_cond_broadcast(&ctx->done_cond);
 	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->exec_started)
 		pthread_join(ctx->exec_thread, NULL);

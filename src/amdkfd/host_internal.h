@@ -225,8 +225,7 @@ struct vkfd_host_context {
 	 * (get_blob, submit) read under it. Functions that expect it held end
 	 * in _locked and call host_assert_held (host_lock.h). */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;      /* executor wake-up */
-	pthread_cond_t done_cond; /* executed advanced */
+	pthread_cond_t cond; /* executor wake-up */
 	pthread_t exec_thread;
 	bool exec_started;
 	/* Set once, under `lock`, with an atomic store; read under `lock` or
@@ -234,7 +233,7 @@ struct vkfd_host_context {
 	bool stopping;
 	uint32_t lost; /* VKFD_ASYNC_ERR_* once lost */
 	struct exec_item *q_head, *q_tail;
-	uint64_t submitted, executed;
+	uint64_t submitted; /* batches queued (ring 0 fence points) */
 	/* seqno of the last request run (atomic, the executor's): what the
 	 * relay's map barrier compares with, instead of the header's copy
 	 * the guest can overwrite */
@@ -243,7 +242,7 @@ struct vkfd_host_context {
 	uint32_t async_map_done;
 	uint64_t submit_hint;  /* atomic copy of submitted: the executor's spin */
 	uint32_t exec_spin_ns; /* atomic; vkfd_host_context_set_exec_spin */
-	size_t queued_bytes;   /* host_batch_cost() of each queued batch */
+	size_t queued_bytes; /* host_batch_cost() of each queued batch */
 
 	struct shmem_region shmem;
 	bool shmem_created;
