@@ -233,14 +233,56 @@ static void publish_age(struct vkfd_host_context *ctx, uint32_t id, uint64_t age
 		;
 }
 
+/* The guest's answer from KFD's result: ret and a->wait_result, the event
+ * data in j->ev. */
+static void wait_job_reply(struct wait_job *j, int ret, const struct kfd_ioctl_wait_events_args *a)
+{
+	struct vkfd_host_context *ctx = j->ctx;
+	uint8_t buf[sizeof(struct vkfd_rsp_wait_events)];
+	struct vkfd_rsp_wait_events *rsp = (void *)buf;
+	bool ages = host_device_can(VKFD_DEVICE_CAP_EVENT_AGES);
+
+	memset(buf, 0, sizeof(buf));
+	rsp->hdr.ret = ret;
+	rsp->wait_result = a->wait_result;
+	rsp->num_events = j->num;
+	for (uint32_t i = 0; i < j->num; i++) {
+		const struct vkfd_kfd_event_data *e = &j->ev[i];
+		struct vkfd_event_data *o = &rsp->events[i];
+
+		o->event_id = e->event_id;
+		if (j->types[i] == KFD_IOC_EVENT_MEMORY) {
+			const struct kfd_hsa_memory_exception_data *m = &e->memory_exception_data;
+
+			o->kind = VKFD_EVENT_DATA_MEMORY;
+			o->va = m->va;
+			o->gpu_id = m->gpu_id;
+			o->error_type = m->ErrorType;
+			o->not_present = m->failure.NotPresent;
+			o->read_only = m->failure.ReadOnly;
+			o->no_execute = m->failure.NoExecute;
+			o->imprecise = m->failure.imprecise;
+		} else if (j->types[i] == KFD_IOC_EVENT_HW_EXCEPTION) {
+			const struct kfd_hsa_hw_exception_data *h = &e->hw_exception_data;
+
+			o->kind = VKFD_EVENT_DATA_HW;
+			o->gpu_id = h->gpu_id;
+			o->reset_type = h->reset_type;
+			o->reset_cause = h->reset_cause;
+			o->memory_lost = h->memory_lost;
+		} else if (j->types[i] == KFD_IOC_EVENT_SIGNAL && ages) {
+			o->event_age = e->last_event_age;
+			publish_age(ctx, e->event_id, e->last_event_age);
+		}
+	}
+	host_reply(ctx, &j->view, buf, VKFD_RSP_WAIT_EVENTS_LEN(j->num));
+}
+
 static void wait_job_run(void *arg)
 {
 	struct wait_job *j = arg;
 	struct vkfd_host_context *ctx = j->ctx;
 	struct kfd_ioctl_wait_events_args a;
-	uint8_t buf[sizeof(struct vkfd_rsp_wait_events)];
-	struct vkfd_rsp_wait_events *rsp = (void *)buf;
-	bool ages = host_device_can(VKFD_DEVICE_CAP_EVENT_AGES);
 	int ret;
 
 	memset(&a, 0, sizeof(a));
@@ -254,43 +296,45 @@ static void wait_job_run(void *arg)
 		ret = host_kfd_wait_events(ctx, &a, wait_order_registered, &j->order);
 	wait_order_registered(&j->order); /* unlisted before the job is freed */
 
-	if (!__atomic_load_n(&ctx->stopping, __ATOMIC_ACQUIRE)) {
-		memset(buf, 0, sizeof(buf));
-		rsp->hdr.ret = ret;
-		rsp->wait_result = a.wait_result;
-		rsp->num_events = j->num;
-		for (uint32_t i = 0; i < j->num; i++) {
-			const struct vkfd_kfd_event_data *e = &j->ev[i];
-			struct vkfd_event_data *o = &rsp->events[i];
+	if (!__atomic_load_n(&ctx->stopping, __ATOMIC_ACQUIRE))
+		wait_job_reply(j, ret, &a);
+}
 
-			o->event_id = e->event_id;
-			if (j->types[i] == KFD_IOC_EVENT_MEMORY) {
-				const struct kfd_hsa_memory_exception_data *m =
-				    &e->memory_exception_data;
+/*
+ * A wait that KFD answers without blocking is answered here, on the
+ * executor, with no hand-off to a wait thread (one thread wake-up less per
+ * wait on work that is already done: the model-load storm's waits, ROCr's
+ * waits after its spin). KFD is asked the same question with a zero
+ * timeout; that answer is final when it is not TIMEOUT or when the guest
+ * asked for a zero timeout itself. A TIMEOUT left no trace to undo only if
+ * no event was consumed: KFD activates (and auto-resets) each signalled
+ * event as it registers the waiter, so a wait-for-all over several events
+ * can consume some and still time out; those waits go to a wait thread
+ * directly. The event data are tried on a copy so that a TIMEOUT leaves
+ * j->ev as the guest sent it (KFD may write ages back).
+ */
+static bool wait_job_try_now(struct wait_job *j)
+{
+	struct kfd_ioctl_wait_events_args a;
+	struct vkfd_kfd_event_data ev[VKFD_MAX_WAIT_EVENTS];
+	int ret;
 
-				o->kind = VKFD_EVENT_DATA_MEMORY;
-				o->va = m->va;
-				o->gpu_id = m->gpu_id;
-				o->error_type = m->ErrorType;
-				o->not_present = m->failure.NotPresent;
-				o->read_only = m->failure.ReadOnly;
-				o->no_execute = m->failure.NoExecute;
-				o->imprecise = m->failure.imprecise;
-			} else if (j->types[i] == KFD_IOC_EVENT_HW_EXCEPTION) {
-				const struct kfd_hsa_hw_exception_data *h = &e->hw_exception_data;
-
-				o->kind = VKFD_EVENT_DATA_HW;
-				o->gpu_id = h->gpu_id;
-				o->reset_type = h->reset_type;
-				o->reset_cause = h->reset_cause;
-				o->memory_lost = h->memory_lost;
-			} else if (j->types[i] == KFD_IOC_EVENT_SIGNAL && ages) {
-				o->event_age = e->last_event_age;
-				publish_age(ctx, e->event_id, e->last_event_age);
-			}
-		}
-		host_reply(ctx, &j->view, buf, VKFD_RSP_WAIT_EVENTS_LEN(j->num));
-	}
+	if (j->wait_for_all && j->num > 1)
+		return false;
+	memcpy(ev, j->ev, j->num * sizeof(ev[0]));
+	memset(&a, 0, sizeof(a));
+	a.events_ptr = (uint64_t)(uintptr_t)ev;
+	a.num_events = j->num;
+	a.wait_for_all = j->wait_for_all;
+	a.timeout = 0;
+	ret = host_kfd_ioctl(j->ctx, AMDKFD_IOC_WAIT_EVENTS, &a);
+	if (j->timeout != 0 && ret == -EINTR)
+		return false;
+	if (j->timeout != 0 && !ret && a.wait_result == KFD_IOC_WAIT_RESULT_TIMEOUT)
+		return false;
+	memcpy(j->ev, ev, j->num * sizeof(ev[0]));
+	wait_job_reply(j, ret, &a);
+	return true;
 }
 
 /*
@@ -357,6 +401,14 @@ int cmd_wait_events(struct cmd_ctx *c)
 	ret = host_ring_wait_activate(ctx, r->ring_idx, k);
 	if (ret)
 		goto reject; /* -EBUSY: one pending wait per ring */
+	if (!__atomic_load_n(&ctx->wait_always_thread, __ATOMIC_RELAXED) && wait_job_try_now(j)) {
+		/* as wait_job_done, after the answer */
+		host_ring_wait_release_thread(ctx);
+		host_ring_wait_finished(ctx, j->ring, j->k);
+		free(j);
+		c->deferred = true;
+		return 0;
+	}
 	{
 		uint32_t ids[VKFD_MAX_WAIT_EVENTS];
 

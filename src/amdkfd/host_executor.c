@@ -436,6 +436,8 @@ int host_executor_start(struct vkfd_host_context *ctx)
 		const char *e = getenv("VKFD_HOST_STATS_CPU");
 
 		ctx->stats->cpu = e && !strcmp(e, "1");
+		e = getenv("VKFD_HOST_WAIT_THREAD");
+		__atomic_store_n(&ctx->wait_always_thread, e && !strcmp(e, "1"), __ATOMIC_RELAXED);
 	}
 	ret = -pthread_create(&ctx->exec_thread, NULL, executor_main, ctx);
 	if (ret)

@@ -242,6 +242,10 @@ struct vkfd_host_context {
 	uint32_t async_map_done;
 	uint64_t submit_hint;  /* atomic copy of submitted: the executor's spin */
 	uint32_t exec_spin_ns; /* atomic; vkfd_host_context_set_exec_spin */
+	/* VKFD_HOST_WAIT_THREAD=1: every WAIT_EVENTS on a wait thread, even
+	 * one KFD answers at once (the baseline of cmd_event.c's try; tests
+	 * set it too). Atomic. */
+	bool wait_always_thread;
 	size_t queued_bytes; /* host_batch_cost() of each queued batch */
 
 	struct shmem_region shmem;

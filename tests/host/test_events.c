@@ -287,8 +287,12 @@ static void wait_set_wait(struct harness *h, uint64_t f, bool latch)
 	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_SIGNAL, 1, &id), 0);
 	memset(&e, 0, sizeof(e));
 	e.event_id = id;
-	if (latch)
+	if (latch) {
+		/* the latch is for the wait thread: the executor's own
+		 * zero-timeout try (cmd_event.c) would park on it instead */
+		__atomic_store_n(&h->ctx->wait_always_thread, true, __ATOMIC_RELAXED);
 		kfdsim_latch_ioctl(host_g.sim, _IOC_NR(AMDKFD_IOC_WAIT_EVENTS));
+	}
 	seq1 = add_ageless_wait(h, 5, id, &off1);
 	h_add(h, VKFD_CMD_SET_EVENT_ASYNC, &e, sizeof(e), NULL);
 	add_ageless_wait(h, 6, id, NULL);
@@ -309,6 +313,7 @@ static void wait_set_wait(struct harness *h, uint64_t f, bool latch)
 		assert_int_equal(parked, 1);
 	}
 	assert_true(retire_until(h, 5, f, 2000));
+	__atomic_store_n(&h->ctx->wait_always_thread, false, __ATOMIC_RELAXED);
 	assert_int_equal(h_wait_slot(h, off1, seq1, 100), 0);
 	assert_int_equal(((struct vkfd_rsp_wait_events *)h_rsp(h, off1))->wait_result,
 			 KFD_IOC_WAIT_RESULT_COMPLETE);
@@ -428,8 +433,117 @@ static void test_ring0_fence_after_execution(void **state)
 	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 64, 1002), -EINVAL);
 }
 
+/*
+ * A wait KFD answers at once is answered on the executor (cmd_event.c,
+ * wait_job_try_now): with the context's only wait thread blocked, such a
+ * wait still completes (through a thread it would be -EBUSY: the quota is
+ * used up), and a zero-timeout poll gets its TIMEOUT. A wait-for-all over
+ * several events is never tried that way: KFD consumes the signalled
+ * auto-reset events of a wait that then times out, so a try would lose
+ * them; here one of two is signalled before the wait and the other after
+ * it, and the wait must complete.
+ */
+static int setup_one_thread(void **state)
+{
+	static struct ev_state s;
+	struct vkfd_host_quota q;
+
+	memset(&q, 0, sizeof(q));
+	q.max_pending_waits = 1;
+	if (h_lib_init(0, &q) || h_open(&s.h, 1))
+		return -1;
+	s.page = h_gtt(&s.h, PAGE_BYTES, NULL);
+	if (!s.page || h_create_event(&s.h, s.page, KFD_IOC_EVENT_SIGNAL, 1, &s.ev) ||
+	    h_create_event(&s.h, 0, KFD_IOC_EVENT_SIGNAL, 0, &s.ev2))
+		return -1;
+	*state = &s;
+	return 0;
+}
+
+static struct vkfd_rsp_wait_events *wait_done(struct harness *h, uint32_t ring, uint64_t f,
+					      uint32_t off, uint32_t seq)
+{
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, ring, f), 0);
+	assert_true(retire_until(h, ring, f, 5000));
+	assert_int_equal(h_wait_slot(h, off, seq, 100), 0);
+	return h_rsp(h, off);
+}
+
+static void test_satisfied_wait_needs_no_thread(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	struct vkfd_req_event e;
+	struct vkfd_rsp_wait_events *rsp;
+	uint32_t off, seq, other, both[2];
+
+	/* ring 1 takes the only wait thread until ev2 is set */
+	add_ageless_wait(h, 1, s->ev2, NULL);
+	memset(&e, 0, sizeof(e));
+	e.event_id = s->ev;
+	h_add(h, VKFD_CMD_SET_EVENT_ASYNC, &e, sizeof(e), NULL);
+	seq = add_ageless_wait(h, 2, s->ev, &off);
+	assert_int_equal(h_flush(h), 0);
+	rsp = wait_done(h, 2, 2001, off, seq);
+	assert_int_equal(rsp->hdr.ret, 0);
+	assert_int_equal(rsp->wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
+	/* consumed (auto-reset): a zero-timeout poll without an age (an
+	 * older age would report the SET again) times out, also without a
+	 * thread */
+	wait_age = 0;
+	seq = add_wait(h, 3, &s->ev, 1, 0, &off);
+	wait_age = 1;
+	assert_int_equal(h_flush(h), 0);
+	rsp = wait_done(h, 3, 3001, off, seq);
+	assert_int_equal(rsp->hdr.ret, 0);
+	assert_int_equal(rsp->wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT);
+	/* a wait that must block still needs the thread */
+	seq = add_ageless_wait(h, 4, s->ev, &off);
+	assert_int_equal(h_flush(h), 0);
+	rsp = wait_done(h, 4, 4001, off, seq);
+	assert_int_equal(rsp->hdr.ret, -EBUSY);
+
+	/* free the thread: ev2 is manual-reset and stays set */
+	set_event(h, s->ev2);
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 1, 1001), 0);
+	assert_true(retire_until(h, 1, 1001, 5000));
+	{
+		struct vkfd_req_event r;
+
+		memset(&r, 0, sizeof(r));
+		r.event_id = s->ev2;
+		assert_int_equal(h_call(h, VKFD_CMD_RESET_EVENT, &r, sizeof(r), NULL, 0), 0);
+	}
+
+	/* wait for all of {ev, other}: ev set before, other after */
+	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_SIGNAL, 1, &other), 0);
+	set_event(h, s->ev);
+	both[0] = s->ev;
+	both[1] = other;
+	{
+		struct vkfd_req_wait_events w;
+
+		memset(&w, 0, sizeof(w));
+		w.num_events = 2;
+		w.wait_for_all = 1;
+		w.events[0].event_id = both[0];
+		w.events[1].event_id = both[1];
+		w.timeout_ms = 10000;
+		w.ring_idx = 5;
+		seq = h_add(h, VKFD_CMD_WAIT_EVENTS, &w, VKFD_REQ_WAIT_EVENTS_LEN(2), &off);
+	}
+	assert_int_equal(h_flush(h), 0);
+	set_event(h, other);
+	rsp = wait_done(h, 5, 5001, off, seq);
+	assert_int_equal(rsp->hdr.ret, 0);
+	assert_int_equal(rsp->wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
+}
+
 int main(void)
 {
+	const struct CMUnitTest one_thread[] = {
+	    cmocka_unit_test(test_satisfied_wait_needs_no_thread),
+	};
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_create_event_page_rules),
 	    cmocka_unit_test(test_poll_and_signal),
@@ -441,5 +555,7 @@ int main(void)
 	    cmocka_unit_test(test_ring0_fence_after_execution),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	int r = cmocka_run_group_tests(tests, setup, teardown);
+
+	return r + cmocka_run_group_tests(one_thread, setup_one_thread, teardown);
 }
