@@ -339,6 +339,12 @@ VKFD_EXPORT int vkfd_host_context_submit_cmd(struct vkfd_host_context *ctx, cons
 	it->seq = ctx->submitted + 1;
 	scan_batch_locked(ctx, it->data, size);
 	ctx->submitted = it->seq;
+	if (host_executor_claim_inline_locked(ctx, it->data, size)) {
+		pthread_mutex_unlock(&ctx->lock);
+		host_executor_run_inline(ctx, it->data, size, it->seq);
+		free(it);
+		return 0;
+	}
 	ctx->queued_bytes += it->cost;
 	if (ctx->q_tail)
 		ctx->q_tail->next = it;

@@ -379,7 +379,7 @@ static void *executor_main(void *arg)
 
 		spin_max = env_spin >= 0 ? (uint64_t)env_spin
 					 : __atomic_load_n(&ctx->exec_spin_ns, __ATOMIC_RELAXED);
-		while (!ctx->q_head && !ctx->stopping) {
+		while ((!ctx->q_head || ctx->running) && !ctx->stopping) {
 			uint64_t idle0;
 
 			if (!spun && spin_max && score >= EXEC_SPIN_SCORE_ON) {
@@ -408,6 +408,7 @@ static void *executor_main(void *arg)
 		if (!ctx->q_head)
 			ctx->q_tail = NULL;
 		ctx->queued_bytes -= it->cost;
+		ctx->running = true;
 		pthread_mutex_unlock(&ctx->lock);
 
 		if (!__atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE))
@@ -418,9 +419,68 @@ static void *executor_main(void *arg)
 
 		fence_state_advance(&ctx->fences, 0, seq);
 		pthread_mutex_lock(&ctx->lock);
+		ctx->running = false;
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	return NULL;
+}
+
+/*
+ * Inline batches. A guest that sets an event another of its threads waits
+ * on (ROCr's stores to an interrupt signal; the fence scenario of
+ * vkfd-bench) pays one thread hand-off per wake-up for the executor: the
+ * submit wakes it, it wakes the wait thread, which wakes the guest. When
+ * the executor has nothing queued or running, a batch of only SET_EVENT and
+ * RESET_EVENT requests runs on the submitting thread instead — the VMM
+ * thread, vkfd-server's socket thread, or the guest's own in the direct
+ * transport. That keeps design decision 7's rule (nothing the VMM calls
+ * waits for the GPU): KFD sets and resets an event under its event lock
+ * without touching the GPU, like the export get_blob already makes on the
+ * VMM thread. The batch is bounded (a few ioctls of microseconds), and
+ * only taken while no dispatched wait is still unregistered, so the SET's
+ * wait for earlier waits (wait_order.c) cannot block. Stream order holds:
+ * nothing is queued before it and a later batch queues behind `running`.
+ */
+#define HOST_INLINE_MAX_REQS 32u
+
+static bool inline_cmd(uint32_t cmd)
+{
+	return cmd == VKFD_CMD_SET_EVENT || cmd == VKFD_CMD_SET_EVENT_ASYNC ||
+	       cmd == VKFD_CMD_RESET_EVENT || cmd == VKFD_CMD_RESET_EVENT_ASYNC;
+}
+
+bool host_executor_claim_inline_locked(struct vkfd_host_context *ctx, const uint8_t *data,
+				       size_t size)
+{
+	struct vkfd_cmd_view v;
+	struct vkfd_iter it;
+	uint32_t n = 0;
+
+	host_assert_held(&ctx->lock);
+	if (ctx->no_inline || ctx->running || ctx->q_head || !ctx->exec_started ||
+	    __atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE))
+		return false;
+	vkfd_iter_init(&it, data, size, VKFD_RSP_AREA_SIZE);
+	while (vkfd_iter_next(&it, &v) == 1)
+		if (++n > HOST_INLINE_MAX_REQS || !v.known || !inline_cmd(v.hdr.cmd))
+			return false;
+	if (!n || !wait_order_idle(&ctx->wait_order))
+		return false;
+	ctx->running = true;
+	return true;
+}
+
+void host_executor_run_inline(struct vkfd_host_context *ctx, const uint8_t *data, size_t size,
+			      uint64_t seq)
+{
+	run_batch(ctx, data, size);
+	__atomic_fetch_add(&ctx->inline_batches, 1, __ATOMIC_RELAXED);
+	fence_state_advance(&ctx->fences, 0, seq);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->running = false;
+	if (ctx->q_head)
+		pthread_cond_signal(&ctx->cond);
+	pthread_mutex_unlock(&ctx->lock);
 }
 
 int host_executor_start(struct vkfd_host_context *ctx)
@@ -436,6 +496,8 @@ int host_executor_start(struct vkfd_host_context *ctx)
 		const char *e = getenv("VKFD_HOST_STATS_CPU");
 
 		ctx->stats->cpu = e && !strcmp(e, "1");
+		e = getenv("VKFD_HOST_NO_INLINE");
+		ctx->no_inline = e && !strcmp(e, "1");
 		e = getenv("VKFD_HOST_WAIT_THREAD");
 		__atomic_store_n(&ctx->wait_always_thread, e && !strcmp(e, "1"), __ATOMIC_RELAXED);
 	}

@@ -233,7 +233,12 @@ struct vkfd_host_context {
 	bool stopping;
 	uint32_t lost; /* VKFD_ASYNC_ERR_* once lost */
 	struct exec_item *q_head, *q_tail;
-	uint64_t submitted; /* batches queued (ring 0 fence points) */
+	/* a batch is running (the executor's, or one run inline by its
+	 * submitter); under `lock` */
+	bool running;
+	bool no_inline;          /* VKFD_HOST_NO_INLINE=1 (set before the executor starts) */
+	uint64_t inline_batches; /* batches run by their submitter (atomic; tests) */
+	uint64_t submitted;      /* batches queued (ring 0 fence points) */
 	/* seqno of the last request run (atomic, the executor's): what the
 	 * relay's map barrier compares with, instead of the header's copy
 	 * the guest can overwrite */
@@ -398,6 +403,13 @@ void host_alias_destroy(struct host_alias *al);
 /* executor (host_executor.c): dispatches to the handlers (host_cmd.h) */
 int host_executor_start(struct vkfd_host_context *ctx);
 void host_executor_stop(struct vkfd_host_context *ctx);
+/* A batch the submitting thread may run itself (host_executor.c, "Inline
+ * batches"): claims the executor's turn when true. ctx->lock held. */
+bool host_executor_claim_inline_locked(struct vkfd_host_context *ctx, const uint8_t *data,
+				       size_t size);
+/* Runs a claimed batch (without ctx->lock) and gives the turn back. */
+void host_executor_run_inline(struct vkfd_host_context *ctx, const uint8_t *data, size_t size,
+			      uint64_t seq);
 /* context lifecycle (host_context.c) */
 void host_contexts_destroy_all(void);
 

@@ -94,3 +94,13 @@ int wait_order_settle(struct wait_order *wo, uint32_t event_id, uint32_t timeout
 	pthread_mutex_unlock(&wo->lock);
 	return ret;
 }
+
+bool wait_order_idle(struct wait_order *wo)
+{
+	bool idle;
+
+	pthread_mutex_lock(&wo->lock);
+	idle = !wo->head;
+	pthread_mutex_unlock(&wo->lock);
+	return idle;
+}

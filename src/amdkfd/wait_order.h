@@ -53,5 +53,8 @@ void wait_order_registered(void *entry);
  * timeout_ms (a wait thread starved that long: the command goes anyway,
  * with today's ordering, and the caller logs it). */
 int wait_order_settle(struct wait_order *wo, uint32_t event_id, uint32_t timeout_ms);
+/* True when no dispatched wait is still unregistered: a SET now would not
+ * have to wait in wait_order_settle. */
+bool wait_order_idle(struct wait_order *wo);
 
 #endif

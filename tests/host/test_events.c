@@ -339,6 +339,68 @@ static void test_wait_before_set_keeps_stream_order(void **state)
 	wait_set_wait(&s->h, 1200, true);
 }
 
+/*
+ * A batch of only SET/RESET_EVENT runs on its submitter's thread when the
+ * executor is idle (host_executor.c, "Inline batches"): done when
+ * submit_cmd returns. Behind a busy executor it queues: a SET must never
+ * overtake an earlier request, here a wait the executor is still trying.
+ */
+static uint64_t inline_count(struct harness *h)
+{
+	return __atomic_load_n(&h->ctx->inline_batches, __ATOMIC_RELAXED);
+}
+
+static void test_set_runs_inline_when_idle(void **state)
+{
+	struct ev_state *s = *state;
+	struct harness *h = &s->h;
+	volatile uint32_t *done = &((struct vkfd_shmem_hdr *)h->shmem)->seqno;
+	struct vkfd_req_event e;
+	struct vkfd_req_get_version gv;
+	unsigned nr = _IOC_NR(AMDKFD_IOC_WAIT_EVENTS);
+	uint64_t n0;
+	uint32_t seq, off, id;
+
+	H_SIM_ONLY("the busy executor is held with a kfdsim latch");
+	assert_int_equal(h_create_event(h, 0, KFD_IOC_EVENT_SIGNAL, 1, &id), 0);
+	memset(&e, 0, sizeof(e));
+	e.event_id = id;
+	n0 = inline_count(h);
+	seq = h_add(h, VKFD_CMD_SET_EVENT_ASYNC, &e, sizeof(e), NULL);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(inline_count(h), n0 + 1);
+	assert_int_equal(__atomic_load_n(done, __ATOMIC_ACQUIRE), seq); /* already run */
+	/* anything else in the batch: the executor's */
+	memset(&gv, 0, sizeof(gv));
+	h_add(h, VKFD_CMD_RESET_EVENT_ASYNC, &e, sizeof(e), NULL);
+	seq = h_add(h, VKFD_CMD_GET_VERSION, &gv, sizeof(gv), NULL);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(h_wait_u32(done, seq, 2000), seq);
+	assert_int_equal(inline_count(h), n0 + 1);
+
+	/* the executor parks in its zero-timeout try of a wait on `id` */
+	kfdsim_latch_ioctl(host_g.sim, nr);
+	add_ageless_wait(h, 7, id, &off);
+	assert_int_equal(h_flush(h), 0);
+	for (int i = 0; i < 5000 && kfdsim_latch_parked(host_g.sim, nr) == 0; i++)
+		usleep(1000);
+	assert_int_equal(kfdsim_latch_parked(host_g.sim, nr), 1);
+	seq = h_add(h, VKFD_CMD_SET_EVENT_ASYNC, &e, sizeof(e), NULL);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(inline_count(h), n0 + 1);
+	usleep(20000);
+	assert_true(__atomic_load_n(done, __ATOMIC_ACQUIRE) != seq);
+	kfdsim_latch_release(host_g.sim, nr);
+	/* the wait was tried before the SET, went to a thread, and the SET
+	 * behind it woke it */
+	assert_int_equal(vkfd_host_context_submit_fence(h->ctx, 0, 7, 7001), 0);
+	assert_true(retire_until(h, 7, 7001, 5000));
+	assert_int_equal(((struct vkfd_rsp_wait_events *)h_rsp(h, off))->wait_result,
+			 KFD_IOC_WAIT_RESULT_COMPLETE);
+	assert_int_equal(h_wait_u32(done, seq, 2000), seq);
+	assert_int_equal(h_call(h, VKFD_CMD_DESTROY_EVENT, &e, sizeof(e), NULL, 0), 0);
+}
+
 static void test_wait_on_destroyed_event(void **state)
 {
 	struct ev_state *s = *state;
@@ -550,6 +612,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_waits),
 	    cmocka_unit_test(test_busy_ring_and_order),
 	    cmocka_unit_test(test_wait_before_set_keeps_stream_order),
+	    cmocka_unit_test(test_set_runs_inline_when_idle),
 	    cmocka_unit_test(test_wait_on_destroyed_event),
 	    cmocka_unit_test(test_destroy_cancels_waits),
 	    cmocka_unit_test(test_ring0_fence_after_execution),
