@@ -74,6 +74,20 @@ uint64_t va_reserve(size_t size)
 	return (uintptr_t)p;
 }
 
+/* Gives [va, va + size), a CPU mapping inside a va_reserve() range, back
+ * to that range (PROT_NONE, in one MAP_FIXED mmap) instead of unmapping
+ * it. The host runs in this process (direct transport): a hole would let
+ * its threads place a mapping there (kfdsim's BO backings), which the
+ * range's own final munmap would then take from under them. */
+void va_unmap_in_reserve(uint64_t va, size_t size)
+{
+	void *want = (void *)(uintptr_t)va;
+
+	assert_ptr_equal(mmap(want, size, PROT_NONE,
+			      MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+			 want);
+}
+
 int alloc_bo(uint64_t va, uint64_t size, uint32_t flags,
 	     struct kfd_ioctl_alloc_memory_of_gpu_args *a)
 {

@@ -35,6 +35,10 @@ int read_file(const char *rel, char *buf, size_t cap);
 long long prop(const char *rel, const char *key);
 /* A reserved VA range, as libhsakmt takes from its apertures. */
 uint64_t va_reserve(size_t size);
+/* A mapping inside a va_reserve() range goes back to the range; never
+ * munmap part of a range that is unmapped whole later (the host shares
+ * this process and may map into the hole). */
+void va_unmap_in_reserve(uint64_t va, size_t size);
 int alloc_bo(uint64_t va, uint64_t size, uint32_t flags,
 	     struct kfd_ioctl_alloc_memory_of_gpu_args *a);
 int free_bo(uint64_t handle);
