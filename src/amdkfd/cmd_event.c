@@ -401,6 +401,10 @@ int cmd_wait_events(struct cmd_ctx *c)
 	ret = host_ring_wait_activate(ctx, r->ring_idx, k);
 	if (ret)
 		goto reject; /* -EBUSY: one pending wait per ring */
+	/* a guest that waits most likely waits for work behind a doorbell
+	 * the relay has not forwarded yet (it backs off when idle) */
+	if (!ctx->relay_lazy)
+		doorbell_relay_poke(ctx->relay);
 	if (!__atomic_load_n(&ctx->wait_always_thread, __ATOMIC_RELAXED) && wait_job_try_now(j)) {
 		/* as wait_job_done, after the answer */
 		host_ring_wait_release_thread(ctx);

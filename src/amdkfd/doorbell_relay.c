@@ -42,7 +42,20 @@ struct doorbell_relay {
 	/* set (seq_cst) before a pass looks at the barrier, cleared when a
 	 * pass deferred nothing: the executor kicks only while it is set */
 	uint32_t barrier_wait;
+	struct doorbell_relay_poll poll; /* under lock */
+	/* Until when (CLOCK_MONOTONIC ns) the thread polls at poll.min_us:
+	 * written by the relay thread, read by doorbell_relay_poke (atomic) */
+	uint64_t hot_until_ns;
+	uint32_t poked; /* atomic: a poke asks the thread to stay hot */
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* The doorbell value ROCr would store for a raw source value; false when
  * there is nothing to ring (an AQL queue with no packet reserved yet). */
@@ -130,10 +143,57 @@ static void drain(int fd)
 	}
 }
 
+int doorbell_relay_next_sleep_us(const struct doorbell_relay_poll *p, int interval_us, bool moved,
+				 bool hot)
+{
+	int next;
+
+	if (p->max_us <= 0)
+		return -1;
+	if (moved || interval_us < p->min_us)
+		return p->min_us;
+	next = interval_us >= p->max_us / 2 ? p->max_us : interval_us * 2;
+	if (hot && next > p->hot_max_us)
+		next = p->hot_max_us > p->min_us ? p->hot_max_us : p->min_us;
+	return next;
+}
+
+/* The next sleep; false: none (no active queue, or no polling). */
+static bool relay_sleep(struct doorbell_relay *r, uint64_t now, bool moved, bool heated,
+			int *interval_us, struct timespec *ts)
+{
+	struct doorbell_relay_poll p;
+	bool active, hot;
+
+	pthread_mutex_lock(&r->lock);
+	p = r->poll;
+	active = r->n_active > 0;
+	pthread_mutex_unlock(&r->lock);
+	hot = heated || now < __atomic_load_n(&r->hot_until_ns, __ATOMIC_RELAXED);
+	*interval_us = doorbell_relay_next_sleep_us(&p, *interval_us, moved, hot);
+	if (!active || *interval_us < 0)
+		return false;
+	ts->tv_sec = *interval_us / 1000000;
+	ts->tv_nsec = (long)(*interval_us % 1000000) * 1000;
+	return true;
+}
+
+static void relay_heat(struct doorbell_relay *r, uint64_t now)
+{
+	int hot_us;
+
+	pthread_mutex_lock(&r->lock);
+	hot_us = r->poll.hot_us;
+	pthread_mutex_unlock(&r->lock);
+	__atomic_store_n(&r->hot_until_ns, now + (uint64_t)hot_us * 1000u, __ATOMIC_RELAXED);
+}
+
 static void *relay_thread(void *arg)
 {
 	struct doorbell_relay *r = arg;
-	int interval_us = RELAY_POLL_MIN_US;
+	int interval_us = 0;
+	bool timed = false;
+	struct timespec ts = {0, 0};
 
 	/* the default 50 us timer slack would dominate a 20 us poll period */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -142,30 +202,34 @@ static void *relay_thread(void *arg)
 		    {.fd = r->efd, .events = POLLIN},
 		    {.fd = r->ctl_efd, .events = POLLIN},
 		};
-		struct timespec ts = {interval_us / 1000000, (long)(interval_us % 1000000) * 1000};
-		bool active;
+		bool stop;
 		int n;
 
 		pthread_mutex_lock(&r->lock);
-		if (r->stop) {
-			pthread_mutex_unlock(&r->lock);
-			break;
-		}
-		active = r->n_active > 0;
+		stop = r->stop;
 		pthread_mutex_unlock(&r->lock);
+		if (stop)
+			break;
 
 		/* ppoll: ns timeouts, and an eventfd write ends the sleep at once */
-		n = ppoll(pfd, 2, active ? &ts : NULL, NULL);
+		n = ppoll(pfd, 2, timed ? &ts : NULL, NULL);
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			drain(r->efd);
 			__atomic_fetch_add(&r->stats.efd_wakeups, 1, __ATOMIC_RELAXED);
 		}
 		if (n > 0 && (pfd[1].revents & POLLIN))
 			drain(r->ctl_efd);
-		if (relay_scan(r))
-			interval_us = RELAY_POLL_MIN_US;
-		else if (interval_us < RELAY_POLL_MAX_US)
-			interval_us *= 2;
+		bool moved = relay_scan(r);
+		uint64_t now = mono_ns();
+
+		/* an activity (a moved value, a guest that waits) keeps the
+		 * relay polling at its fastest for poll.hot_us: the next
+		 * doorbell of a busy guest is near */
+		bool heated = __atomic_exchange_n(&r->poked, 0, __ATOMIC_ACQ_REL) || moved;
+
+		if (heated)
+			relay_heat(r, now);
+		timed = relay_sleep(r, now, moved, heated, &interval_us, &ts);
 	}
 	return NULL;
 }
@@ -182,6 +246,10 @@ int doorbell_relay_start(struct doorbell_relay **out, uint32_t n_slots)
 	r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->ctl_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->n_slots = n_slots;
+	r->poll.min_us = RELAY_POLL_MIN_US;
+	r->poll.max_us = RELAY_POLL_MAX_US;
+	r->poll.hot_us = RELAY_POLL_HOT_US;
+	r->poll.hot_max_us = RELAY_POLL_HOT_MAX_US;
 	pthread_mutex_init(&r->lock, NULL);
 	if (!r->slots || !r->active || r->efd < 0 || r->ctl_efd < 0) {
 		err = r->slots && r->active ? -errno : -ENOMEM;
@@ -293,6 +361,44 @@ void doorbell_relay_flush(struct doorbell_relay *r)
 	relay_scan(r);
 }
 
+void doorbell_relay_poke(struct doorbell_relay *r)
+{
+	bool active, hot;
+
+	if (!r)
+		return;
+	bool moved = relay_scan(r);
+
+	pthread_mutex_lock(&r->lock);
+	r->stats.pokes++;
+	r->stats.poke_moves += moved;
+	active = r->n_active > 0 && r->poll.hot_us > 0;
+	pthread_mutex_unlock(&r->lock);
+	hot = mono_ns() < __atomic_load_n(&r->hot_until_ns, __ATOMIC_RELAXED);
+	if (!active || hot)
+		return; /* nothing to poll, or polling at its fastest already */
+	__atomic_store_n(&r->poked, 1, __ATOMIC_RELEASE);
+	kick(r);
+}
+
+void doorbell_relay_set_poll(struct doorbell_relay *r, const struct doorbell_relay_poll *p)
+{
+	pthread_mutex_lock(&r->lock);
+	r->poll = *p;
+	if (r->poll.min_us < 1)
+		r->poll.min_us = 1;
+	if (r->poll.max_us > 0 && r->poll.max_us < r->poll.min_us)
+		r->poll.max_us = r->poll.min_us;
+	if (r->poll.hot_us < 0)
+		r->poll.hot_us = 0;
+	if (r->poll.hot_max_us < r->poll.min_us)
+		r->poll.hot_max_us = r->poll.min_us;
+	pthread_mutex_unlock(&r->lock);
+	/* no longer hot under the old policy; the thread re-reads it now */
+	__atomic_store_n(&r->hot_until_ns, 0, __ATOMIC_RELAXED);
+	kick(r);
+}
+
 void doorbell_relay_flush_slot(struct doorbell_relay *r, uint32_t slot)
 {
 	if (slot >= r->n_slots)
@@ -336,9 +442,19 @@ void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_st
 	st->scans = r->stats.scans;
 	st->visits = r->stats.visits;
 	st->deferred = r->stats.deferred;
+	st->pokes = r->stats.pokes;
+	st->poke_moves = r->stats.poke_moves;
 	pthread_mutex_unlock(&r->lock);
 	/* counted by the relay thread outside the lock */
 	st->efd_wakeups = __atomic_load_n(&r->stats.efd_wakeups, __ATOMIC_RELAXED);
+	st->hot = mono_ns() < __atomic_load_n(&r->hot_until_ns, __ATOMIC_RELAXED);
+	{
+		clockid_t cid;
+		struct timespec ts;
+
+		if (!pthread_getcpuclockid(r->thread, &cid) && !clock_gettime(cid, &ts))
+			st->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
 }
 
 void doorbell_relay_stop(struct doorbell_relay *r)

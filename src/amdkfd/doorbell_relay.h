@@ -21,9 +21,19 @@
  *
  * Wake-ups: the eventfd from doorbell_relay_efd() (a VMM wires it to
  * ioeventfds on the shadow page) wakes the relay at once. Without it the
- * relay polls the write pointers adaptively: every RELAY_POLL_MIN_US after
- * activity, backing off exponentially to RELAY_POLL_MAX_US when idle. With
- * no active queue the thread sleeps until woken.
+ * relay polls the write pointers adaptively: RELAY_POLL_MIN_US after a
+ * pass that forwarded a value, then backing off exponentially, to at most
+ * RELAY_POLL_HOT_MAX_US while hot (for RELAY_POLL_HOT_US after a value
+ * moved or the context's guest began a wait: doorbell_relay_poke), and to
+ * RELAY_POLL_MAX_US after that. The hot window is there because a busy
+ * guest's next doorbell tends to come soon after its last one (a model
+ * load's copies come every few hundred microseconds, between allocations):
+ * without it the back-off had reached hundreds of microseconds between two
+ * copies and each copy waited that long, longer than ROCr spins on a
+ * signal before it blocks in WAIT_EVENTS. A guest that blocks in
+ * WAIT_EVENTS most likely waits for work behind a doorbell, so the
+ * executor forwards what moved at once and heats the relay. With no
+ * active queue the thread * sleeps until woken.
  *
  * Map barrier (protocol 1.1's MAP_MEMORY_ASYNC, docs/protocol.md 14.5): the
  * guest stores the seqno of its last asynchronous MAP into a word of the
@@ -39,11 +49,23 @@
 #ifndef VKFD_DOORBELL_RELAY_H
 #define VKFD_DOORBELL_RELAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define RELAY_POLL_MIN_US 20
-#define RELAY_POLL_MAX_US 1000
+#define RELAY_POLL_MIN_US     20
+#define RELAY_POLL_MAX_US     1000
+#define RELAY_POLL_HOT_US     2000
+#define RELAY_POLL_HOT_MAX_US 80
+
+/* The polling policy. max_us 0: no polling, only wake-ups (eventfd, kick,
+ * poke) scan; hot_us 0: no hot window. */
+struct doorbell_relay_poll {
+	int min_us;     /* after a pass that forwarded a value */
+	int max_us;     /* the back-off's ceiling */
+	int hot_us;     /* the hot window's length */
+	int hot_max_us; /* the back-off's ceiling inside the hot window */
+};
 
 struct doorbell_relay;
 
@@ -52,7 +74,11 @@ struct doorbell_relay_stats {
 	uint64_t scans;  /* passes over the active slots (or over one, a notify) */
 	uint64_t visits; /* slots examined: at most scans x active queues */
 	uint64_t efd_wakeups;
-	uint64_t deferred; /* moved write pointers held back by the map barrier */
+	uint64_t deferred;   /* moved write pointers held back by the map barrier */
+	uint64_t pokes;      /* doorbell_relay_poke calls */
+	uint64_t poke_moves; /* ... whose own pass forwarded a value */
+	bool hot;            /* inside the hot window now (polls at most hot_max_us apart) */
+	uint64_t cpu_ns;     /* CPU time of the relay thread so far */
 };
 
 /* Where the relay finds the map barrier. All three words stay valid until
@@ -88,6 +114,12 @@ struct doorbell_relay_queue {
 	size_t map_len;
 };
 
+/* The policy: the relay thread's next poll interval after one of
+ * interval_us, after a pass that forwarded a value (moved) or not, inside
+ * the hot window or not; -1: no timed poll. */
+int doorbell_relay_next_sleep_us(const struct doorbell_relay_poll *p, int interval_us, bool moved,
+				 bool hot);
+
 /* Up to n_slots relayed doorbells. 0 or -errno. */
 int doorbell_relay_start(struct doorbell_relay **out, uint32_t n_slots);
 /* Relay a queue from now on. value and real_db must stay valid until
@@ -100,6 +132,11 @@ int doorbell_relay_add(struct doorbell_relay *r, uint32_t slot, volatile uint64_
 		       volatile uint64_t *real_db);
 /* One pass over every active slot now. */
 void doorbell_relay_flush(struct doorbell_relay *r);
+/* The guest is about to wait for its GPU: one pass now, on the caller's
+ * thread, and the relay thread kept hot (woken only if it is not hot). */
+void doorbell_relay_poke(struct doorbell_relay *r);
+/* Replace the polling policy (defaults: RELAY_POLL_*). */
+void doorbell_relay_set_poll(struct doorbell_relay *r, const struct doorbell_relay_poll *p);
 /* One slot only (DOORBELL_NOTIFY: costs O(1), whatever the queue count). */
 void doorbell_relay_flush_slot(struct doorbell_relay *r, uint32_t slot);
 /* After this returns the relay never touches that slot's real doorbell or

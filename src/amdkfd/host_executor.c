@@ -218,7 +218,7 @@ VKFD_EXPORT int vkfd_host_context_get_stats(struct vkfd_host_context *ctx, uint3
 /* VKFD_HOST_STATS_DIR: one text file per destroyed context, written under a
  * temporary name and renamed, so a reader never sees half a file. Lines:
  * "cmd NUMBER NAME count N sum_ns S max_ns M cpu_sum_ns C cpu_max_ns D
- * hist BUCKET:COUNT ...". */
+ * hist BUCKET:COUNT ...", then "relay scans N copies N cpu_ns N". */
 static void stats_dump(struct vkfd_host_context *ctx)
 {
 	static uint32_t serial;
@@ -261,6 +261,15 @@ static void stats_dump(struct vkfd_host_context *ctx)
 			if (k->hist[b])
 				fprintf(f, " %u:%u", b, k->hist[b]);
 		fputc('\n', f);
+	}
+	if (ctx->relay) {
+		struct doorbell_relay_stats rs;
+
+		doorbell_relay_get_stats(ctx->relay, &rs);
+		fprintf(f, "relay scans %llu copies %llu cpu_ns %llu pokes %llu poke_moves %llu\n",
+			(unsigned long long)rs.scans, (unsigned long long)rs.copies,
+			(unsigned long long)rs.cpu_ns, (unsigned long long)rs.pokes,
+			(unsigned long long)rs.poke_moves);
 	}
 	if (fclose(f) || rename(tmp, path))
 		unlink(tmp);

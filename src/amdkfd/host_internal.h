@@ -286,6 +286,7 @@ struct vkfd_host_context {
 	uint32_t n_gpus;
 	uint64_t gpu_active_mask; /* GPUs on which this context holds a slot */
 	struct doorbell_relay *relay;
+	bool relay_lazy; /* VKFD_HOST_RELAY_LAZY=1: no hot window, no poke */
 	uint8_t relay_used[HOST_QUEUE_SLOTS / 8];
 
 	uint64_t vram_used, gtt_used;

@@ -83,6 +83,125 @@ static void test_relay_aql_value_from_wptr(void **state)
 	doorbell_relay_stop(r);
 }
 
+/* Wait until a relay whose polling is off has made the passes it was
+ * kicked for (none for 10 ms). Best effort: a pass that comes later still
+ * finds the write pointer moved, which only makes the test pass by luck. */
+static void relay_quiesce(struct doorbell_relay *r)
+{
+	struct doorbell_relay_stats a, b;
+
+	doorbell_relay_get_stats(r, &a);
+	for (int i = 0; i < 200; i++) {
+		usleep(10000);
+		doorbell_relay_get_stats(r, &b);
+		if (b.scans == a.scans)
+			return;
+		a = b;
+	}
+}
+
+/* The polling policy: fastest after a move, then doubling, capped inside
+ * the hot window; no timed poll at all when polling is off. */
+static void test_relay_poll_policy(void **state)
+{
+	const struct doorbell_relay_poll p = {20, 1000, 2000, 80}, off = {20, 0, 0, 0};
+	int i = 0, steps = 0;
+
+	(void)state;
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 0, false, false), 20);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 640, true, true), 20);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 1000, true, false), 20);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 20, false, false), 40);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 640, false, false), 1000);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 1000, false, false), 1000);
+	/* hot: the back-off stops at hot_max_us, also from a cold interval */
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 20, false, true), 40);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 40, false, true), 80);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 80, false, true), 80);
+	assert_int_equal(doorbell_relay_next_sleep_us(&p, 1000, false, true), 80);
+	while (i < 1000 && steps < 20) {
+		int next = doorbell_relay_next_sleep_us(&p, i, false, false);
+
+		assert_true(next > i && next <= 1000);
+		i = next;
+		steps++;
+	}
+	assert_int_equal(i, 1000);
+	assert_int_equal(doorbell_relay_next_sleep_us(&off, 20, true, true), -1);
+	assert_int_equal(doorbell_relay_next_sleep_us(&off, 0, false, false), -1);
+}
+
+/* A poke forwards a moved write pointer on the caller's thread, before it
+ * returns: with polling off nothing else would. */
+static void test_relay_poke_forwards_now(void **state)
+{
+	const struct doorbell_relay_poll off = {20, 0, 0, 0};
+	volatile uint64_t *page, real = 0;
+	struct doorbell_relay_queue q;
+	struct doorbell_relay_stats st;
+	struct doorbell_relay *r;
+
+	(void)state;
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(page != MAP_FAILED);
+	assert_int_equal(doorbell_relay_start(&r, 2), 0);
+	doorbell_relay_set_poll(r, &off);
+	memset(&q, 0, sizeof(q));
+	q.src = RELAY_SRC_WPTR_RAW;
+	q.value = page;
+	q.real_db = &real;
+	q.map = (void *)page;
+	q.map_len = 4096;
+	assert_int_equal(doorbell_relay_add_queue(r, 0, &q), 0);
+	relay_quiesce(r); /* the add's own pass is over */
+	__atomic_store_n(page, 64, __ATOMIC_RELEASE);
+	doorbell_relay_poke(r);
+	doorbell_relay_get_stats(r, &st); /* the relay's lock orders real */
+	assert_int_equal(st.copies, 1);
+	assert_int_equal(__atomic_load_n(&real, __ATOMIC_ACQUIRE), 64);
+	assert_false(st.hot);   /* hot_us 0: there is no hot window */
+	doorbell_relay_poke(r); /* nothing moved: nothing forwarded */
+	doorbell_relay_get_stats(r, &st);
+	assert_int_equal(st.copies, 1);
+	doorbell_relay_stop(r);
+}
+
+/* A poke wakes a relay that backed off and keeps it at its fastest poll
+ * for the hot window, although nothing moved. */
+static void test_relay_poke_heats(void **state)
+{
+	const struct doorbell_relay_poll slow = {20, 10 * 1000 * 1000, 60 * 1000 * 1000, 80};
+	volatile uint64_t *page, real = 0;
+	struct doorbell_relay_queue q;
+	struct doorbell_relay_stats st;
+	struct doorbell_relay *r;
+
+	(void)state;
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(page != MAP_FAILED);
+	assert_int_equal(doorbell_relay_start(&r, 2), 0);
+	doorbell_relay_set_poll(r, &slow);
+	memset(&q, 0, sizeof(q));
+	q.src = RELAY_SRC_WPTR_RAW;
+	q.value = page;
+	q.real_db = &real;
+	q.map = (void *)page;
+	q.map_len = 4096;
+	assert_int_equal(doorbell_relay_add_queue(r, 0, &q), 0);
+	doorbell_relay_get_stats(r, &st);
+	assert_false(st.hot); /* nothing moved yet */
+	doorbell_relay_poke(r);
+	for (int i = 0; i < WAIT_MS && !st.hot; i++) {
+		usleep(1000);
+		doorbell_relay_get_stats(r, &st);
+	}
+	assert_true(st.hot);
+	/* hot: a store is forwarded by the relay's own polls */
+	__atomic_store_n(page, 96, __ATOMIC_RELEASE);
+	assert_int_equal(h_wait_u64(&real, 96, WAIT_MS), 96);
+	doorbell_relay_stop(r);
+}
+
 struct ring_log {
 	volatile uint64_t *real_db; /* the one the relay was given */
 	uint64_t rings, last;       /* under the relay's lock */
@@ -296,17 +415,62 @@ static void test_context_wptr_bo_freed(void **state)
 	h_bo_drop(&db);
 }
 
+/* A guest's WAIT_EVENTS forwards its queues' moved write pointers before
+ * it waits (the relay may have backed off): with the relay's polling off,
+ * the doorbell has been rung when the wait's answer is there. */
+static void test_context_wait_forwards_doorbell(void **state)
+{
+	const struct doorbell_relay_poll off = {RELAY_POLL_MIN_US, 0, 0, 0};
+	const struct doorbell_relay_poll dflt = {RELAY_POLL_MIN_US, RELAY_POLL_MAX_US,
+						 RELAY_POLL_HOT_US, RELAY_POLL_HOT_MAX_US};
+	struct harness *h = *state;
+	struct vkfd_rsp_create_queue rsp;
+	struct h_bo ring, ctl, db;
+	uint64_t page;
+	uint32_t ev, seq, off_rsp;
+
+	doorbell_relay_set_poll(h->ctx->relay, &off);
+	bo_make(h, &ring, 4096, GTT);
+	bo_make(h, &ctl, 4096, GTT);
+	bo_make(h, &db, 8192, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
+	page = h_gtt(h, 4096 * 8, NULL);
+	assert_true(page != 0);
+	assert_int_equal(h_create_event(h, page, KFD_IOC_EVENT_SIGNAL, 1, &ev), 0);
+	assert_int_equal(
+	    h_create_queue(h, KFD_IOC_QUEUE_TYPE_SDMA, ring.va, ctl.va, ctl.va + 0x80, 7, &rsp), 0);
+	assert_non_null(h_real_doorbell(h, rsp.doorbell_index));
+	relay_quiesce(h->ctx->relay); /* the add's own pass is over */
+	/* 64: a value no earlier test of this context rang */
+	__atomic_store_n((volatile uint64_t *)ctl.cpu, 64, __ATOMIC_RELEASE);
+	seq = h_add_wait_event(h, 1, ev, 0, &off_rsp);
+	assert_true(seq != 0);
+	assert_int_equal(h_flush(h), 0);
+	assert_int_equal(h_wait_slot(h, off_rsp, seq, WAIT_MS), 0);
+	/* h_real_doorbell takes the relay's lock: ordered after the ring */
+	assert_int_equal(__atomic_load_n(h_real_doorbell(h, rsp.doorbell_index), __ATOMIC_ACQUIRE),
+			 64);
+	doorbell_relay_set_poll(h->ctx->relay, &dflt);
+	assert_int_equal(h_destroy_queue(h, rsp.queue), 0);
+	h_bo_drop(&ring);
+	h_bo_drop(&ctl);
+	h_bo_drop(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_relay_aql_value_from_wptr),
 	    cmocka_unit_test(test_relay_raw_wptr_and_shadow),
 	    cmocka_unit_test(test_relay_rings_through_device),
+	    cmocka_unit_test(test_relay_poll_policy),
+	    cmocka_unit_test(test_relay_poke_forwards_now),
+	    cmocka_unit_test(test_relay_poke_heats),
 	};
 	const struct CMUnitTest ctx_tests[] = {
 	    cmocka_unit_test(test_context_aql_queue),
 	    cmocka_unit_test(test_context_sdma_queue),
 	    cmocka_unit_test(test_context_wptr_bo_freed),
+	    cmocka_unit_test(test_context_wait_forwards_doorbell),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

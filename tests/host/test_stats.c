@@ -195,7 +195,7 @@ static void test_dump_at_destroy(void **state)
 {
 	char dir[] = "/tmp/vkfd-test-stats-XXXXXX", path[512], line[4096];
 	unsigned long long count = 0, sum = 0, max = 0;
-	bool seen_clock = false, seen_hello = false;
+	bool seen_clock = false, seen_hello = false, seen_relay = false;
 	struct harness h;
 	FILE *f;
 
@@ -214,7 +214,18 @@ static void test_dump_at_destroy(void **state)
 		unsigned cmd, b, n, total = 0;
 		int off = 0;
 		char name[64], *p;
+		unsigned long long scans, copies, cpu_ns;
 
+		if (!strncmp(line, "relay ", 6)) {
+			/* the doorbell relay's own line, once, after the commands */
+			assert_int_equal(sscanf(line, "relay scans %llu copies %llu cpu_ns %llu",
+						&scans, &copies, &cpu_ns),
+					 3);
+			assert_false(seen_relay);
+			seen_relay = true;
+			continue;
+		}
+		assert_false(seen_relay);
 		assert_int_equal(sscanf(line,
 					"cmd %u %63s count %llu sum_ns %llu max_ns %llu cpu_sum_ns "
 					"%*u cpu_max_ns %*u hist%n",
@@ -237,6 +248,7 @@ static void test_dump_at_destroy(void **state)
 	fclose(f);
 	assert_true(seen_clock);
 	assert_true(seen_hello);
+	assert_true(seen_relay);
 	unlink(path);
 	assert_int_equal(rmdir(dir), 0); /* nothing else was left there */
 }
