@@ -14,6 +14,12 @@
  *                   live pair is freed (interleaved frees); at the end
  *                   everything left is freed.
  *
+ *   hsa_storm N IDLE_US
+ *                   the same, sleeping IDLE_US (at most 1 s) before each
+ *                   round's first copy: a program that copies after being
+ *                   idle, when the host's doorbell relay has backed off
+ *                   (docs/performance.md); the sleeps are not counted.
+ *
  * It prints one line "hsa_storm: rounds R allocs A frees F copies C
  * storm_ms T alloc_ms TA copy_ms TC free_ms TF" (T: the storm alone, from
  * the first allocation to the last free, without hsa_init and
@@ -204,12 +210,18 @@ int main(int argc, char **argv)
 {
 	static struct pair pairs[MAX_ROUNDS];
 	unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 200;
+	unsigned long idle_us = argc > 2 ? strtoul(argv[2], NULL, 10) : 0;
 	unsigned oldest = 0, bad = 0;
+	double idle_ms = 0;
 	struct storm s;
 	double t0, t1;
 
 	if (rounds < 1 || rounds > MAX_ROUNDS) {
 		fprintf(stderr, "hsa_storm: rounds must be 1..%d\n", MAX_ROUNDS);
+		return EXIT_SETUP;
+	}
+	if (idle_us > 1000000) {
+		fprintf(stderr, "hsa_storm: IDLE_US must be at most 1000000\n");
 		return EXIT_SETUP;
 	}
 	memset(&s, 0, sizeof(s));
@@ -243,6 +255,14 @@ int main(int argc, char **argv)
 			((uint8_t *)p->sys)[k] = (uint8_t)(i + k / 4096);
 		memset(p->sys, (int)(0x40 + i % 64), p->sys_size < 512 ? p->sys_size : 512);
 		n = p->sys_size < COPY_MAX ? p->sys_size : COPY_MAX;
+		if (idle_us) {
+			struct timespec ts = {(time_t)(idle_us / 1000000),
+					      (long)(idle_us % 1000000) * 1000};
+			double a = now_ms();
+
+			nanosleep(&ts, NULL);
+			idle_ms += now_ms() - a;
+		}
 		copy_wait(&s, p->dev, s.gpu, p->sys, s.cpu, n);
 		if (i % 4 == 3) {
 			memset(s.check, 0, n);
@@ -267,7 +287,8 @@ int main(int argc, char **argv)
 
 	printf("hsa_storm: rounds %u allocs %u frees %u copies %u storm_ms %.1f alloc_ms %.1f "
 	       "copy_ms %.1f free_ms %.1f\n",
-	       rounds, s.allocs, s.frees, s.copies, t1 - t0, s.alloc_ms, s.copy_ms, s.free_ms);
+	       rounds, s.allocs, s.frees, s.copies, t1 - t0 - idle_ms, s.alloc_ms, s.copy_ms,
+	       s.free_ms);
 	CHECK_HSA(hsa_shut_down());
 	if (bad) {
 		printf("hsa_storm: %u copies came back wrong\n", bad);

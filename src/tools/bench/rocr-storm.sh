@@ -21,7 +21,9 @@
 # "eager" is "arenas" with every freed USERPTR range copied back at FREE
 # (VKFD_USERPTR_EAGER_RESTORE=1: arena slices as before their deferral);
 # "scan" is "arenas" with each USERPTR conversion reading /proc/self/maps
-# instead of asking the kernel per mapping (VKFD_GUEST_MAPS_SCAN=1).
+# instead of asking the kernel per mapping (VKFD_GUEST_MAPS_SCAN=1);
+# "lazyrelay" is "arenas" with the host's doorbell relay backing off right
+# after each doorbell and not poked by waits (VKFD_HOST_RELAY_LAZY=1).
 # The last two columns compare with "blobs", when it ran.
 # Exit 0, 1 on a failed run, 77 when hsa_storm or vkfd-run is missing.
 set -u
@@ -48,6 +50,9 @@ one() {
 	syncmap) out=$(VKFD_GUEST_SYNC_MAP=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
 	setflush) out=$(VKFD_GUEST_SET_FLUSH=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
 	scan) out=$(VKFD_GUEST_MAPS_SCAN=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
+	lazyrelay)
+		out=$(VKFD_HOST_RELAY_LAZY=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds")
+		;;
 	eager)
 		out=$(VKFD_USERPTR_EAGER_RESTORE=1 VKFD_SHIM_STATS="$stats" "$run" -- \
 			"$storm" "$rounds")
