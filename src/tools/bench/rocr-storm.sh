@@ -110,7 +110,7 @@ for m in $modes; do
 	pf=$(median "$tmp/$m" 7)
 	awk -v m="$m" -v ms="$ms" -v nat="$nat" -v r="$r" -v w="$w" -v b="$b" -v bb="$blobs_b" -v rb="$replies_b" \
 		-v pa="$pa" -v pc="$pc" -v pf="$pf" 'BEGIN {
-		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : m == "syncmap" ? "vkfd, arenas, synchronous MAP (VKFD_GUEST_SYNC_MAP=1)" : m == "setflush" ? "vkfd, arenas, every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1)" : m == "baseline" ? "vkfd, arenas, both (before)" : m == "eager" ? "vkfd, arenas, copy-back at FREE (VKFD_USERPTR_EAGER_RESTORE=1)" : m == "scan" ? "vkfd, arenas, maps file read per conversion (VKFD_GUEST_MAPS_SCAN=1)" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
+		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : m == "syncmap" ? "vkfd, arenas, synchronous MAP (VKFD_GUEST_SYNC_MAP=1)" : m == "setflush" ? "vkfd, arenas, every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1)" : m == "baseline" ? "vkfd, arenas, both (before)" : m == "eager" ? "vkfd, arenas, copy-back at FREE (VKFD_USERPTR_EAGER_RESTORE=1)" : m == "scan" ? "vkfd, arenas, maps file read per conversion (VKFD_GUEST_MAPS_SCAN=1)" : m == "lazyrelay" ? "vkfd, arenas, relay without hot window or poke (VKFD_HOST_RELAY_LAZY=1)" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
 		cmp = m != "native" && bb > 0 && rb > 0
 		printf "| %s | %.1f | %.2fx | %.0f / %.0f / %.0f | %d | %d | %d | %s | %s |\n", name, ms, ms / nat, pa, pc, pf, r, w, b,
 			cmp ? sprintf("%.2fx", b / bb) : "-", cmp ? sprintf("%.2fx", r / rb) : "-"
