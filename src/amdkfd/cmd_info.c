@@ -28,6 +28,9 @@ int cmd_hello(struct cmd_ctx *c)
 	/* pieces are arena ranges: never without arenas */
 	if (!(rsp->features & VKFD_FEAT_ARENAS))
 		rsp->features &= ~VKFD_FEAT_USERPTR_PIECES;
+	/* a rule about ALLOC_MEMORY_ASYNC: nothing without it */
+	if (!(rsp->features & VKFD_FEAT_ASYNC_ALLOC))
+		rsp->features &= ~VKFD_FEAT_STRICT_ALLOC;
 	__atomic_store_n(&c->ctx->features, rsp->features, __ATOMIC_RELEASE);
 	host_budget_publish(c->ctx);
 	host_map_barrier_publish(c->ctx);

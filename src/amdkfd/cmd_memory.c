@@ -328,8 +328,9 @@ int cmd_alloc_userptr_pieces(struct cmd_ctx *c)
  * in: a handle that cannot name a new BO (out of range, live, wrong
  * generation) loses the context; a request the guest got wrong otherwise
  * (flags, VA) leaves its errno in the handle's slot, reported at the
- * handle's next synchronous use and cleared by FREE_MEMORY; running out of
- * memory inside the budget loses the context (VKFD_ASYNC_ERR_BUDGET). It may
+ * handle's next synchronous use and cleared by FREE_MEMORY, or, under
+ * VKFD_FEAT_STRICT_ALLOC, loses the context (VKFD_ASYNC_ERR_ALLOC); running
+ * out of memory inside the budget loses the context (VKFD_ASYNC_ERR_BUDGET). It may
  * carry the arena fields (VKFD_ALLOC_ARENA): such a BO takes no budget
  * bytes (its arena was charged) and its range is not zeroed here (the guest
  * did, before it could write it). No BIND_BLOB may name the new BO before
@@ -361,6 +362,14 @@ int cmd_alloc_memory_async(struct cmd_ctx *c)
 		vkfd_err("ctx %u: ALLOC_MEMORY_ASYNC of %llu bytes failed inside the budget",
 			 ctx->ctx_id, (unsigned long long)r->size);
 		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_BUDGET);
+	} else if (ret && host_ctx_has(ctx, VKFD_FEAT_STRICT_ALLOC)) {
+		/* the guest promised to send only what passes every check
+		 * above (docs/protocol.md 14.6), and may have mapped the BO
+		 * without a reply: there is no use left to report it at */
+		vkfd_err("ctx %u: ALLOC_MEMORY_ASYNC at %#llx (%llu bytes) failed (%d) under the "
+			 "strict rule",
+			 ctx->ctx_id, (unsigned long long)r->va, (unsigned long long)r->size, ret);
+		host_context_mark_lost(ctx, VKFD_ASYNC_ERR_ALLOC);
 	} else if (ret) {
 		pthread_mutex_lock(&ctx->lock);
 		obj_table_set_error(&ctx->bos, r->new_handle, ret);

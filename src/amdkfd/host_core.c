@@ -67,7 +67,8 @@ uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_fl
 
 	/* protocol 1.1 features, unless a test asks for a 1.0 host */
 	if (v11)
-		f |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC | VKFD_FEAT_ASYNC_MAP;
+		f |= VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC | VKFD_FEAT_ASYNC_MAP |
+		     VKFD_FEAT_STRICT_ALLOC;
 
 	if (caps->flags & VKFD_DEVICE_CAP_EVENT_AGES)
 		f |= VKFD_FEAT_EVENT_AGES | VKFD_FEAT_EVENT_HINTS;

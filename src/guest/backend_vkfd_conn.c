@@ -201,6 +201,11 @@ struct bk_conn *bk_conn_new(int *err)
 	 * synchronous maps (VKFD_GUEST_SYNC_MAP=1) */
 	if (!bk_env_is("VKFD_GUEST_PROTO_1_0", "1") && !bk_env_is("VKFD_GUEST_SYNC_MAP", "1"))
 		req.features |= VKFD_FEAT_ASYNC_MAP;
+	/* the strict rule for asynchronous ALLOCs, which lets their MAPs go
+	 * without a reply too, unless 1.0 or a measurement's baseline asks
+	 * for the deferred errors (VKFD_GUEST_DEFERRED_ALLOC=1) */
+	if (!bk_env_is("VKFD_GUEST_PROTO_1_0", "1") && !bk_env_is("VKFD_GUEST_DEFERRED_ALLOC", "1"))
+		req.features |= VKFD_FEAT_STRICT_ALLOC;
 	r = bk_call(c, VKFD_CMD_HELLO, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (r) {
 		bk_log("HELLO failed: %d", r);

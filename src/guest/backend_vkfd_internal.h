@@ -189,7 +189,13 @@ struct bk_conn {
 	/* under bk_mem_lock: arenas[id - 1], created on demand */
 	struct bk_arena *arenas[VKFD_MAX_ARENAS];
 	struct bk_queue queues[BK_MAX_QUEUES];
+	unsigned int n_queues;       /* used entries of queues[] */
 	int acquired[VKFD_MAX_GPUS]; /* render fd acquired per GPU, -1 none */
+	/* the GPUVM aperture per GPU, from the host's last answer to
+	 * GET_PROCESS_APERTURES (the strict ALLOC rule, docs/protocol.md 14.6) */
+	bool ap_tried; /* GET_PROCESS_APERTURES sent once (bk_apertures_known) */
+	bool have_ap[VKFD_MAX_GPUS];
+	uint64_t gpuvm_base[VKFD_MAX_GPUS], gpuvm_limit[VKFD_MAX_GPUS];
 	/* ev_lock guards the event bookkeeping, the SMI clients and the
 	 * clock rebasing below (a short, leaf lock: nothing else is taken
 	 * while it is held, and no protocol call is made under it) */
@@ -392,6 +398,11 @@ void bk_prof_ioctl(unsigned int nr, uint64_t t0);
 void bk_prof_cmd(uint32_t cmd, uint64_t t0);
 void bk_prof_op(enum bk_prof_op op, uint64_t t0);
 void bk_prof_report(void);
+
+/* backend_vkfd_ioctl.c: ask the host for the apertures once per
+ * connection if nothing asked yet (the strict ALLOC rule checks VAs
+ * against them); 0 or -errno of that call */
+int bk_apertures_known(struct bk_conn *c);
 
 /* backend_vkfd_procmap.c: 1 if [va, va+len) lies entirely in readable
  * private anonymous mappings (no file, no name but the heap's), 0 if not,

@@ -45,7 +45,34 @@ static int bk_get_apertures(struct bk_conn *c, struct vkfd_rsp_get_process_apert
 	r = bk_call(c, VKFD_CMD_GET_PROCESS_APERTURES, &req, sizeof(req), rsp, sizeof(*rsp));
 	if (!r && rsp->num_nodes > VKFD_MAX_GPUS)
 		r = -EIO;
-	return r;
+	if (r)
+		return r;
+	/* what the host checks an allocation's VA against */
+	bk_table_lock();
+	for (uint32_t i = 0; i < rsp->num_nodes; i++) {
+		int gi = bk_gpu_index_locked(rsp->apertures[i].gpu_id);
+
+		if (gi < 0)
+			continue;
+		c->gpuvm_base[gi] = rsp->apertures[i].gpuvm_base;
+		c->gpuvm_limit[gi] = rsp->apertures[i].gpuvm_limit;
+		c->have_ap[gi] = true;
+	}
+	bk_table_unlock();
+	return 0;
+}
+
+int bk_apertures_known(struct bk_conn *c)
+{
+	struct vkfd_rsp_get_process_apertures rsp;
+	bool tried;
+
+	bk_table_lock();
+	tried = c->ap_tried;
+	c->ap_tried = true;
+	bk_table_unlock();
+	/* once per connection; libhsakmt asks for them at open anyway */
+	return tried ? 0 : bk_get_apertures(c, &rsp);
 }
 
 static void bk_ap_copy(struct kfd_process_device_apertures *d, const struct vkfd_aperture *s)

@@ -84,18 +84,28 @@ int bk_send_free(struct bk_conn *c, uint64_t handle)
 	 KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |                \
 	 KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_EXT_COHERENT)
 
-/* Would the host refuse this allocation? Only what the guest can see:
- * alignment and overlap with its own BOs (the host checks the rest and a
- * failure becomes the handle's deferred error). */
-static bool bk_alloc_checkable(struct bk_conn *c, uint64_t va, uint64_t size)
+/* Would the host refuse this allocation? Alignment and overlap with the
+ * guest's own BOs; under the strict rule (VKFD_FEAT_STRICT_ALLOC,
+ * docs/protocol.md 14.6) also the GPU's VM and aperture, everything else
+ * the host checks for an arena BO (flags, handle, arena range) being the
+ * caller's. Without the rule the host checks the rest and a failure
+ * becomes the handle's deferred error. */
+static bool bk_alloc_checkable(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	bool ok;
+	int gi;
 
 	if (!va || (va | size) & (uint64_t)(pg - 1) || va + size < va)
 		return false;
 	bk_table_lock();
 	ok = true;
+	if (c->features & VKFD_FEAT_STRICT_ALLOC) {
+		gi = bk_gpu_index_locked(gpu_id);
+		/* the host's aperture test: [va, va + size - 1] inside */
+		ok = gi >= 0 && c->acquired[gi] >= 0 && c->have_ap[gi] && va >= c->gpuvm_base[gi] &&
+		     va + size - 1 <= c->gpuvm_limit[gi];
+	}
 	for (struct bk_bo *b = c->bos; b && ok; b = b->next)
 		if (b->va && va < b->va + b->size && b->va < va + size)
 			ok = false;
@@ -153,12 +163,16 @@ int bk_alloc_host(struct bk_conn *c, uint64_t va, uint64_t size, uint32_t gpu_id
 		req.arena_id = arena->id;
 		req.arena_offset = arena_offset;
 	}
+	/* the strict rule checks the VA against the apertures: know them */
+	if (arena && (c->features & VKFD_FEAT_STRICT_ALLOC))
+		(void)bk_apertures_known(c);
 	bk_alloc_lock(c);
 	req.new_handle = bk_handle_take_locked(c);
 	if (!arena && !req.new_handle)
 		len = offsetof(struct vkfd_req_alloc_memory, new_handle);
 	async = arena && req.new_handle && (c->features & VKFD_FEAT_ASYNC_ALLOC) &&
-		!(flags & ~BK_ASYNC_ALLOC_FLAGS) && bk_alloc_checkable(c, va, size) &&
+		!(flags & ~BK_ASYNC_ALLOC_FLAGS) && (flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT) &&
+		bk_alloc_checkable(c, va, size, gpu_id) &&
 		bk_arena_zero(c, arena, arena_offset, size) == 0;
 	if (async) {
 		r = bk_call_async(c, VKFD_CMD_ALLOC_MEMORY_ASYNC, &req, sizeof(req));
@@ -407,8 +421,13 @@ _Static_assert(offsetof(struct kfd_ioctl_unmap_memory_from_gpu_args, n_success) 
  *   queue and event machinery itself;
  * - a BO without a GPU VA, or a GPU id the guest does not know (the
  *   kernel's n_success then matters);
- * - a BO allocated with ALLOC_MEMORY_ASYNC: its MAP is the synchronous use
- *   that reports a deferred ALLOC error.
+ * - a BO allocated with ALLOC_MEMORY_ASYNC, unless the host granted the
+ *   strict rule (VKFD_FEAT_STRICT_ALLOC): otherwise its MAP is the
+ *   synchronous use that reports a deferred ALLOC error. Under the rule
+ *   such a BO is an arena BO that passed every check the host makes, also
+ *   when it is a USERPTR conversion: the host's BO is then a range of the
+ *   arena, not the application's pages, so nothing about it is beyond the
+ *   guest's prediction; a failure loses the context.
  * bk_table_lock held.
  */
 static bool bk_map_async_ok_locked(const struct bk_conn *c, const struct bk_bo *b)
@@ -417,13 +436,18 @@ static bool bk_map_async_ok_locked(const struct bk_conn *c, const struct bk_bo *
 			      KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR |
 			      KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM;
 
+	const bool strict = b->async_alloc && (c->features & VKFD_FEAT_STRICT_ALLOC);
+
 	if (!(c->features & VKFD_FEAT_ASYNC_MAP) || !b->va)
 		return false;
-	if (b->userptr || b->imported || b->event_page || (b->kfd_flags & kind))
+	/* a USERPTR conversion that is an arena BO under the strict rule */
+	if ((b->userptr && !(strict && b->arena)) || b->imported || b->event_page)
+		return false;
+	if (b->kfd_flags & kind & ~(strict ? KFD_IOC_ALLOC_MEM_FLAGS_USERPTR : 0u))
 		return false;
 	/* the MAP is where an asynchronous ALLOC's deferred error is answered
 	 * (docs/protocol.md 14.2) */
-	if (b->async_alloc)
+	if (b->async_alloc && !strict)
 		return false;
 	if ((b->kfd_flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) &&
 	    !(b->kfd_flags & (KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC)))
@@ -451,7 +475,7 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd, uint32_t as
 	struct vkfd_req_map_memory req;
 	struct vkfd_rsp_map_memory rsp;
 	const struct bk_bo *b;
-	bool known;
+	bool known, queues = false;
 	int r;
 
 	if (a->n_devices == 0 || a->n_success > a->n_devices || a->n_devices > VKFD_MAX_MAP_DEVICES)
@@ -477,6 +501,7 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd, uint32_t as
 	for (uint32_t i = a->n_success; known && async_cmd && i < a->n_devices; i++)
 		if (bk_gpu_index_locked(req.device_ids[i]) < 0)
 			async_cmd = 0;
+	queues = c->n_queues > 0;
 	bk_table_unlock();
 	if (!known)
 		return -EINVAL;
@@ -490,6 +515,17 @@ static int bk_map_common(struct bk_conn *c, void *arg, uint32_t cmd, uint32_t as
 		 * any doorbell the caller stores after the ioctl */
 		r = bk_call_async_barrier(c, async_cmd, &req,
 					  VKFD_REQ_MAP_MEMORY_LEN(a->n_devices));
+		/* with a queue, GPU work may follow at once (ROCr maps a buffer
+		 * and copies into it): the relay holds its doorbell until the
+		 * host has run this MAP, so send it now rather than with the
+		 * next synchronous call or the flusher's 1 ms. A submit without
+		 * a reply; without queues the MAP rides with what follows */
+		if (!r && queues) {
+			int f = vkfd_guest_flush(c->g);
+
+			if (f)
+				r = bk_transport_err(f);
+		}
 		if (!r)
 			a->n_success = a->n_devices;
 		return r;

@@ -49,8 +49,10 @@ int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	for (id = 0; id < BK_MAX_QUEUES; id++)
 		if (!c->queues[id].used)
 			break;
-	if (id < BK_MAX_QUEUES)
+	if (id < BK_MAX_QUEUES) {
 		c->queues[id].used = true; /* reserved until we know */
+		c->n_queues++;
+	}
 	bk_table_unlock();
 	if (id == BK_MAX_QUEUES)
 		return -ENOMEM;
@@ -60,6 +62,7 @@ int bk_ioctl_create_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	bk_table_lock();
 	if (r) {
 		c->queues[id].used = false;
+		c->n_queues--;
 	} else {
 		c->queues[id].handle = rsp.queue;
 		c->queues[id].gpu_id = a->base.gpu_id;
@@ -99,6 +102,8 @@ int bk_ioctl_destroy_queue(struct bk_conn *c, void *arg, uint32_t usize)
 	r = bk_call(c, VKFD_CMD_DESTROY_QUEUE, &req, sizeof(req), &rsp, sizeof(rsp));
 	if (!r) {
 		bk_table_lock();
+		if (c->queues[a->queue_id].used)
+			c->n_queues--;
 		memset(&c->queues[a->queue_id], 0, sizeof(struct bk_queue));
 		bk_table_unlock();
 	}

@@ -59,8 +59,7 @@ extern "C" {
 #define VKFD_FEAT_SIM_DEVICE      (1ull << 7) /* device is kfdsim, not a real GPU */
 #define VKFD_FEAT_ALL_V1          ((1ull << 8) - 1)
 /* Protocol 1.1 (docs/protocol.md section 14, docs/design-protocol-1.1.md);
- * each feature is negotiated alone. Bit 13 is reserved for the other
- * 1.1 parts. */
+ * each feature is negotiated alone. */
 #define VKFD_FEAT_GUEST_HANDLES (1ull << 8)  /* ALLOC_MEMORY.new_handle: guest names BOs */
 #define VKFD_FEAT_ASYNC_ALLOC   (1ull << 9)  /* budget words, ALLOC_MEMORY_ASYNC */
 #define VKFD_FEAT_ASYNC_MAP     (1ull << 10) /* MAP_MEMORY_ASYNC, the map barrier word */
@@ -68,6 +67,10 @@ extern "C" {
 /* ALLOC_USERPTR_PIECES: one BO over several arena ranges (user memory
  * registered twice); needs VKFD_FEAT_ARENAS */
 #define VKFD_FEAT_USERPTR_PIECES (1ull << 12)
+/* every ALLOC_MEMORY_ASYNC passed the guest's own check of what the host
+ * checks: a failed one loses the context (no deferred errors), and the
+ * guest may map such BOs with MAP_MEMORY_ASYNC; needs VKFD_FEAT_ASYNC_ALLOC */
+#define VKFD_FEAT_STRICT_ALLOC (1ull << 13)
 
 #define VKFD_KERNEL_VERSION(a, b, c) (((uint32_t)(a) << 16) | ((uint32_t)(b) << 8) | (uint32_t)(c))
 
@@ -145,6 +148,7 @@ VKFD_ASSERT_OFF(struct vkfd_capset, num_gpus, 56);
 #define VKFD_ASYNC_ERR_DESTROYED   5u /* context is being destroyed */
 #define VKFD_ASYNC_ERR_BUDGET      6u /* an ALLOC_MEMORY_ASYNC inside the budget failed */
 #define VKFD_ASYNC_ERR_MAP         7u /* a MAP_MEMORY_ASYNC failed (no deferred error) */
+#define VKFD_ASYNC_ERR_ALLOC       8u /* an ALLOC_MEMORY_ASYNC failed under VKFD_FEAT_STRICT_ALLOC */
 
 /* vkfd_shmem_hdr.flags */
 #define VKFD_SHMEM_FLAG_EVENT_HINTS (1u << 0) /* event-state table is maintained */

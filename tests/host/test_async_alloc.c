@@ -487,6 +487,68 @@ static void test_async_over_budget_loses_context(void **state)
 	h_close(&h);
 }
 
+/* The strict rule (VKFD_FEAT_STRICT_ALLOC, docs/protocol.md 14.6): every
+ * failure of an ALLOC_MEMORY_ASYNC loses the context, none is deferred to
+ * the handle; a successful one is used as before. The rule needs
+ * asynchronous ALLOC: alone it is not granted. */
+static void test_strict_failure_loses_context(void **state)
+{
+	const uint64_t feat = FEAT11 | VKFD_FEAT_STRICT_ALLOC;
+	enum { OVERLAP, VRAM_FLAGS, MISALIGNED, PAST_APERTURE, N_CASES };
+
+	(void)state;
+	for (int i = 0; i < N_CASES; i++) {
+		struct harness h;
+		uint64_t va;
+
+		assert_int_equal(h_open(&h, 40 + (uint32_t)i), 0);
+		assert_int_equal(hello(&h, feat), feat);
+		va = h_va(&h, 1 << 20);
+		/* a good one first: mapped, no loss */
+		assert_int_equal(alloc_async(&h, va, 4096, GTT, VKFD_HANDLE(1, 1)), 0);
+		assert_int_equal(h_map(&h, VKFD_HANDLE(1, 1)), 0);
+		assert_int_equal(lost(&h), 0);
+		switch (i) {
+		case OVERLAP:
+			alloc_async_lost(&h, va, 4096, GTT, VKFD_HANDLE(2, 1),
+					 VKFD_ASYNC_ERR_ALLOC);
+			break;
+		case VRAM_FLAGS:
+			alloc_async_lost(&h, va + 8192, 4096, VRAM, VKFD_HANDLE(2, 1),
+					 VKFD_ASYNC_ERR_ALLOC);
+			break;
+		case MISALIGNED:
+			alloc_async_lost(&h, va + 8192 + 1, 4096, GTT, VKFD_HANDLE(2, 1),
+					 VKFD_ASYNC_ERR_ALLOC);
+			break;
+		case PAST_APERTURE:
+			alloc_async_lost(&h, 1ull << 47, 4096, GTT, VKFD_HANDLE(2, 1),
+					 VKFD_ASYNC_ERR_ALLOC);
+			break;
+		}
+		h_close(&h);
+	}
+	/* running out of memory stays a budget loss */
+	{
+		struct harness h;
+
+		assert_int_equal(h_open(&h, 45), 0);
+		assert_int_equal(hello(&h, feat), feat);
+		alloc_async_lost(&h, h_va(&h, 128 << 20), 128 << 20, GTT, VKFD_HANDLE(1, 1),
+				 VKFD_ASYNC_ERR_BUDGET);
+		h_close(&h);
+	}
+	/* not without asynchronous ALLOC */
+	{
+		struct harness h;
+
+		assert_int_equal(h_open(&h, 46), 0);
+		assert_int_equal(hello(&h, VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_STRICT_ALLOC),
+				 VKFD_FEAT_GUEST_HANDLES);
+		h_close(&h);
+	}
+}
+
 /* A flood of asynchronous allocations: the BO quota bounds the table; the
  * first handle past it loses the context, host memory stays bounded. */
 static void test_async_flood(void **state)
@@ -537,6 +599,7 @@ int main(void)
 	    cmocka_unit_test(test_async_arena_alloc),
 	    cmocka_unit_test(test_async_bad_handle_loses_context),
 	    cmocka_unit_test(test_async_over_budget_loses_context),
+	    cmocka_unit_test(test_strict_failure_loses_context),
 	    cmocka_unit_test(test_async_flood),
 	    cmocka_unit_test(test_host_1_0),
 	};

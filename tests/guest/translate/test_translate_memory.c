@@ -200,6 +200,10 @@ static void test_gtt_async_alloc(void **state)
 	bool v11 = (c->features & (VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC)) ==
 		   (VKFD_FEAT_GUEST_HANDLES | VKFD_FEAT_ASYNC_ALLOC);
 	bool async = v11 && (c->features & VKFD_FEAT_ARENAS);
+	/* the strict rule (docs/protocol.md 14.6): no deferred errors, and an
+	 * arena BO's MAP (a USERPTR conversion's too) needs no reply */
+	bool strict = async && (c->features & VKFD_FEAT_STRICT_ALLOC);
+	bool map_async = strict && (c->features & VKFD_FEAT_ASYNC_MAP);
 	uint64_t va = va_reserve(16 * PAGE), bva = va_reserve(80ul << 20), wva = va_reserve(PAGE);
 	uint64_t s0;
 	uint32_t ids[1] = {gpu_id}, ns = 0;
@@ -207,8 +211,10 @@ static void test_gtt_async_alloc(void **state)
 	void *m;
 
 	(void)state;
-	print_message("protocol 1.1 allocation %s, arenas %s\n", v11 ? "granted" : "not granted",
-		      (c->features & VKFD_FEAT_ARENAS) ? "granted" : "not granted");
+	print_message("protocol 1.1 allocation %s, arenas %s, strict rule %s\n",
+		      v11 ? "granted" : "not granted",
+		      (c->features & VKFD_FEAT_ARENAS) ? "granted" : "not granted",
+		      strict ? "granted" : "not granted");
 	/* a first arena BO makes the arena (CREATE_ARENA waits) */
 	assert_int_equal(alloc_bo(wva, PAGE, GTT_FLAGS, &warm), 0);
 	s0 = sync_calls(c);
@@ -227,8 +233,14 @@ static void test_gtt_async_alloc(void **state)
 	assert_int_equal(p[16 * PAGE / 4 - 1], 0);
 	p[0] = 0xa11c;
 	p[16 * PAGE / 4 - 1] = 0x5eed;
+	s0 = sync_calls(c);
 	assert_int_equal(map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), a.handle, ids, 1, &ns), 0);
 	assert_int_equal(ns, 1);
+	/* a BO with a blob of its own was allocated with a reply: its MAP
+	 * goes without one whenever asynchronous MAP is granted */
+	assert_int_equal(
+	    sync_calls(c),
+	    s0 + (map_async || (!async && (c->features & VKFD_FEAT_ASYNC_MAP)) ? 0 : 1));
 	assert_int_equal(p[0], 0xa11c);
 	assert_int_equal(p[16 * PAGE / 4 - 1], 0x5eed);
 	/* above the arena limit: a blob of its own, so synchronous */
@@ -260,12 +272,18 @@ static void test_gtt_async_alloc(void **state)
 	assert_int_equal(free_bo(big.handle), 0);
 	/* overlap is checked by the guest: exact -EADDRINUSE in both modes */
 	assert_int_equal(alloc_bo(va + PAGE, PAGE, GTT_FLAGS, &big), -EADDRINUSE);
-	/* a VA past the GPU's aperture: only the host can tell. Answered at
-	 * once when async, the error comes with the handle's next MAP */
+	/* a VA past the GPU's aperture: without the strict rule only the host
+	 * tells. Answered at once when async, the error comes with the
+	 * handle's next MAP; under the rule the guest checks the aperture and
+	 * sends it synchronously: the host's errno at the ALLOC */
 	{
-		int r = alloc_bo(1ull << 47, PAGE, GTT_FLAGS, &big);
+		int r;
 
-		if (async) {
+		s0 = sync_calls(c);
+		r = alloc_bo(1ull << 47, PAGE, GTT_FLAGS, &big);
+		if (strict)
+			assert_int_equal(sync_calls(c), s0 + 1);
+		if (async && !strict) {
 			assert_int_equal(r, 0);
 			ns = 0;
 			assert_int_equal(
@@ -303,8 +321,10 @@ static void test_gtt_async_alloc(void **state)
 		assert_int_equal(u[0], 0x5157);
 		assert_int_equal(u[4 * PAGE / 4 - 1], 0x7e57);
 		ns = 0;
+		s0 = sync_calls(c);
 		assert_int_equal(
 		    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), big.handle, ids, 1, &ns), 0);
+		assert_int_equal(sync_calls(c), s0 + (map_async ? 0 : 1));
 		assert_int_equal(u[0], 0x5157);
 		assert_int_equal(u[4 * PAGE / 4 - 1], 0x7e57);
 		assert_int_equal(free_bo(big.handle), 0);
