@@ -564,6 +564,28 @@ static void test_create_queue_sizes(void **state)
 	}
 	/* ring the doorbell as ROCr does: a plain store */
 	memcpy((char *)m + (q.base.doorbell_offset & (2 * PAGE - 1)), &ev, 8);
+	/* with a queue, an asynchronous MAP is sent at once, a submit without
+	 * a reply: the relay holds the doorbell ROCr stores next (a copy into
+	 * what it just mapped) until the host has run the MAP */
+	{
+		struct bk_conn *c = kfd_conn();
+		struct kfd_ioctl_alloc_memory_of_gpu_args v;
+		uint64_t vva = va_reserve(4 * PAGE), s0, n0;
+
+		assert_int_equal(alloc_bo(vva, 4 * PAGE, VRAM_FLAGS, &v), 0);
+		assert_int_equal(vkfd_guest_flush(c->g), 0);
+		n0 = vkfd_guest_submit_count(c->g);
+		s0 = __atomic_load_n(&c->n_sync, __ATOMIC_RELAXED);
+		ns = 0;
+		assert_int_equal(
+		    map_bo(_IOC_NR(AMDKFD_IOC_MAP_MEMORY_TO_GPU), v.handle, ids, 1, &ns), 0);
+		if (c->features & VKFD_FEAT_ASYNC_MAP) {
+			assert_int_equal(__atomic_load_n(&c->n_sync, __ATOMIC_RELAXED), s0);
+			assert_int_equal(vkfd_guest_submit_count(c->g), n0 + 1);
+		}
+		assert_int_equal(free_bo(v.handle), 0);
+		munmap((void *)(uintptr_t)vva, 4 * PAGE);
+	}
 	{
 		struct kfd_ioctl_update_queue_args u = {rva, q.base.queue_id, 16 * PAGE, 50, 3};
 		struct kfd_ioctl_destroy_queue_args d = {q.base.queue_id, 0};
