@@ -425,8 +425,10 @@ void doorbell_relay_set_barrier(struct doorbell_relay *r, const struct doorbell_
 
 void doorbell_relay_barrier_progress(struct doorbell_relay *r)
 {
+	/* a pass here rings what the map held back without waking the relay
+	 * thread first: ROCr's copy into the buffer it just mapped */
 	if (r && __atomic_load_n(&r->barrier_wait, __ATOMIC_SEQ_CST))
-		kick(r);
+		relay_scan(r);
 }
 
 int doorbell_relay_efd(struct doorbell_relay *r)

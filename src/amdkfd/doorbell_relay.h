@@ -145,8 +145,9 @@ void doorbell_relay_remove(struct doorbell_relay *r, uint32_t slot);
 int doorbell_relay_efd(struct doorbell_relay *r);
 /* Honour the map barrier from now on (b) or no longer (NULL). */
 void doorbell_relay_set_barrier(struct doorbell_relay *r, const struct doorbell_relay_barrier *b);
-/* The executor finished a MAP_MEMORY_ASYNC: wake the relay if it holds a
- * write pointer back (cheap when it does not). */
+/* The executor finished a MAP_MEMORY_ASYNC: if the relay holds a write
+ * pointer back, one pass now on the caller's thread (cheap when it does
+ * not). */
 void doorbell_relay_barrier_progress(struct doorbell_relay *r);
 void doorbell_relay_get_stats(struct doorbell_relay *r, struct doorbell_relay_stats *st);
 void doorbell_relay_stop(struct doorbell_relay *r);
