@@ -23,7 +23,10 @@
 # "scan" is "arenas" with each USERPTR conversion reading /proc/self/maps
 # instead of asking the kernel per mapping (VKFD_GUEST_MAPS_SCAN=1);
 # "lazyrelay" is "arenas" with the host's doorbell relay backing off right
-# after each doorbell and not poked by waits (VKFD_HOST_RELAY_LAZY=1).
+# after each doorbell and not poked by waits (VKFD_HOST_RELAY_LAZY=1);
+# "deferred" is "arenas" without protocol 1.1's strict rule for
+# asynchronous allocations (VKFD_GUEST_DEFERRED_ALLOC=1: arena BOs' MAPs
+# synchronous, as with a host of before the rule).
 # The last two columns compare with "blobs", when it ran.
 # Exit 0, 1 on a failed run, 77 when hsa_storm or vkfd-run is missing.
 set -u
@@ -52,6 +55,9 @@ one() {
 	scan) out=$(VKFD_GUEST_MAPS_SCAN=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds") ;;
 	lazyrelay)
 		out=$(VKFD_HOST_RELAY_LAZY=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds")
+		;;
+	deferred)
+		out=$(VKFD_GUEST_DEFERRED_ALLOC=1 VKFD_SHIM_STATS="$stats" "$run" -- "$storm" "$rounds")
 		;;
 	eager)
 		out=$(VKFD_USERPTR_EAGER_RESTORE=1 VKFD_SHIM_STATS="$stats" "$run" -- \
@@ -110,7 +116,7 @@ for m in $modes; do
 	pf=$(median "$tmp/$m" 7)
 	awk -v m="$m" -v ms="$ms" -v nat="$nat" -v r="$r" -v w="$w" -v b="$b" -v bb="$blobs_b" -v rb="$replies_b" \
 		-v pa="$pa" -v pc="$pc" -v pf="$pf" 'BEGIN {
-		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : m == "syncmap" ? "vkfd, arenas, synchronous MAP (VKFD_GUEST_SYNC_MAP=1)" : m == "setflush" ? "vkfd, arenas, every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1)" : m == "baseline" ? "vkfd, arenas, both (before)" : m == "eager" ? "vkfd, arenas, copy-back at FREE (VKFD_USERPTR_EAGER_RESTORE=1)" : m == "scan" ? "vkfd, arenas, maps file read per conversion (VKFD_GUEST_MAPS_SCAN=1)" : m == "lazyrelay" ? "vkfd, arenas, relay without hot window or poke (VKFD_HOST_RELAY_LAZY=1)" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
+		name = m == "native" ? "native (vkfd-run --native)" : m == "arenas" ? "vkfd, arenas" : m == "syncmap" ? "vkfd, arenas, synchronous MAP (VKFD_GUEST_SYNC_MAP=1)" : m == "setflush" ? "vkfd, arenas, every SET_EVENT flushed (VKFD_GUEST_SET_FLUSH=1)" : m == "baseline" ? "vkfd, arenas, both (before)" : m == "eager" ? "vkfd, arenas, copy-back at FREE (VKFD_USERPTR_EAGER_RESTORE=1)" : m == "scan" ? "vkfd, arenas, maps file read per conversion (VKFD_GUEST_MAPS_SCAN=1)" : m == "lazyrelay" ? "vkfd, arenas, relay without hot window or poke (VKFD_HOST_RELAY_LAZY=1)" : m == "deferred" ? "vkfd, arenas, no strict rule: arena MAPs synchronous (VKFD_GUEST_DEFERRED_ALLOC=1)" : "vkfd, a blob per BO (VKFD_ARENAS=0)"
 		cmp = m != "native" && bb > 0 && rb > 0
 		printf "| %s | %.1f | %.2fx | %.0f / %.0f / %.0f | %d | %d | %d | %s | %s |\n", name, ms, ms / nat, pa, pc, pf, r, w, b,
 			cmp ? sprintf("%.2fx", b / bb) : "-", cmp ? sprintf("%.2fx", r / rb) : "-"
