@@ -131,28 +131,39 @@ static void test_relay_poll_policy(void **state)
 	assert_int_equal(doorbell_relay_next_sleep_us(&off, 0, false, false), -1);
 }
 
+/* A relay with the polling policy p over one SDMA-style queue in slot 0:
+ * its write pointer is the first word of a fresh page the relay owns. */
+static struct doorbell_relay *raw_relay(const struct doorbell_relay_poll *p,
+					volatile uint64_t **page, volatile uint64_t *real)
+{
+	struct doorbell_relay_queue q;
+	struct doorbell_relay *r;
+
+	*page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(*page != MAP_FAILED);
+	assert_int_equal(doorbell_relay_start(&r, 2), 0);
+	doorbell_relay_set_poll(r, p);
+	memset(&q, 0, sizeof(q));
+	q.src = RELAY_SRC_WPTR_RAW;
+	q.value = *page;
+	q.real_db = real;
+	q.map = (void *)*page;
+	q.map_len = 4096;
+	assert_int_equal(doorbell_relay_add_queue(r, 0, &q), 0);
+	return r;
+}
+
 /* A poke forwards a moved write pointer on the caller's thread, before it
  * returns: with polling off nothing else would. */
 static void test_relay_poke_forwards_now(void **state)
 {
 	const struct doorbell_relay_poll off = {20, 0, 0, 0};
 	volatile uint64_t *page, real = 0;
-	struct doorbell_relay_queue q;
 	struct doorbell_relay_stats st;
 	struct doorbell_relay *r;
 
 	(void)state;
-	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	assert_true(page != MAP_FAILED);
-	assert_int_equal(doorbell_relay_start(&r, 2), 0);
-	doorbell_relay_set_poll(r, &off);
-	memset(&q, 0, sizeof(q));
-	q.src = RELAY_SRC_WPTR_RAW;
-	q.value = page;
-	q.real_db = &real;
-	q.map = (void *)page;
-	q.map_len = 4096;
-	assert_int_equal(doorbell_relay_add_queue(r, 0, &q), 0);
+	r = raw_relay(&off, &page, &real);
 	relay_quiesce(r); /* the add's own pass is over */
 	__atomic_store_n(page, 64, __ATOMIC_RELEASE);
 	doorbell_relay_poke(r);
@@ -172,22 +183,11 @@ static void test_relay_poke_heats(void **state)
 {
 	const struct doorbell_relay_poll slow = {20, 10 * 1000 * 1000, 60 * 1000 * 1000, 80};
 	volatile uint64_t *page, real = 0;
-	struct doorbell_relay_queue q;
 	struct doorbell_relay_stats st;
 	struct doorbell_relay *r;
 
 	(void)state;
-	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	assert_true(page != MAP_FAILED);
-	assert_int_equal(doorbell_relay_start(&r, 2), 0);
-	doorbell_relay_set_poll(r, &slow);
-	memset(&q, 0, sizeof(q));
-	q.src = RELAY_SRC_WPTR_RAW;
-	q.value = page;
-	q.real_db = &real;
-	q.map = (void *)page;
-	q.map_len = 4096;
-	assert_int_equal(doorbell_relay_add_queue(r, 0, &q), 0);
+	r = raw_relay(&slow, &page, &real);
 	doorbell_relay_get_stats(r, &st);
 	assert_false(st.hot); /* nothing moved yet */
 	doorbell_relay_poke(r);
