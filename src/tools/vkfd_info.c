@@ -23,9 +23,10 @@ static void usage(FILE *f)
 
 /* by bit; bits without a name here are printed in the hex value only */
 static const char *const feature_names[] = {
-    [0] = "event-hints",     [1] = "event-ages",   [2] = "vram-export",
-    [3] = "import-resource", [4] = "amdgpu-query", [5] = "doorbell-relay",
-    [6] = "multi-context",   [7] = "sim-device",   [11] = "arenas",
+    [0] = "event-hints",     [1] = "event-ages",     [2] = "vram-export",   [3] = "import-resource",
+    [4] = "amdgpu-query",    [5] = "doorbell-relay", [6] = "multi-context", [7] = "sim-device",
+    [8] = "guest-handles",   [9] = "async-alloc",    [10] = "async-map",    [11] = "arenas",
+    [12] = "userptr-pieces", [13] = "strict-alloc",
 };
 
 static void print_capset(const struct vkfd_capset *c)
