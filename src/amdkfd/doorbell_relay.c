@@ -40,11 +40,13 @@ struct doorbell_relay {
 	bool have_barrier; /* under lock */
 	struct doorbell_relay_barrier barrier;
 	/* set (seq_cst) before a pass looks at the barrier, cleared when a
-	 * pass deferred nothing: the executor kicks only while it is set */
+	 * pass deferred nothing: the executor makes a pass only while it is
+	 * set (doorbell_relay_barrier_progress) */
 	uint32_t barrier_wait;
 	struct doorbell_relay_poll poll; /* under lock */
-	/* Until when (CLOCK_MONOTONIC ns) the thread polls at poll.min_us:
-	 * written by the relay thread, read by doorbell_relay_poke (atomic) */
+	/* End of the hot window (CLOCK_MONOTONIC ns), in which the thread
+	 * polls at most poll.hot_max_us apart: written by the relay thread,
+	 * read by doorbell_relay_poke and the statistics (atomic) */
 	uint64_t hot_until_ns;
 	uint32_t poked; /* atomic: a poke asks the thread to stay hot */
 };
@@ -222,9 +224,9 @@ static void *relay_thread(void *arg)
 		bool moved = relay_scan(r);
 		uint64_t now = mono_ns();
 
-		/* an activity (a moved value, a guest that waits) keeps the
-		 * relay polling at its fastest for poll.hot_us: the next
-		 * doorbell of a busy guest is near */
+		/* an activity (a moved value, a guest that waits) starts a hot
+		 * window of poll.hot_us: the next doorbell of a busy guest is
+		 * near */
 		bool heated = __atomic_exchange_n(&r->poked, 0, __ATOMIC_ACQ_REL) || moved;
 
 		if (heated)
