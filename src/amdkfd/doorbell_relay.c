@@ -378,7 +378,7 @@ void doorbell_relay_poke(struct doorbell_relay *r)
 	pthread_mutex_unlock(&r->lock);
 	hot = mono_ns() < __atomic_load_n(&r->hot_until_ns, __ATOMIC_RELAXED);
 	if (!active || hot)
-		return; /* nothing to poll, or polling at its fastest already */
+		return; /* nothing to poll, or in a hot window already */
 	__atomic_store_n(&r->poked, 1, __ATOMIC_RELEASE);
 	kick(r);
 }
