@@ -122,16 +122,24 @@ static bool relay_slot_pass(struct doorbell_relay *r, struct relay_slot *s, bool
 }
 
 /* One pass over the active slots; returns true if a value moved. */
-static bool relay_scan(struct doorbell_relay *r)
+static bool relay_scan_locked(struct doorbell_relay *r)
 {
 	bool moved = false, held = false;
 
-	pthread_mutex_lock(&r->lock);
 	r->stats.scans++;
 	for (uint32_t i = 0; i < r->n_active; i++)
 		moved |= relay_slot_pass(r, &r->slots[r->active[i]], &held);
 	if (!held)
 		__atomic_store_n(&r->barrier_wait, 0, __ATOMIC_RELAXED);
+	return moved;
+}
+
+static bool relay_scan(struct doorbell_relay *r)
+{
+	bool moved;
+
+	pthread_mutex_lock(&r->lock);
+	moved = relay_scan_locked(r);
 	pthread_mutex_unlock(&r->lock);
 	return moved;
 }
@@ -160,17 +168,22 @@ int doorbell_relay_next_sleep_us(const struct doorbell_relay_poll *p, int interv
 	return next;
 }
 
-/* The next sleep; false: none (no active queue, or no polling). */
-static bool relay_sleep(struct doorbell_relay *r, uint64_t now, bool moved, bool heated,
-			int *interval_us, struct timespec *ts)
+/* After a pass: start a hot window if heated (a moved value or a poke),
+ * then the next sleep; false: none (no active queue, or no polling). */
+static bool relay_sleep(struct doorbell_relay *r, bool moved, bool heated, int *interval_us,
+			struct timespec *ts)
 {
 	struct doorbell_relay_poll p;
+	uint64_t now = mono_ns();
 	bool active, hot;
 
 	pthread_mutex_lock(&r->lock);
 	p = r->poll;
 	active = r->n_active > 0;
 	pthread_mutex_unlock(&r->lock);
+	if (heated)
+		__atomic_store_n(&r->hot_until_ns, now + (uint64_t)p.hot_us * 1000u,
+				 __ATOMIC_RELAXED);
 	hot = heated || now < __atomic_load_n(&r->hot_until_ns, __ATOMIC_RELAXED);
 	*interval_us = doorbell_relay_next_sleep_us(&p, *interval_us, moved, hot);
 	if (!active || *interval_us < 0)
@@ -178,16 +191,6 @@ static bool relay_sleep(struct doorbell_relay *r, uint64_t now, bool moved, bool
 	ts->tv_sec = *interval_us / 1000000;
 	ts->tv_nsec = (long)(*interval_us % 1000000) * 1000;
 	return true;
-}
-
-static void relay_heat(struct doorbell_relay *r, uint64_t now)
-{
-	int hot_us;
-
-	pthread_mutex_lock(&r->lock);
-	hot_us = r->poll.hot_us;
-	pthread_mutex_unlock(&r->lock);
-	__atomic_store_n(&r->hot_until_ns, now + (uint64_t)hot_us * 1000u, __ATOMIC_RELAXED);
 }
 
 static void *relay_thread(void *arg)
@@ -222,16 +225,12 @@ static void *relay_thread(void *arg)
 		if (n > 0 && (pfd[1].revents & POLLIN))
 			drain(r->ctl_efd);
 		bool moved = relay_scan(r);
-		uint64_t now = mono_ns();
-
 		/* an activity (a moved value, a guest that waits) starts a hot
 		 * window of poll.hot_us: the next doorbell of a busy guest is
 		 * near */
 		bool heated = __atomic_exchange_n(&r->poked, 0, __ATOMIC_ACQ_REL) || moved;
 
-		if (heated)
-			relay_heat(r, now);
-		timed = relay_sleep(r, now, moved, heated, &interval_us, &ts);
+		timed = relay_sleep(r, moved, heated, &interval_us, &ts);
 	}
 	return NULL;
 }
@@ -369,11 +368,9 @@ void doorbell_relay_poke(struct doorbell_relay *r)
 
 	if (!r)
 		return;
-	bool moved = relay_scan(r);
-
 	pthread_mutex_lock(&r->lock);
 	r->stats.pokes++;
-	r->stats.poke_moves += moved;
+	r->stats.poke_moves += relay_scan_locked(r);
 	active = r->n_active > 0 && r->poll.hot_us > 0;
 	pthread_mutex_unlock(&r->lock);
 	hot = mono_ns() < __atomic_load_n(&r->hot_until_ns, __ATOMIC_RELAXED);
