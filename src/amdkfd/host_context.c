@@ -214,17 +214,13 @@ VKFD_EXPORT int vkfd_host_context_create(uint32_t ctx_id, const char *debug_name
 	ret = doorbell_relay_start(&ctx->relay, HOST_QUEUE_SLOTS);
 	if (ret)
 		goto fail;
-	{
-		/* the baseline of the relay's hot window and WAIT_EVENTS poke
-		 * (docs/testing.md) */
-		const char *e = getenv("VKFD_HOST_RELAY_LAZY");
-
-		ctx->relay_lazy = e && !strcmp(e, "1");
-		if (ctx->relay_lazy)
-			doorbell_relay_set_poll(
-			    ctx->relay, &(struct doorbell_relay_poll){RELAY_POLL_MIN_US,
-								      RELAY_POLL_MAX_US, 0, 0});
-	}
+	/* the baseline of the relay's hot window and WAIT_EVENTS poke
+	 * (docs/testing.md) */
+	ctx->relay_lazy = host_env_on("VKFD_HOST_RELAY_LAZY");
+	if (ctx->relay_lazy)
+		doorbell_relay_set_poll(
+		    ctx->relay,
+		    &(struct doorbell_relay_poll){RELAY_POLL_MIN_US, RELAY_POLL_MAX_US, 0, 0});
 	ret = host_executor_start(ctx);
 	if (ret)
 		goto fail;

@@ -57,13 +57,18 @@ bool host_range_mapped(struct vkfd_host_context *ctx, uint64_t va, uint64_t size
 	return (bo->mapped_mask >> g) & 1;
 }
 
+bool host_env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
 uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_flags)
 {
 	/* kfdsim models the render-node queries (render_ioctl.c) */
 	uint64_t f = VKFD_FEAT_IMPORT_RESOURCE | VKFD_FEAT_DOORBELL_RELAY | VKFD_FEAT_AMDGPU_QUERY;
-	const char *v10 = getenv("VKFD_HOST_PROTO_1_0");
-
-	bool v11 = !(v10 && !strcmp(v10, "1"));
+	bool v11 = !host_env_on("VKFD_HOST_PROTO_1_0");
 
 	/* protocol 1.1 features, unless a test asks for a 1.0 host */
 	if (v11)

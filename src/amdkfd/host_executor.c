@@ -218,7 +218,8 @@ VKFD_EXPORT int vkfd_host_context_get_stats(struct vkfd_host_context *ctx, uint3
 /* VKFD_HOST_STATS_DIR: one text file per destroyed context, written under a
  * temporary name and renamed, so a reader never sees half a file. Lines:
  * "cmd NUMBER NAME count N sum_ns S max_ns M cpu_sum_ns C cpu_max_ns D
- * hist BUCKET:COUNT ...", then "relay scans N copies N cpu_ns N". */
+ * hist BUCKET:COUNT ...", then "relay scans N copies N cpu_ns N pokes N
+ * poke_moves N". */
 static void stats_dump(struct vkfd_host_context *ctx)
 {
 	static uint32_t serial;
@@ -501,15 +502,10 @@ int host_executor_start(struct vkfd_host_context *ctx)
 	ctx->stats = calloc(1, sizeof(*ctx->stats));
 	if (!ctx->rsp_buf || !ctx->req_buf || !ctx->stats)
 		return -ENOMEM;
-	{
-		const char *e = getenv("VKFD_HOST_STATS_CPU");
-
-		ctx->stats->cpu = e && !strcmp(e, "1");
-		e = getenv("VKFD_HOST_NO_INLINE");
-		ctx->no_inline = e && !strcmp(e, "1");
-		e = getenv("VKFD_HOST_WAIT_THREAD");
-		__atomic_store_n(&ctx->wait_always_thread, e && !strcmp(e, "1"), __ATOMIC_RELAXED);
-	}
+	ctx->stats->cpu = host_env_on("VKFD_HOST_STATS_CPU");
+	ctx->no_inline = host_env_on("VKFD_HOST_NO_INLINE");
+	__atomic_store_n(&ctx->wait_always_thread, host_env_on("VKFD_HOST_WAIT_THREAD"),
+			 __ATOMIC_RELAXED);
 	ret = -pthread_create(&ctx->exec_thread, NULL, executor_main, ctx);
 	if (ret)
 		return ret;

@@ -344,6 +344,8 @@ void host_reply(struct vkfd_host_context *ctx, const struct vkfd_cmd_view *v, vo
 		uint32_t len);
 /* VKFD_FEAT_* the host offers on this device (HELLO, the capset) */
 uint64_t host_features(void);
+/* The environment variable `name` is "1" (the tests' and baselines' knobs). */
+bool host_env_on(const char *name);
 uint64_t host_features_for(const struct vkfd_device_caps *caps, uint32_t host_flags);
 /* Does the device do this (VKFD_DEVICE_CAP_*)? Set once by vkfd_host_init. */
 static inline bool host_device_can(uint32_t cap)
